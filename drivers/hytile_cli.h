@@ -1,0 +1,9 @@
+/* The hytile command's subcommands (drivers/hytile.c dispatches). */
+#ifndef HYT_CLI_H
+#define HYT_CLI_H
+
+#include "hyt_runtime.h"
+
+int hyt_cmd_bench_runtime(int argc, char **argv);
+
+#endif

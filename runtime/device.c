@@ -1,0 +1,427 @@
+/*
+ * Device workers: one host thread per device owns the device's streams.  It takes ready device
+ * tasks in priority order, runs their bodies (which enqueue asynchronous work on the task's
+ * stream), records a completion event, and completes each task once its event has fired.
+ * Several tasks can be in flight at once, on different streams (copies overlap compute) or on
+ * the same stream (in order).
+ */
+#include "rt_internal.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct alloc_rec {
+    void *p;
+    size_t bytes;
+} alloc_rec_t;
+
+typedef struct dev_allocs {
+    pthread_mutex_t lock;
+    alloc_rec_t *a;
+    int n, cap;
+} dev_allocs_t;
+
+/* Per-device bookkeeping kept beside the backend's private state. */
+typedef struct dev_extra {
+    dev_allocs_t allocs;
+} dev_extra_t;
+
+static dev_extra_t *extra_of(hyt_device_t *dev) { return (dev_extra_t *)(dev + 1); }
+
+void hyt_device_push_ready(hyt_device_t *dev, hyt_task_t *t)
+{
+    pthread_mutex_lock(&dev->lock);
+    atomic_store_explicit(&t->state, HYT_T_READY, memory_order_relaxed);
+    (void)hyt_heap_push(&dev->ready, t); /* capacity reserved for the whole window */
+    pthread_cond_signal(&dev->cond);
+    pthread_mutex_unlock(&dev->lock);
+}
+
+static int track_of(const hyt_device_t *dev, int stream)
+{
+    return dev->ctx->nworkers + 1 + HYT_NUM_STREAMS * dev->index + stream;
+}
+
+static void finish(hyt_device_t *dev, hyt_task_t *t, int tracing)
+{
+    if (tracing) {
+        dev->ops->times(dev, t);
+        hyt_trace_record(dev->ctx, track_of(dev, t->stream), t, t->t_start, t->t_end);
+    }
+    hyt_sched_complete(t);
+}
+
+static void submit(hyt_device_t *dev, hyt_task_t *t, int bind_rc)
+{
+    hyt_context_t *ctx = dev->ctx;
+    int rc = hyt_sched_should_skip(t);
+    t->skip = rc;
+    if (!rc && bind_rc) {
+        rc = bind_rc;
+        hyt_sched_task_failed(t, rc);
+    }
+    if (rc) {
+        hyt_sched_complete(t);
+        return;
+    }
+    atomic_store_explicit(&t->state, HYT_T_RUNNING, memory_order_relaxed);
+    if (t->scratch_bytes > dev->scratch_size) {
+        free(dev->scratch);
+        dev->scratch_size = 0;
+        dev->scratch = hyt_rt_malloc(ctx, t->scratch_bytes);
+        if (!dev->scratch) {
+            hyt_sched_task_failed(t, HYT_ERR_NOMEM);
+            hyt_sched_complete(t);
+            return;
+        }
+        dev->scratch_size = t->scratch_bytes;
+    }
+    hyt_devctx_t dc = {.dev = dev, .stream = t->stream, .scratch = dev->scratch, .seq = t->seq};
+    dev->ops->prepare(dev, &dc);
+    int tracing = atomic_load_explicit(&ctx->trace.on, memory_order_relaxed);
+    rc = dev->ops->begin(dev, t, tracing);
+    if (!rc)
+        rc = t->kernel->dev(&dc, t->args);
+    if (!rc)
+        rc = dev->ops->end(dev, t, tracing);
+    if (rc) {
+        hyt_sched_task_failed(t, rc);
+        /* Work the body did enqueue must finish before anyone frees its buffers. */
+        dev->ops->sync(dev);
+        hyt_sched_complete(t);
+        return;
+    }
+    t->next = NULL;
+    if (dev->inflight_tail[t->stream])
+        dev->inflight_tail[t->stream]->next = t;
+    else
+        dev->inflight_head[t->stream] = t;
+    dev->inflight_tail[t->stream] = t;
+    dev->ninflight++;
+}
+
+/* Completes the finished heads of the in-flight queues; returns how many. */
+static int poll(hyt_device_t *dev)
+{
+    int done = 0;
+    int tracing = atomic_load_explicit(&dev->ctx->trace.on, memory_order_relaxed);
+    for (int s = 0; s < HYT_NUM_STREAMS; s++) {
+        hyt_task_t *t;
+        while ((t = dev->inflight_head[s])) {
+            int q = dev->ops->query(dev, t);
+            if (q == 0)
+                break;
+            dev->inflight_head[s] = t->next;
+            if (!t->next)
+                dev->inflight_tail[s] = NULL;
+            dev->ninflight--;
+            done++;
+            if (q < 0) {
+                hyt_sched_task_failed(t, q);
+                hyt_sched_complete(t);
+            } else {
+                finish(dev, t, tracing);
+            }
+        }
+    }
+    return done;
+}
+
+static void *device_main(void *arg)
+{
+    hyt_device_t *dev = arg;
+    int bind_rc = dev->ops->bind(dev);
+    unsigned idle = 0;
+    for (;;) {
+        hyt_task_t *batch[16];
+        int n = 0;
+        pthread_mutex_lock(&dev->lock);
+        while (!dev->ready.n && !dev->ninflight && !dev->shutdown)
+            pthread_cond_wait(&dev->cond, &dev->lock);
+        if (dev->shutdown && !dev->ready.n && !dev->ninflight) {
+            pthread_mutex_unlock(&dev->lock);
+            break;
+        }
+        while (n < 16 && dev->ready.n)
+            batch[n++] = hyt_heap_pop(&dev->ready);
+        pthread_mutex_unlock(&dev->lock);
+        for (int i = 0; i < n; i++)
+            submit(dev, batch[i], bind_rc);
+        int done = dev->ninflight ? poll(dev) : 0;
+        if (n || done) {
+            idle = 0;
+        } else if (++idle > 64) {
+            sched_yield(); /* work in flight, nothing ready: poll politely */
+        } else {
+            hyt_cpu_relax();
+        }
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+static void device_free_one(hyt_device_t *dev)
+{
+    if (!dev)
+        return;
+    dev_extra_t *x = extra_of(dev);
+    if (dev->started) {
+        pthread_mutex_lock(&dev->lock);
+        dev->shutdown = 1;
+        pthread_cond_signal(&dev->cond);
+        pthread_mutex_unlock(&dev->lock);
+        pthread_join(dev->thread, NULL);
+    }
+    for (int i = 0; i < x->allocs.n; i++)
+        dev->ops->free(dev, x->allocs.a[i].p);
+    free(x->allocs.a);
+    pthread_mutex_destroy(&x->allocs.lock);
+    if (dev->priv)
+        dev->ops->fini(dev);
+    hyt_heap_free(&dev->ready);
+    free(dev->scratch);
+    pthread_mutex_destroy(&dev->lock);
+    pthread_cond_destroy(&dev->cond);
+    free(dev);
+}
+
+int hyt_devices_create(hyt_context_t *ctx, const hyt_devspec_t *spec)
+{
+    int n = spec->count, ids[64];
+    const hyt_devops_t *ops = &hyt_devops_host;
+    if (n == 0)
+        return HYT_SUCCESS;
+    if (spec->backend == HYT_BACKEND_CUDA) {
+#if HYT_HAVE_CUDA
+        int avail = hyt_cuda_device_count();
+        if (spec->auto_detect && avail <= 0)
+            return HYT_SUCCESS;
+        if (avail <= 0)
+            return hyt_rt_error(HYT_ERR_DEVICE, "runtime.devices asks for CUDA GPUs but none "
+                                "is usable here (set runtime.devices = none to run on CPUs)");
+        if (n < 0) {
+            n = avail < 64 ? avail : 64;
+            for (int i = 0; i < n; i++)
+                ids[i] = i;
+        } else {
+            for (int i = 0; i < n; i++) {
+                if (spec->ids[i] >= avail)
+                    return hyt_rt_error(HYT_ERR_DEVICE, "runtime.devices: CUDA device %d does "
+                                        "not exist (%d visible)", spec->ids[i], avail);
+                ids[i] = spec->ids[i];
+            }
+        }
+        ops = &hyt_devops_cuda;
+#else
+        if (spec->auto_detect)
+            return HYT_SUCCESS;
+        return hyt_rt_error(HYT_ERR_NOT_AVAILABLE, "runtime.devices asks for CUDA but hytile "
+                            "was built without CUDA (meson setup -Dcuda=enabled)");
+#endif
+    } else {
+        for (int i = 0; i < n; i++)
+            ids[i] = spec->ids[i];
+    }
+
+    ctx->devices = hyt_rt_calloc(ctx, (size_t)n, sizeof *ctx->devices);
+    if (!ctx->devices)
+        return hyt_rt_error(HYT_ERR_NOMEM, "out of memory creating devices");
+    size_t cap = (size_t)hyt_config_get_int(ctx->cfg, "gpu.memory_limit");
+    for (int i = 0; i < n; i++) {
+        hyt_device_t *dev = hyt_rt_calloc(ctx, 1, sizeof *dev + sizeof(dev_extra_t));
+        if (!dev)
+            return hyt_rt_error(HYT_ERR_NOMEM, "out of memory creating devices");
+        ctx->devices[i] = dev;
+        ctx->ndevices = i + 1;
+        dev->ctx = ctx;
+        dev->index = i;
+        dev->ordinal = ids[i];
+        dev->backend = spec->backend;
+        dev->ops = ops;
+        dev->mem_cap = cap;
+        pthread_mutex_init(&dev->lock, NULL);
+        pthread_cond_init(&dev->cond, NULL);
+        pthread_mutex_init(&extra_of(dev)->allocs.lock, NULL);
+        dev->ready.cap = (int)ctx->window + 64;
+        dev->ready.a = hyt_rt_malloc(ctx, (size_t)dev->ready.cap * sizeof *dev->ready.a);
+        if (!dev->ready.a)
+            return hyt_rt_error(HYT_ERR_NOMEM, "out of memory creating devices");
+        int rc = ops->init(dev);
+        if (rc)
+            return rc;
+        if (pthread_create(&dev->thread, NULL, device_main, dev))
+            return hyt_rt_error(HYT_ERR_SYSTEM, "cannot create the thread of device %d", i);
+        dev->started = 1;
+    }
+    ctx->have_cuda = spec->backend == HYT_BACKEND_CUDA;
+    return HYT_SUCCESS;
+}
+
+void hyt_devices_destroy(hyt_context_t *ctx)
+{
+    for (int i = 0; i < ctx->ndevices; i++)
+        device_free_one(ctx->devices[i]);
+    free(ctx->devices);
+    ctx->devices = NULL;
+    ctx->ndevices = 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* public device API                                                                           */
+
+hyt_backend_t hyt_device_backend(const hyt_device_t *dev) { return dev->backend; }
+int hyt_device_index(const hyt_device_t *dev) { return dev->index; }
+const char *hyt_device_name(const hyt_device_t *dev) { return dev->name; }
+
+int hyt_device_fault_point(hyt_device_t *dev) { return hyt_fault_device_call(dev->ctx); }
+
+size_t hyt_device_mem_available(hyt_device_t *dev)
+{
+    size_t fr = dev->ops->mem_free(dev);
+    if (dev->mem_cap) {
+        size_t used = atomic_load(&dev->mem_used);
+        size_t left = used < dev->mem_cap ? dev->mem_cap - used : 0;
+        if (left < fr)
+            fr = left;
+    }
+    return fr;
+}
+
+int hyt_device_malloc(hyt_device_t *dev, void **ptr, size_t bytes)
+{
+    dev_allocs_t *al = &extra_of(dev)->allocs;
+    *ptr = NULL;
+    if (dev->mem_cap && atomic_load(&dev->mem_used) + bytes > dev->mem_cap)
+        return hyt_rt_error(HYT_ERR_DEVICE_MEMORY, "%s: allocating %zu bytes would exceed "
+                            "gpu.memory_limit (%zu bytes, %zu in use)", dev->name, bytes,
+                            dev->mem_cap, atomic_load(&dev->mem_used));
+    if (hyt_fault_device_call(dev->ctx))
+        return hyt_rt_error(HYT_ERR_DEVICE_MEMORY, "%s: injected fault in device allocation",
+                            dev->name);
+    pthread_mutex_lock(&al->lock);
+    if (al->n == al->cap) {
+        int cap = al->cap ? 2 * al->cap : 16;
+        alloc_rec_t *a = realloc(al->a, (size_t)cap * sizeof *a);
+        if (!a) {
+            pthread_mutex_unlock(&al->lock);
+            return hyt_rt_error(HYT_ERR_NOMEM, "out of host memory");
+        }
+        al->a = a;
+        al->cap = cap;
+    }
+    int rc = dev->ops->malloc(dev, ptr, bytes);
+    if (!rc) {
+        al->a[al->n].p = *ptr;
+        al->a[al->n].bytes = bytes;
+        al->n++;
+        atomic_fetch_add(&dev->mem_used, bytes);
+    }
+    pthread_mutex_unlock(&al->lock);
+    return rc;
+}
+
+void hyt_device_free(hyt_device_t *dev, void *ptr)
+{
+    if (!ptr)
+        return;
+    dev_allocs_t *al = &extra_of(dev)->allocs;
+    pthread_mutex_lock(&al->lock);
+    for (int i = 0; i < al->n; i++) {
+        if (al->a[i].p == ptr) {
+            atomic_fetch_sub(&dev->mem_used, al->a[i].bytes);
+            al->a[i] = al->a[--al->n];
+            dev->ops->free(dev, ptr);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&al->lock);
+}
+
+static int copy_fault(const hyt_devctx_t *dc)
+{
+    if (hyt_fault_device_call(dc->dev->ctx))
+        return hyt_rt_error(HYT_ERR_DEVICE, "%s: injected fault in a copy", dc->dev->name);
+    return 0;
+}
+
+int hyt_dev_memcpy_h2d(const hyt_devctx_t *dc, void *dst, const void *src, size_t bytes)
+{
+    int rc = copy_fault(dc);
+    return rc ? rc : dc->dev->ops->memcpy(dc, dst, src, bytes, 0);
+}
+
+int hyt_dev_memcpy_d2h(const hyt_devctx_t *dc, void *dst, const void *src, size_t bytes)
+{
+    int rc = copy_fault(dc);
+    return rc ? rc : dc->dev->ops->memcpy(dc, dst, src, bytes, 1);
+}
+
+int hyt_dev_memcpy_d2d(const hyt_devctx_t *dc, void *dst, const void *src, size_t bytes)
+{
+    int rc = copy_fault(dc);
+    return rc ? rc : dc->dev->ops->memcpy(dc, dst, src, bytes, 2);
+}
+
+int hyt_dev_memcpy2d(const hyt_devctx_t *dc, void *dst, size_t dpitch, const void *src,
+                     size_t spitch, size_t width, size_t height, int kind)
+{
+    int rc = copy_fault(dc);
+    return rc ? rc
+              : dc->dev->ops->memcpy2d(dc, dst, dpitch, src, spitch, width, height, kind);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* host memory for matrices that travel                                                        */
+
+#define HOST_HDR 64
+enum { HOST_PAGEABLE = 1, HOST_PINNED = 2 };
+
+#if HYT_HAVE_CUDA
+void *hyt_cuda_host_alloc(size_t bytes);
+void hyt_cuda_host_free(void *p);
+#endif
+
+void *hyt_host_malloc(hyt_context_t *ctx, size_t bytes)
+{
+    if (bytes > SIZE_MAX - HOST_HDR)
+        return NULL;
+    unsigned char *p = NULL;
+    int kind = HOST_PAGEABLE;
+#if HYT_HAVE_CUDA
+    if (ctx && ctx->have_cuda && hyt_config_get_int(ctx->cfg, "gpu.pinned")) {
+        if (!hyt_fault_device_call(ctx))
+            p = hyt_cuda_host_alloc(bytes + HOST_HDR);
+        if (p)
+            kind = HOST_PINNED;
+        else if (!atomic_exchange(&ctx->pinned_warned, 1))
+            hyt_rt_warn("could not page-lock %zu bytes of host memory; using pageable memory "
+                        "(host<->GPU copies will be several times slower)", bytes);
+    }
+#endif
+    if (!p) {
+        if (hyt_rt_fault_alloc(ctx))
+            return NULL;
+        p = aligned_alloc(HOST_HDR, ((bytes + HOST_HDR) + HOST_HDR - 1) / HOST_HDR * HOST_HDR);
+        if (!p)
+            return NULL;
+    }
+    *(int *)p = kind;
+    return p + HOST_HDR;
+}
+
+void hyt_host_free(hyt_context_t *ctx, void *ptr)
+{
+    (void)ctx;
+    if (!ptr)
+        return;
+    unsigned char *p = (unsigned char *)ptr - HOST_HDR;
+#if HYT_HAVE_CUDA
+    if (*(int *)p == HOST_PINNED) {
+        hyt_cuda_host_free(p);
+        return;
+    }
+#endif
+    free(p);
+}

@@ -1,0 +1,93 @@
+/* Error codes, the per-thread last-error message, clocks, and allocation with fault injection. */
+#include "rt_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static _Thread_local char last_error[1024];
+
+const char *hyt_strerror(int code)
+{
+    switch (code) {
+    case HYT_SUCCESS: return "HYT_SUCCESS";
+    case HYT_ERR_NOMEM: return "HYT_ERR_NOMEM";
+    case HYT_ERR_INVALID: return "HYT_ERR_INVALID";
+    case HYT_ERR_CONFIG: return "HYT_ERR_CONFIG";
+    case HYT_ERR_DEVICE: return "HYT_ERR_DEVICE";
+    case HYT_ERR_DEVICE_MEMORY: return "HYT_ERR_DEVICE_MEMORY";
+    case HYT_ERR_CANCELLED: return "HYT_ERR_CANCELLED";
+    case HYT_ERR_FAULT: return "HYT_ERR_FAULT";
+    case HYT_ERR_SYSTEM: return "HYT_ERR_SYSTEM";
+    case HYT_ERR_TOO_LARGE: return "HYT_ERR_TOO_LARGE";
+    case HYT_ERR_NOT_AVAILABLE: return "HYT_ERR_NOT_AVAILABLE";
+    case HYT_ERR_TASK: return "HYT_ERR_TASK";
+    default: return code < 0 && code > HYT_ERR_BASE ? "bad argument" : "unknown error";
+    }
+}
+
+const char *hyt_last_error(void) { return last_error; }
+
+int hyt_rt_error(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void hyt_rt_warn(const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "hytile: warning: %s\n", buf);
+}
+
+uint64_t hyt_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+double hyt_wtime(void) { return (double)hyt_now_ns() * 1e-9; }
+
+/* The k-th allocation of a context fails when debug.fault_alloc = k. */
+int hyt_rt_fault_alloc(hyt_context_t *ctx)
+{
+    if (!ctx || ctx->fault_alloc <= 0)
+        return 0;
+    return atomic_fetch_add(&ctx->count_alloc, 1) + 1 == ctx->fault_alloc;
+}
+
+void *hyt_rt_malloc(hyt_context_t *ctx, size_t bytes)
+{
+    if (hyt_rt_fault_alloc(ctx))
+        return NULL;
+    return malloc(bytes ? bytes : 1);
+}
+
+void *hyt_rt_calloc(hyt_context_t *ctx, size_t n, size_t size)
+{
+    if (hyt_rt_fault_alloc(ctx))
+        return NULL;
+    return calloc(n ? n : 1, size ? size : 1);
+}
+
+void *hyt_rt_realloc(hyt_context_t *ctx, void *p, size_t bytes)
+{
+    if (hyt_rt_fault_alloc(ctx))
+        return NULL;
+    return realloc(p, bytes ? bytes : 1);
+}
+
+int hyt_fault_device_call(hyt_context_t *ctx)
+{
+    if (!ctx || ctx->fault_device <= 0)
+        return 0;
+    return atomic_fetch_add(&ctx->count_device, 1) + 1 == ctx->fault_device;
+}

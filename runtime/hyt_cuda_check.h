@@ -1,0 +1,48 @@
+/*
+ * Checking CUDA and cuBLAS calls.  Each macro evaluates its call once, stays active in release
+ * builds, names the call, file and line, consults fault injection (debug.fault_device), and
+ * turns a failure into "return HYT_ERR_DEVICE" from the enclosing function.  Kernel launches
+ * are followed by HYT_CUDA_LAUNCHED(dev).  Usable from C and from .cu files.
+ */
+#ifndef HYT_CUDA_CHECK_H
+#define HYT_CUDA_CHECK_H
+
+#include "hyt_runtime.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int hyt_cuda_error(int err, const char *call, const char *file, int line);
+int hyt_cublas_error(int status, const char *call, const char *file, int line);
+int hyt_cuda_injected(const char *call, const char *file, int line);
+
+#ifdef __cplusplus
+}
+#endif
+
+#define HYT_CUDA_TRY(dev, call)                                                                \
+    do {                                                                                       \
+        if (hyt_device_fault_point(dev))                                                       \
+            return hyt_cuda_injected(#call, __FILE__, __LINE__);                               \
+        cudaError_t hyt_e_ = (call);                                                           \
+        if (hyt_e_ != cudaSuccess)                                                             \
+            return hyt_cuda_error((int)hyt_e_, #call, __FILE__, __LINE__);                     \
+    } while (0)
+
+#define HYT_CUBLAS_TRY(dev, call)                                                              \
+    do {                                                                                       \
+        if (hyt_device_fault_point(dev))                                                       \
+            return hyt_cuda_injected(#call, __FILE__, __LINE__);                               \
+        cublasStatus_t hyt_s_ = (call);                                                        \
+        if (hyt_s_ != CUBLAS_STATUS_SUCCESS)                                                   \
+            return hyt_cublas_error((int)hyt_s_, #call, __FILE__, __LINE__);                   \
+    } while (0)
+
+/* After every kernel launch. */
+#define HYT_CUDA_LAUNCHED(dev) HYT_CUDA_TRY(dev, cudaGetLastError())
+
+#endif

@@ -1,0 +1,359 @@
+/* Internal structures of the runtime.  Not installed. */
+#ifndef HYT_RT_INTERNAL_H
+#define HYT_RT_INTERNAL_H
+
+#include "config.h"
+#include "hyt_runtime.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+/* ------------------------------------------------------------------------------------------ */
+/* errors and small helpers                                                                    */
+
+/* Records a message for hyt_last_error() and returns code. */
+int hyt_rt_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void hyt_rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static inline void hyt_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* A test-and-set spin lock (short critical sections only). */
+typedef struct { atomic_flag f; } hyt_spin_t;
+#define HYT_SPIN_INIT { ATOMIC_FLAG_INIT }
+static inline void hyt_spin_lock(hyt_spin_t *s)
+{
+    while (atomic_flag_test_and_set_explicit(&s->f, memory_order_acquire))
+        hyt_cpu_relax();
+}
+static inline void hyt_spin_unlock(hyt_spin_t *s)
+{
+    atomic_flag_clear_explicit(&s->f, memory_order_release);
+}
+
+uint64_t hyt_now_ns(void);
+
+/* ------------------------------------------------------------------------------------------ */
+/* configuration (config.c)                                                                    */
+
+typedef enum { HYT_KEY_INT, HYT_KEY_STRING, HYT_KEY_BOOL, HYT_KEY_SIZE } hyt_key_type_t;
+
+#define HYT_CONFIG_MAX_KEYS 32
+#define HYT_CONFIG_VALUE_MAX 256
+
+struct hyt_config {
+    char value[HYT_CONFIG_MAX_KEYS][HYT_CONFIG_VALUE_MAX];
+    hyt_source_t source[HYT_CONFIG_MAX_KEYS];
+    char where[HYT_CONFIG_MAX_KEYS][64];   /* file:line or variable, for reports */
+};
+
+int hyt_config_key_index(const char *key);
+int hyt_config_is_per_call(const char *key);
+/* Parsed device list: "none", "auto", "cuda", "cuda:0,2", "host:N". */
+typedef struct hyt_devspec {
+    int auto_detect;     /* "auto": all CUDA GPUs if any, else none */
+    hyt_backend_t backend;
+    int count;           /* -1: all visible (cuda) */
+    int ids[64];
+} hyt_devspec_t;
+int hyt_parse_devices(const char *text, hyt_devspec_t *spec, char *err, size_t errlen);
+/* "all", "8" (first 8 cores), "0-7,16,18-19" (core indices).  Returns count or -1. */
+int hyt_parse_coreset(const char *text, int *cores, int max, char *err, size_t errlen);
+int hyt_parse_size(const char *text, size_t *bytes);
+
+/* ------------------------------------------------------------------------------------------ */
+/* tasks                                                                                       */
+
+#define HYT_ARGS_INLINE 192
+#define HYT_SUCC_INLINE 6
+
+enum { HYT_T_WAITING = 0, HYT_T_READY, HYT_T_RUNNING, HYT_T_DONE };
+
+typedef struct hyt_task hyt_task_t;
+struct hyt_task {
+    const hyt_kernel_t *kernel;
+    hyt_sequence_t *seq;
+    hyt_context_t *ctx;
+    uint64_t id;                  /* insertion order, from 1 */
+    int priority;
+    int nthreads, device, stream;
+    size_t scratch_bytes, shared_bytes;
+    int tag[3];
+    void *args;
+
+    atomic_int npred;             /* unresolved predecessors (+1 while being inserted) */
+    atomic_int refs;              /* in flight + references from the region table */
+    atomic_int state;
+    hyt_spin_t lock;              /* protects succ/nsucc and the transition to DONE */
+    hyt_task_t **succ;
+    int nsucc, capsucc;
+    uint64_t link_stamp;          /* inserting thread only: dedup of predecessor links */
+
+    /* gang */
+    atomic_int gang_left;
+    int skip;                     /* decided once before the body runs: 0 or an error code */
+    void *shared;
+    hyt_barrier_t barrier;
+
+    /* device */
+    void *event, *ev_start;       /* backend events (completion, trace start) */
+    double t_start, t_end;        /* trace, seconds since trace start */
+    hyt_task_t *next;             /* device in-flight FIFO / free list */
+
+    hyt_task_t *succ_inline[HYT_SUCC_INLINE];
+    _Alignas(16) unsigned char inline_args[HYT_ARGS_INLINE];
+};
+
+/* Binary max-heap of ready tasks on (priority, -id). */
+typedef struct hyt_heap {
+    hyt_task_t **a;
+    int n, cap;
+} hyt_heap_t;
+int hyt_heap_push(hyt_heap_t *h, hyt_task_t *t);
+hyt_task_t *hyt_heap_pop(hyt_heap_t *h);
+static inline hyt_task_t *hyt_heap_top(const hyt_heap_t *h) { return h->n ? h->a[0] : NULL; }
+void hyt_heap_free(hyt_heap_t *h);
+
+/* ------------------------------------------------------------------------------------------ */
+/* region table (hazard.c): only the inserting thread touches it                              */
+
+typedef struct hyt_tvec {
+    hyt_task_t **a;
+    int n, cap;
+} hyt_tvec_t;
+
+typedef struct hyt_region {
+    const void *key;
+    hyt_tvec_t writers;      /* last write epoch (several tasks for a gather epoch) */
+    hyt_tvec_t readers;      /* readers since the last write epoch */
+    hyt_tvec_t gather_pred;  /* what the current gather epoch waits for */
+    int gather;              /* the last write epoch is a gather epoch */
+} hyt_region_t;
+
+typedef struct hyt_rtable {
+    hyt_region_t *slots;
+    size_t cap, used;
+} hyt_rtable_t;
+
+void hyt_rtable_clear(hyt_rtable_t *rt);
+/* Adds the hazards of (key, mode) for task t; calls hyt_sched_link for each predecessor. */
+int hyt_rtable_access(hyt_context_t *ctx, hyt_rtable_t *rt, const void *key, hyt_mode_t mode,
+                      hyt_task_t *t);
+
+/* ------------------------------------------------------------------------------------------ */
+/* trace (trace.c)                                                                             */
+
+typedef struct hyt_trec {
+    const hyt_kernel_t *kernel;
+    int tag[3];
+    uint64_t id;
+    double t0, t1;
+} hyt_trec_t;
+
+typedef struct hyt_tbuf {
+    hyt_trec_t *r;
+    size_t n, cap;
+} hyt_tbuf_t;
+
+typedef struct hyt_trace {
+    atomic_int on;
+    int dag;
+    uint64_t t0_ns;
+    int ntracks;
+    hyt_tbuf_t *tracks;
+    /* DAG, recorded by the inserting thread */
+    struct { uint64_t id; const hyt_kernel_t *k; int tag[3]; int device; } *nodes;
+    size_t nnodes, capnodes;
+    uint64_t (*edges)[2];
+    size_t nedges, capedges;
+    char path[HYT_CONFIG_VALUE_MAX];
+} hyt_trace_t;
+
+void hyt_trace_record(hyt_context_t *ctx, int track, const hyt_task_t *t, double t0, double t1);
+void hyt_trace_node(hyt_context_t *ctx, const hyt_task_t *t);
+void hyt_trace_edge(hyt_context_t *ctx, uint64_t from, uint64_t to);
+double hyt_trace_now(const hyt_context_t *ctx);
+void hyt_trace_free(hyt_trace_t *tr);
+
+/* ------------------------------------------------------------------------------------------ */
+/* devices (device.c, device_host.c, device_cuda.c)                                            */
+
+typedef struct hyt_devops {
+    const char *name;
+    int (*init)(hyt_device_t *dev);            /* on the creating thread */
+    void (*fini)(hyt_device_t *dev);
+    int (*bind)(hyt_device_t *dev);            /* on the device worker thread, at start */
+    int (*malloc)(hyt_device_t *dev, void **p, size_t bytes);
+    void (*free)(hyt_device_t *dev, void *p);
+    size_t (*mem_free)(hyt_device_t *dev);
+    /* fill dc->cuda_stream / dc->cublas for a stream */
+    void (*prepare)(hyt_device_t *dev, hyt_devctx_t *dc);
+    /* before/after the body: trace start event, completion event */
+    int (*begin)(hyt_device_t *dev, hyt_task_t *t, int tracing);
+    int (*end)(hyt_device_t *dev, hyt_task_t *t, int tracing);
+    /* 1 when the task's work is complete, 0 when not yet, <0 on a device error */
+    int (*query)(hyt_device_t *dev, hyt_task_t *t);
+    /* seconds since trace start of the task's device-side start and end */
+    void (*times)(hyt_device_t *dev, hyt_task_t *t);
+    void (*release)(hyt_device_t *dev, hyt_task_t *t);   /* give back the task's events */
+    int (*memcpy)(const hyt_devctx_t *dc, void *dst, const void *src, size_t bytes, int kind);
+    int (*memcpy2d)(const hyt_devctx_t *dc, void *dst, size_t dpitch, const void *src,
+                    size_t spitch, size_t width, size_t height, int kind);
+    int (*sync)(hyt_device_t *dev);            /* wait for all streams */
+    void (*trace_sync)(hyt_device_t *dev);     /* align the device clock with the host's */
+} hyt_devops_t;
+
+struct hyt_device {
+    hyt_context_t *ctx;
+    int index;                 /* in the context */
+    int ordinal;               /* CUDA device number, or host device number */
+    hyt_backend_t backend;
+    const hyt_devops_t *ops;
+    void *priv;
+    char name[96];
+
+    pthread_t thread;
+    int started;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    hyt_heap_t ready;
+    int shutdown;
+    hyt_task_t *inflight_head[HYT_NUM_STREAMS], *inflight_tail[HYT_NUM_STREAMS];
+    int ninflight;
+
+    size_t mem_cap;            /* bytes the runtime may allocate (0: no cap) */
+    atomic_size_t mem_used;
+    void *scratch;
+    size_t scratch_size;
+};
+
+extern const hyt_devops_t hyt_devops_host;
+#if HYT_HAVE_CUDA
+extern const hyt_devops_t hyt_devops_cuda;
+int hyt_cuda_device_count(void);
+#endif
+
+int hyt_devices_create(hyt_context_t *ctx, const hyt_devspec_t *spec);
+void hyt_devices_destroy(hyt_context_t *ctx);
+void hyt_device_push_ready(hyt_device_t *dev, hyt_task_t *t);
+/* Counts a device API call for fault injection: returns nonzero when this call must fail. */
+int hyt_fault_device_call(hyt_context_t *ctx);
+
+/* ------------------------------------------------------------------------------------------ */
+/* workers, scheduler, context                                                                 */
+
+typedef struct hyt_worker {
+    hyt_context_t *ctx;
+    int id;
+    int core;                  /* OS index of the PU it is bound to, -1 if not bound */
+    pthread_t thread;
+    pthread_cond_t cond;
+    int sleeping;              /* on the idle list, waiting on cond */
+    int reserved;              /* member of the pending gang, waiting for it to start */
+    hyt_task_t *assigned;      /* gang rank handed over by another worker (under ctx->lock) */
+    int assigned_rank;
+    atomic_int has_assignment;
+    void *scratch;
+    size_t scratch_size;
+} hyt_worker_t;
+
+struct hyt_sequence {
+    hyt_context_t *ctx;
+    atomic_int status;
+    atomic_long ntasks;        /* inserted and not finished */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int waiting;
+    char message[512];
+};
+
+#define HYT_MAX_WORKERS 1024
+
+struct hyt_context {
+    hyt_config_t *cfg;
+    pthread_mutex_t cfg_lock;
+
+    /* CPU workers */
+    int nworkers;
+    int nstarted;              /* worker threads running */
+    hyt_worker_t *workers;
+    int *core_list;
+    void *topology;            /* hwloc_topology_t */
+
+    /* scheduler state, under lock */
+    pthread_mutex_t lock;
+    hyt_heap_t ready;
+    atomic_int nready;         /* ready CPU tasks (peeked without the lock by spinning workers) */
+    hyt_worker_t **idle;
+    int nidle;
+    hyt_task_t *pending;       /* gang task collecting its workers */
+    int pending_have;
+    hyt_worker_t **pending_members;
+    atomic_int pending_flag;
+    int shutdown;
+    long spin_ns;              /* how long idle workers spin before sleeping */
+
+    /* insertion */
+    pthread_mutex_t insert_lock;
+    uint64_t next_id;
+    hyt_rtable_t regions;
+    atomic_long inflight;      /* unfinished tasks of the whole context */
+    long window;
+    pthread_mutex_t window_lock;
+    pthread_cond_t window_cond;
+    atomic_int window_waiting;
+    void *master_scratch;
+    size_t master_scratch_size;
+
+    /* devices */
+    int ndevices;
+    hyt_device_t **devices;
+    int have_cuda;
+    atomic_int pinned_warned;
+
+    /* task memory */
+    hyt_spin_t pool_lock;
+    hyt_task_t *pool;
+    long pool_n;
+
+    /* fault injection (debug.*) */
+    long fault_task, fault_alloc, fault_device;
+    atomic_long count_task, count_alloc, count_device;
+
+    hyt_trace_t trace;
+    int saved_blas_threads;
+};
+
+/* Scheduler entry points (sched.c). */
+int hyt_sched_start(hyt_context_t *ctx);
+void hyt_sched_stop(hyt_context_t *ctx);
+/* Waits until no task of the context is unfinished. */
+void hyt_sched_drain(hyt_context_t *ctx);
+/* Starts a thread for w (bound to w->core when >= 0). */
+int hyt_worker_spawn(hyt_worker_t *w, void *(*start)(void *));
+/* Adds the edge pred -> t unless pred is finished or already linked to t. */
+void hyt_sched_link(hyt_context_t *ctx, hyt_task_t *pred, hyt_task_t *t);
+/* Marks t finished: releases successors, updates counters, drops the in-flight reference. */
+void hyt_sched_complete(hyt_task_t *t);
+void hyt_task_retain(hyt_task_t *t);
+void hyt_task_release(hyt_task_t *t);
+/* Decides whether a task runs (0) or is skipped (error code): sequence status, fault injection. */
+int hyt_sched_should_skip(hyt_task_t *t);
+/* Runs the body of a failed task's bookkeeping: sets the sequence error. */
+void hyt_sched_task_failed(hyt_task_t *t, int rc);
+
+/* Allocation with fault injection (ctx may be NULL). */
+int hyt_rt_fault_alloc(hyt_context_t *ctx);   /* counts one allocation; 1: it must fail */
+void *hyt_rt_malloc(hyt_context_t *ctx, size_t bytes);
+void *hyt_rt_calloc(hyt_context_t *ctx, size_t n, size_t size);
+void *hyt_rt_realloc(hyt_context_t *ctx, void *p, size_t bytes);
+
+#endif /* HYT_RT_INTERNAL_H */

@@ -1,0 +1,741 @@
+/*
+ * The scheduler: task insertion, dependency counting, the ready heap, CPU workers, gang
+ * scheduling of multithreaded tasks, the insertion window, sequences.
+ *
+ * Locking:
+ *   ctx->insert_lock   one inserting thread at a time; guards the region table and next_id.
+ *   ctx->lock          the ready heap, the idle list, the pending gang, worker assignments.
+ *   task->lock         (spin) a task's successor list and its transition to DONE.
+ *   seq->lock          sleeping in hyt_sequence_wait.
+ *   ctx->window_lock   sleeping while the window is full or until the context is idle.
+ * Never hold two of these at once, except task->lock inside insert_lock (linking).
+ *
+ * Gang tasks (nthreads = k > 1): when a worker pops one it becomes the task's rank 0 and the
+ * task becomes "pending"; idle workers are reserved for it at once and every worker that next
+ * looks for work joins it, until k are reserved; then all k are handed their rank and start.
+ * Only one gang collects workers at a time and a reserved worker takes no other work, so two
+ * gangs can never each hold part of the workers the other needs: no deadlock, whatever the
+ * shapes.  Tasks never block on other tasks, so the running tasks finish and free the workers.
+ */
+#include "rt_internal.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------------ */
+/* barrier                                                                                     */
+
+void hyt_barrier_init(hyt_barrier_t *b, int n)
+{
+    atomic_init(&b->count, 0);
+    atomic_init(&b->gen, 0);
+    b->n = n;
+}
+
+void hyt_barrier_wait(hyt_barrier_t *b)
+{
+    if (b->n <= 1)
+        return;
+    int gen = atomic_load_explicit(&b->gen, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&b->count, 1, memory_order_acq_rel) == b->n - 1) {
+        atomic_store_explicit(&b->count, 0, memory_order_relaxed);
+        atomic_store_explicit(&b->gen, gen + 1, memory_order_release);
+        return;
+    }
+    unsigned spins = 0;
+    while (atomic_load_explicit(&b->gen, memory_order_acquire) == gen) {
+        hyt_cpu_relax();
+        /* Busy-wait: the gang owns its cores.  Yield now and then in case the machine is
+         * oversubscribed, so a descheduled member can catch up. */
+        if (++spins % 4096 == 0)
+            sched_yield();
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* ready heap                                                                                  */
+
+static inline int before(const hyt_task_t *a, const hyt_task_t *b)
+{
+    return a->priority > b->priority || (a->priority == b->priority && a->id < b->id);
+}
+
+int hyt_heap_push(hyt_heap_t *h, hyt_task_t *t)
+{
+    if (h->n == h->cap) {
+        int cap = h->cap ? 2 * h->cap : 256;
+        hyt_task_t **a = realloc(h->a, (size_t)cap * sizeof *a);
+        if (!a)
+            return HYT_ERR_NOMEM;
+        h->a = a;
+        h->cap = cap;
+    }
+    int i = h->n++;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (!before(t, h->a[p]))
+            break;
+        h->a[i] = h->a[p];
+        i = p;
+    }
+    h->a[i] = t;
+    return HYT_SUCCESS;
+}
+
+hyt_task_t *hyt_heap_pop(hyt_heap_t *h)
+{
+    if (!h->n)
+        return NULL;
+    hyt_task_t *top = h->a[0], *last = h->a[--h->n];
+    int i = 0, n = h->n;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && before(h->a[c + 1], h->a[c]))
+            c++;
+        if (!before(h->a[c], last))
+            break;
+        h->a[i] = h->a[c];
+        i = c;
+    }
+    if (n)
+        h->a[i] = last;
+    return top;
+}
+
+void hyt_heap_free(hyt_heap_t *h)
+{
+    free(h->a);
+    h->a = NULL;
+    h->n = h->cap = 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* task memory                                                                                 */
+
+#define POOL_MAX 65536
+
+static hyt_task_t *task_alloc(hyt_context_t *ctx)
+{
+    hyt_task_t *t = NULL;
+    hyt_spin_lock(&ctx->pool_lock);
+    if (ctx->pool) {
+        t = ctx->pool;
+        ctx->pool = t->next;
+        ctx->pool_n--;
+    }
+    hyt_spin_unlock(&ctx->pool_lock);
+    if (!t) {
+        t = hyt_rt_malloc(ctx, sizeof *t);
+        if (!t)
+            return NULL;
+    }
+    memset(t, 0, offsetof(hyt_task_t, succ_inline));
+    return t;
+}
+
+static void task_free(hyt_task_t *t)
+{
+    hyt_context_t *ctx = t->ctx;
+    if (t->succ != t->succ_inline)
+        free(t->succ);
+    if (t->args != t->inline_args)
+        free(t->args);
+    free(t->shared);
+    if (t->device >= 0 && (t->event || t->ev_start)) {
+        hyt_device_t *dev = ctx->devices[t->device];
+        dev->ops->release(dev, t);
+    }
+    hyt_spin_lock(&ctx->pool_lock);
+    if (ctx->pool_n < POOL_MAX) {
+        t->next = ctx->pool;
+        ctx->pool = t;
+        ctx->pool_n++;
+        t = NULL;
+    }
+    hyt_spin_unlock(&ctx->pool_lock);
+    free(t);
+}
+
+void hyt_task_retain(hyt_task_t *t) { atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed); }
+
+void hyt_task_release(hyt_task_t *t)
+{
+    if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1)
+        task_free(t);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* linking and completion                                                                      */
+
+void hyt_sched_link(hyt_context_t *ctx, hyt_task_t *pred, hyt_task_t *t)
+{
+    if (pred == t || pred->link_stamp == t->id)
+        return;
+    pred->link_stamp = t->id;
+    /* the DAG dump shows every dependency, also those already satisfied */
+    if (ctx->trace.dag && atomic_load_explicit(&ctx->trace.on, memory_order_relaxed))
+        hyt_trace_edge(ctx, pred->id, t->id);
+    if (atomic_load_explicit(&pred->state, memory_order_acquire) == HYT_T_DONE)
+        return;
+    hyt_spin_lock(&pred->lock);
+    if (atomic_load_explicit(&pred->state, memory_order_relaxed) == HYT_T_DONE) {
+        hyt_spin_unlock(&pred->lock);
+        return;
+    }
+    if (pred->nsucc == pred->capsucc) {
+        int cap = 2 * pred->capsucc;
+        hyt_task_t **a = malloc((size_t)cap * sizeof *a);
+        if (!a) {
+            /* Cannot record the edge: make t wait is impossible, so fail its sequence.  It
+             * still runs after its other predecessors, skipped. */
+            hyt_spin_unlock(&pred->lock);
+            hyt_sequence_fail(t->seq, HYT_ERR_NOMEM, "out of memory linking task %s",
+                              t->kernel->name);
+            return;
+        }
+        memcpy(a, pred->succ, (size_t)pred->nsucc * sizeof *a);
+        if (pred->succ != pred->succ_inline)
+            free(pred->succ);
+        pred->succ = a;
+        pred->capsucc = cap;
+    }
+    pred->succ[pred->nsucc++] = t;
+    atomic_fetch_add_explicit(&t->npred, 1, memory_order_relaxed);
+    hyt_spin_unlock(&pred->lock);
+}
+
+/* Wakes one sleeping idle worker (ctx->lock held). */
+static void wake_one(hyt_context_t *ctx)
+{
+    if (!ctx->nidle)
+        return;
+    hyt_worker_t *w = ctx->idle[--ctx->nidle];
+    w->sleeping = 0;
+    pthread_cond_signal(&w->cond);
+}
+
+static void push_ready_cpu(hyt_context_t *ctx, hyt_task_t **ts, int n)
+{
+    if (!n)
+        return;
+    pthread_mutex_lock(&ctx->lock);
+    for (int i = 0; i < n; i++) {
+        atomic_store_explicit(&ts[i]->state, HYT_T_READY, memory_order_relaxed);
+        /* Capacity is reserved for the whole window at start, so this cannot fail. */
+        (void)hyt_heap_push(&ctx->ready, ts[i]);
+    }
+    atomic_fetch_add_explicit(&ctx->nready, n, memory_order_release);
+    for (int i = 0; i < n && ctx->nidle; i++)
+        wake_one(ctx);
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+static void make_ready(hyt_context_t *ctx, hyt_task_t *t)
+{
+    if (t->device >= 0)
+        hyt_device_push_ready(ctx->devices[t->device], t);
+    else
+        push_ready_cpu(ctx, &t, 1);
+}
+
+/* Signals whoever waits on the window or for the context to drain. */
+static void inflight_done(hyt_context_t *ctx)
+{
+    atomic_fetch_sub(&ctx->inflight, 1);
+    if (atomic_load(&ctx->window_waiting)) {
+        pthread_mutex_lock(&ctx->window_lock);
+        pthread_cond_broadcast(&ctx->window_cond);
+        pthread_mutex_unlock(&ctx->window_lock);
+    }
+}
+
+void hyt_sched_complete(hyt_task_t *t)
+{
+    hyt_context_t *ctx = t->ctx;
+    hyt_sequence_t *seq = t->seq;
+    hyt_task_t *local[64];
+    int nlocal = 0;
+
+    hyt_spin_lock(&t->lock);
+    atomic_store_explicit(&t->state, HYT_T_DONE, memory_order_release);
+    hyt_spin_unlock(&t->lock);
+    /* No one appends to succ once DONE is set. */
+    for (int i = 0; i < t->nsucc; i++) {
+        hyt_task_t *s = t->succ[i];
+        if (atomic_fetch_sub_explicit(&s->npred, 1, memory_order_acq_rel) != 1)
+            continue;
+        if (s->device >= 0) {
+            hyt_device_push_ready(ctx->devices[s->device], s);
+        } else {
+            local[nlocal++] = s;
+            if (nlocal == 64) {
+                push_ready_cpu(ctx, local, nlocal);
+                nlocal = 0;
+            }
+        }
+    }
+    push_ready_cpu(ctx, local, nlocal);
+
+    /* The sequence may be destroyed as soon as its count reaches zero and the waiter wakes:
+     * touch it last. */
+    inflight_done(ctx);
+    hyt_task_release(t);
+    if (atomic_fetch_sub(&seq->ntasks, 1) == 1) {
+        pthread_mutex_lock(&seq->lock);
+        pthread_cond_broadcast(&seq->cond);
+        pthread_mutex_unlock(&seq->lock);
+    }
+}
+
+void hyt_sched_task_failed(hyt_task_t *t, int rc)
+{
+    hyt_sequence_fail(t->seq, rc, "task %s (step %d, %d, %d) failed: %s", t->kernel->name,
+                      t->tag[0], t->tag[1], t->tag[2], hyt_strerror(rc));
+}
+
+int hyt_sched_should_skip(hyt_task_t *t)
+{
+    hyt_context_t *ctx = t->ctx;
+    int st = atomic_load(&t->seq->status);
+    if (st)
+        return st;
+    if (ctx->fault_task > 0 && atomic_fetch_add(&ctx->count_task, 1) + 1 == ctx->fault_task) {
+        hyt_sequence_fail(t->seq, HYT_ERR_FAULT, "injected fault: task %ld (%s) failed",
+                          ctx->fault_task, t->kernel->name);
+        return HYT_ERR_FAULT;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* running CPU tasks                                                                           */
+
+static int ensure_scratch(hyt_context_t *ctx, void **p, size_t *have, size_t need)
+{
+    if (need <= *have)
+        return 0;
+    free(*p);
+    *p = NULL;
+    *have = 0;
+    size_t bytes = (need + 63) & ~(size_t)63;
+    void *q = hyt_rt_malloc(ctx, bytes + 64);
+    if (!q)
+        return HYT_ERR_NOMEM;
+    *p = q;
+    *have = bytes;
+    return 0;
+}
+
+static void run_cpu_task(hyt_context_t *ctx, int wid, hyt_task_t *t, int rank, void **scratch,
+                         size_t *scratch_size)
+{
+    int rc = t->skip;
+    if (!rc && t->scratch_bytes && ensure_scratch(ctx, scratch, scratch_size, t->scratch_bytes))
+        rc = HYT_ERR_NOMEM;
+    if (!rc) {
+        hyt_task_ctx_t tc = {.worker = wid,
+                             .rank = rank,
+                             .size = t->nthreads > 1 ? t->nthreads : 1,
+                             .barrier = &t->barrier,
+                             .shared = t->shared,
+                             .scratch = *scratch,
+                             .seq = t->seq};
+        int tracing = atomic_load_explicit(&ctx->trace.on, memory_order_relaxed);
+        double t0 = tracing ? hyt_trace_now(ctx) : 0;
+        rc = t->kernel->cpu(&tc, t->args);
+        if (tracing)
+            hyt_trace_record(ctx, wid, t, t0, hyt_trace_now(ctx));
+        if (rc)
+            hyt_sched_task_failed(t, rc);
+    } else if (rc && !t->skip) {
+        hyt_sched_task_failed(t, rc);
+    }
+    if (t->nthreads > 1) {
+        if (atomic_fetch_sub_explicit(&t->gang_left, 1, memory_order_acq_rel) == 1)
+            hyt_sched_complete(t);
+    } else {
+        hyt_sched_complete(t);
+    }
+}
+
+/* Decides once, before any thread enters the body, whether the task runs; allocates the
+ * gang's shared scratch. */
+static void prepare_run(hyt_context_t *ctx, hyt_task_t *t)
+{
+    t->skip = hyt_sched_should_skip(t);
+    if (!t->skip && t->shared_bytes) {
+        t->shared = hyt_rt_calloc(ctx, 1, t->shared_bytes);
+        if (!t->shared) {
+            hyt_sequence_fail(t->seq, HYT_ERR_NOMEM, "out of memory for the shared scratch of "
+                              "task %s", t->kernel->name);
+            t->skip = HYT_ERR_NOMEM;
+        }
+    }
+    atomic_store_explicit(&t->state, HYT_T_RUNNING, memory_order_relaxed);
+}
+
+/* Hands the pending gang to its members (ctx->lock held). */
+static void launch_gang(hyt_context_t *ctx)
+{
+    hyt_task_t *t = ctx->pending;
+    int k = t->nthreads;
+    prepare_run(ctx, t);
+    hyt_barrier_init(&t->barrier, k);
+    atomic_store_explicit(&t->gang_left, k, memory_order_relaxed);
+    for (int r = 0; r < k; r++) {
+        hyt_worker_t *m = ctx->pending_members[r];
+        m->assigned = t;
+        m->assigned_rank = r;
+        m->reserved = 0;
+        atomic_store_explicit(&m->has_assignment, 1, memory_order_release);
+        pthread_cond_signal(&m->cond);
+    }
+    ctx->pending = NULL;
+    ctx->pending_have = 0;
+    atomic_store(&ctx->pending_flag, 0);
+}
+
+/* Reserves w for the pending gang (ctx->lock held). */
+static void join_gang(hyt_context_t *ctx, hyt_worker_t *w)
+{
+    w->reserved = 1;
+    ctx->pending_members[ctx->pending_have++] = w;
+    if (ctx->pending_have == ctx->pending->nthreads)
+        launch_gang(ctx);
+}
+
+/* Spins without the lock for up to spin_ns while cond() is false; returns with the lock. */
+static void spin_unlocked(hyt_context_t *ctx, hyt_worker_t *w, int for_assignment)
+{
+    pthread_mutex_unlock(&ctx->lock);
+    uint64_t end = hyt_now_ns() + (uint64_t)ctx->spin_ns;
+    for (;;) {
+        if (for_assignment) {
+            if (atomic_load_explicit(&w->has_assignment, memory_order_acquire))
+                break;
+        } else if (atomic_load_explicit(&ctx->nready, memory_order_acquire) ||
+                   atomic_load_explicit(&ctx->pending_flag, memory_order_acquire)) {
+            break;
+        }
+        if (hyt_now_ns() >= end)
+            break;
+        for (int i = 0; i < 64; i++)
+            hyt_cpu_relax();
+    }
+    pthread_mutex_lock(&ctx->lock);
+}
+
+/* Next task for worker w and its rank; NULL at shutdown. */
+static hyt_task_t *next_task(hyt_worker_t *w, int *rank)
+{
+    hyt_context_t *ctx = w->ctx;
+    int spun = 0;
+    pthread_mutex_lock(&ctx->lock);
+    for (;;) {
+        if (w->assigned) {
+            hyt_task_t *t = w->assigned;
+            *rank = w->assigned_rank;
+            w->assigned = NULL;
+            atomic_store_explicit(&w->has_assignment, 0, memory_order_relaxed);
+            pthread_mutex_unlock(&ctx->lock);
+            return t;
+        }
+        if (w->reserved) {
+            /* Waiting for the rest of a gang: spin a while, then sleep. */
+            if (!spun && ctx->spin_ns) {
+                spin_unlocked(ctx, w, 1);
+                spun = 1;
+                continue;
+            }
+            while (!w->assigned)
+                pthread_cond_wait(&w->cond, &ctx->lock);
+            continue;
+        }
+        if (ctx->pending) {
+            spun = 0;
+            join_gang(ctx, w);
+            continue;
+        }
+        hyt_task_t *t = hyt_heap_pop(&ctx->ready);
+        if (t) {
+            atomic_fetch_sub_explicit(&ctx->nready, 1, memory_order_relaxed);
+            if (t->nthreads <= 1) {
+                pthread_mutex_unlock(&ctx->lock);
+                prepare_run(ctx, t);
+                *rank = 0;
+                return t;
+            }
+            /* A gang task: w is its rank 0; reserve the idle workers at once. */
+            ctx->pending = t;
+            ctx->pending_have = 0;
+            atomic_store(&ctx->pending_flag, 1);
+            spun = 0;
+            join_gang(ctx, w);
+            while (ctx->pending == t && ctx->nidle) {
+                hyt_worker_t *v = ctx->idle[--ctx->nidle];
+                v->sleeping = 0;
+                join_gang(ctx, v);
+                pthread_cond_signal(&v->cond);
+            }
+            continue;
+        }
+        if (ctx->shutdown) {
+            pthread_mutex_unlock(&ctx->lock);
+            return NULL;
+        }
+        /* Nothing to do: spin a while without the lock, then sleep on the idle list. */
+        if (!spun && ctx->spin_ns) {
+            spin_unlocked(ctx, w, 0);
+            spun = 1;
+            continue;
+        }
+        w->sleeping = 1;
+        ctx->idle[ctx->nidle++] = w;
+        /* Woken with sleeping = 0 by new work, by a gang that reserved w, or at shutdown. */
+        while (w->sleeping)
+            pthread_cond_wait(&w->cond, &ctx->lock);
+        spun = 0;
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    hyt_worker_t *w = arg;
+    int rank;
+    hyt_task_t *t;
+    while ((t = next_task(w, &rank)))
+        run_cpu_task(w->ctx, w->id, t, rank, &w->scratch, &w->scratch_size);
+    return NULL;
+}
+
+
+int hyt_sched_start(hyt_context_t *ctx)
+{
+    for (int i = 0; i < ctx->nworkers; i++) {
+        int rc = hyt_worker_spawn(&ctx->workers[i], worker_main);
+        if (rc)
+            return rc;
+        ctx->nstarted = i + 1;
+    }
+    return HYT_SUCCESS;
+}
+
+void hyt_sched_stop(hyt_context_t *ctx)
+{
+    pthread_mutex_lock(&ctx->lock);
+    ctx->shutdown = 1;
+    for (int i = 0; i < ctx->nstarted; i++) {
+        ctx->workers[i].sleeping = 0;
+        pthread_cond_signal(&ctx->workers[i].cond);
+    }
+    ctx->nidle = 0;
+    pthread_mutex_unlock(&ctx->lock);
+    for (int i = 0; i < ctx->nstarted; i++)
+        pthread_join(ctx->workers[i].thread, NULL);
+    ctx->nstarted = 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the window and draining                                                                     */
+
+/* Waits (executing tasks when possible) until fewer than `limit` tasks are unfinished. */
+static void wait_inflight_below(hyt_context_t *ctx, long limit, int help)
+{
+    while (atomic_load(&ctx->inflight) >= limit) {
+        if (help) {
+            hyt_task_t *t = NULL;
+            pthread_mutex_lock(&ctx->lock);
+            hyt_task_t *top = hyt_heap_top(&ctx->ready);
+            if (top && top->nthreads <= 1 && !ctx->pending) {
+                t = hyt_heap_pop(&ctx->ready);
+                atomic_fetch_sub_explicit(&ctx->nready, 1, memory_order_relaxed);
+            }
+            pthread_mutex_unlock(&ctx->lock);
+            if (t) {
+                prepare_run(ctx, t);
+                run_cpu_task(ctx, ctx->nworkers, t, 0, &ctx->master_scratch,
+                             &ctx->master_scratch_size);
+                continue;
+            }
+        }
+        pthread_mutex_lock(&ctx->window_lock);
+        atomic_store(&ctx->window_waiting, 1);
+        if (atomic_load(&ctx->inflight) >= limit)
+            pthread_cond_wait(&ctx->window_cond, &ctx->window_lock);
+        atomic_store(&ctx->window_waiting, 0);
+        pthread_mutex_unlock(&ctx->window_lock);
+    }
+}
+
+void hyt_sched_drain(hyt_context_t *ctx) { wait_inflight_below(ctx, 1, 0); }
+
+/* ------------------------------------------------------------------------------------------ */
+/* insertion                                                                                   */
+
+hyt_task_desc_t hyt_task_desc(const hyt_kernel_t *kernel, const void *args, size_t args_size)
+{
+    hyt_task_desc_t d;
+    memset(&d, 0, sizeof d);
+    d.kernel = kernel;
+    d.args = args;
+    d.args_size = args_size;
+    d.device = -1;
+    d.nthreads = 1;
+    d.tag[0] = d.tag[1] = d.tag[2] = -1;
+    return d;
+}
+
+int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
+{
+    if (!seq || !d || !d->kernel || d->ndeps < 0 || (d->ndeps && !d->deps) ||
+        (d->args_size && !d->args))
+        return hyt_rt_error(HYT_ERR_INVALID, "hyt_task_insert: invalid descriptor");
+    hyt_context_t *ctx = seq->ctx;
+    if (d->device >= 0) {
+        if (d->device >= ctx->ndevices || !d->kernel->dev || d->stream < 0 ||
+            d->stream >= HYT_NUM_STREAMS)
+            return hyt_rt_error(HYT_ERR_INVALID, "hyt_task_insert: kernel %s: no device %d or "
+                                "no device body", d->kernel->name, d->device);
+    } else if (!d->kernel->cpu) {
+        return hyt_rt_error(HYT_ERR_INVALID, "hyt_task_insert: kernel %s has no CPU body",
+                            d->kernel->name);
+    }
+    int st = atomic_load(&seq->status);
+    if (st)
+        return st;
+
+    pthread_mutex_lock(&ctx->insert_lock);
+    wait_inflight_below(ctx, ctx->window, 1);
+    if (atomic_load(&ctx->inflight) == 0 && ctx->regions.used)
+        hyt_rtable_clear(&ctx->regions); /* idle: forget finished tasks */
+
+    hyt_task_t *t = task_alloc(ctx);
+    void *args = NULL;
+    if (t && d->args_size > HYT_ARGS_INLINE) {
+        args = hyt_rt_malloc(ctx, d->args_size);
+        if (!args) {
+            free(t);
+            t = NULL;
+        }
+    }
+    if (!t) {
+        pthread_mutex_unlock(&ctx->insert_lock);
+        return hyt_rt_error(HYT_ERR_NOMEM, "out of memory inserting task %s", d->kernel->name);
+    }
+    t->kernel = d->kernel;
+    t->seq = seq;
+    t->ctx = ctx;
+    t->id = ++ctx->next_id;
+    t->priority = d->priority;
+    t->device = d->device;
+    t->stream = d->stream;
+    t->nthreads = d->device >= 0 ? 1 : d->nthreads < 1 ? 1 : d->nthreads;
+    if (t->nthreads > ctx->nworkers)
+        t->nthreads = ctx->nworkers;
+    t->scratch_bytes = d->scratch_bytes;
+    t->shared_bytes = d->shared_bytes;
+    memcpy(t->tag, d->tag, sizeof t->tag);
+    t->args = args ? args : t->inline_args;
+    if (d->args_size)
+        memcpy(t->args, d->args, d->args_size);
+    t->succ = t->succ_inline;
+    t->capsucc = HYT_SUCC_INLINE;
+    t->link_stamp = 0;
+    atomic_init(&t->npred, 1);
+    atomic_init(&t->refs, 1);
+    atomic_init(&t->state, HYT_T_WAITING);
+    atomic_flag_clear(&t->lock.f);
+
+    atomic_fetch_add(&ctx->inflight, 1);
+    atomic_fetch_add(&seq->ntasks, 1);
+    if (ctx->trace.dag && atomic_load_explicit(&ctx->trace.on, memory_order_relaxed))
+        hyt_trace_node(ctx, t);
+
+    int rc = 0;
+    for (int i = 0; i < d->ndeps && !rc; i++) {
+        if (!d->deps[i].key)
+            continue;
+        rc = hyt_rtable_access(ctx, &ctx->regions, d->deps[i].key, d->deps[i].mode, t);
+    }
+    pthread_mutex_unlock(&ctx->insert_lock);
+    if (rc) {
+        /* The task is in the graph with part of its dependencies: let it run skipped. */
+        hyt_sequence_fail(seq, rc, "inserting task %s: %s", d->kernel->name,
+                          rc == HYT_ERR_NOMEM ? "out of memory" : hyt_last_error());
+    }
+    if (atomic_fetch_sub_explicit(&t->npred, 1, memory_order_acq_rel) == 1)
+        make_ready(ctx, t);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* sequences                                                                                   */
+
+int hyt_sequence_create(hyt_context_t *ctx, hyt_sequence_t **seq)
+{
+    if (!ctx || !seq)
+        return hyt_rt_error(HYT_ERR_INVALID, "hyt_sequence_create: NULL argument");
+    hyt_sequence_t *s = hyt_rt_calloc(ctx, 1, sizeof *s);
+    if (!s)
+        return hyt_rt_error(HYT_ERR_NOMEM, "out of memory creating a sequence");
+    s->ctx = ctx;
+    atomic_init(&s->status, 0);
+    atomic_init(&s->ntasks, 0);
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->cond, NULL);
+    *seq = s;
+    return HYT_SUCCESS;
+}
+
+int hyt_sequence_wait(hyt_sequence_t *seq)
+{
+    pthread_mutex_lock(&seq->lock);
+    while (atomic_load(&seq->ntasks) > 0)
+        pthread_cond_wait(&seq->cond, &seq->lock);
+    pthread_mutex_unlock(&seq->lock);
+    return atomic_load(&seq->status);
+}
+
+void hyt_sequence_fail(hyt_sequence_t *seq, int code, const char *fmt, ...)
+{
+    if (!code)
+        return;
+    pthread_mutex_lock(&seq->lock);
+    if (atomic_load_explicit(&seq->status, memory_order_relaxed) == 0) {
+        /* message first, then the status that publishes it */
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(seq->message, sizeof seq->message, fmt, ap);
+        va_end(ap);
+        atomic_store_explicit(&seq->status, code, memory_order_release);
+    }
+    pthread_mutex_unlock(&seq->lock);
+}
+
+void hyt_sequence_cancel(hyt_sequence_t *seq)
+{
+    hyt_sequence_fail(seq, HYT_ERR_CANCELLED, "sequence cancelled");
+}
+
+int hyt_sequence_status(const hyt_sequence_t *seq) { return atomic_load(&seq->status); }
+
+const char *hyt_sequence_message(const hyt_sequence_t *seq)
+{
+    /* Written once, under the lock, before the status that publishes it. */
+    return atomic_load_explicit(&seq->status, memory_order_acquire) ? seq->message : "";
+}
+
+hyt_context_t *hyt_sequence_context(const hyt_sequence_t *seq) { return seq->ctx; }
+
+void hyt_sequence_destroy(hyt_sequence_t *seq)
+{
+    if (!seq)
+        return;
+    hyt_sequence_wait(seq);
+    pthread_mutex_destroy(&seq->lock);
+    pthread_cond_destroy(&seq->cond);
+    free(seq);
+}

@@ -1,0 +1,64 @@
+/* Minimal test helpers: CHECK records a failure with file:line and goes on; tests return
+ * test_result() (0 ok, 1 failed) or 77 when skipped. */
+#ifndef HYT_TEST_H
+#define HYT_TEST_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int test_failures;
+
+#define CHECK(cond, ...)                                                                       \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            test_failures++;                                                                   \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);            \
+            fprintf(stderr, __VA_ARGS__);                                                      \
+            fprintf(stderr, "\n");                                                             \
+        }                                                                                      \
+    } while (0)
+
+#define REQUIRE(cond, ...)                                                                     \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            fprintf(stderr, "%s:%d: REQUIRE(%s) failed: ", __FILE__, __LINE__, #cond);          \
+            fprintf(stderr, __VA_ARGS__);                                                      \
+            fprintf(stderr, "\n");                                                             \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+
+static inline int test_result(const char *name)
+{
+    if (test_failures)
+        fprintf(stderr, "%s: %d check(s) failed\n", name, test_failures);
+    else
+        printf("%s: all checks passed\n", name);
+    return test_failures ? 1 : 0;
+}
+
+/* Deterministic 64-bit mixing and a tiny PRNG. */
+static inline unsigned long long test_mix(unsigned long long x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+typedef struct { unsigned long long s; } test_rng_t;
+static inline unsigned long long test_rand(test_rng_t *r) { return test_mix(r->s += 0x9e3779b97f4a7c15ULL); }
+static inline int test_randint(test_rng_t *r, int n) { return (int)(test_rand(r) % (unsigned)n); }
+
+/* A test that runs under a sanitizer or valgrind can ask for smaller sizes. */
+static inline int test_scale(void)
+{
+    const char *s = getenv("HYTILE_TEST_SMALL");
+    return s && *s && atoi(s) ? 4 : 1; /* divisor for sizes */
+}
+
+#endif

@@ -1,0 +1,164 @@
+/*
+ * Configuration: validation of every key type, INI files (errors name file:line and change
+ * nothing), the environment (unknown HYT_ variables rejected), precedence of sources.
+ */
+#include "hyt_runtime.h"
+#include "hyt_test.h"
+
+static char path[64];
+
+static void write_file(const char *text)
+{
+    snprintf(path, sizeof path, "/tmp/hyt_cfg_XXXXXX");
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0, "mkstemp");
+    REQUIRE(write(fd, text, strlen(text)) == (ssize_t)strlen(text), "write");
+    close(fd);
+}
+
+/* The file must be rejected with "path:line" and a word of the reason; cfg unchanged. */
+static void expect_file_error(const char *text, int line, const char *reason)
+{
+    hyt_config_t *cfg;
+    hyt_config_create(&cfg);
+    write_file(text);
+    int rc = hyt_config_load_file(cfg, path, HYT_SRC_FILE);
+    char where[96];
+    snprintf(where, sizeof where, "%s:%d", path, line);
+    CHECK(rc == HYT_ERR_CONFIG, "accepted: %s", text);
+    CHECK(strstr(hyt_last_error(), where) != NULL, "'%s' does not name %s", hyt_last_error(),
+          where);
+    CHECK(strstr(hyt_last_error(), reason) != NULL, "'%s' does not say '%s'", hyt_last_error(),
+          reason);
+    hyt_source_t src;
+    hyt_config_get(cfg, "lu.nb", &src);
+    CHECK(src == HYT_SRC_DEFAULT, "a rejected file changed lu.nb");
+    unlink(path);
+    hyt_config_destroy(cfg);
+}
+
+int main(void)
+{
+    hyt_config_t *cfg;
+    REQUIRE(!hyt_config_create(&cfg), "create");
+
+    /* values */
+    CHECK(!hyt_config_set(cfg, "lu.nb", "256", HYT_SRC_API, NULL), "nb 256");
+    CHECK(hyt_config_get_int(cfg, "lu.nb") == 256, "nb value");
+    CHECK(!hyt_config_set(cfg, "lu.nb", "auto", HYT_SRC_API, NULL), "nb auto");
+    CHECK(hyt_config_get_int(cfg, "lu.nb") == -1, "auto is -1");
+    static const char *bad_nb[] = {"0", "-5", "4097", "12x", "", " 12", "1e3", "0x10", NULL};
+    for (int i = 0; bad_nb[i]; i++)
+        CHECK(hyt_config_set(cfg, "lu.nb", bad_nb[i], HYT_SRC_API, NULL) == HYT_ERR_CONFIG,
+              "nb '%s' accepted", bad_nb[i]);
+    CHECK(hyt_config_set(cfg, "lu.nbb", "8", HYT_SRC_API, NULL) == HYT_ERR_CONFIG,
+          "unknown key accepted");
+    CHECK(strstr(hyt_last_error(), "lu.nbb"), "message %s", hyt_last_error());
+    CHECK(hyt_config_set(cfg, "lu.lookahead", "-1", HYT_SRC_API, NULL) == HYT_ERR_CONFIG,
+          "negative lookahead");
+    CHECK(!hyt_config_set(cfg, "lu.lookahead", "0", HYT_SRC_API, NULL), "lookahead 0");
+    static const char *good_dev[] = {"none", "auto", "cuda", "cuda:0", "cuda:0,2", "cuda:1-3",
+                                     "host:1", "host:4", NULL};
+    static const char *bad_dev[] = {"gpu", "cuda:", "cuda:a", "cuda:1,1", "host:0", "host:",
+                                    "host:x", "cuda:0,", "host:65", NULL};
+    for (int i = 0; good_dev[i]; i++)
+        CHECK(!hyt_config_set(cfg, "runtime.devices", good_dev[i], HYT_SRC_API, NULL),
+              "devices '%s' rejected: %s", good_dev[i], hyt_last_error());
+    for (int i = 0; bad_dev[i]; i++)
+        CHECK(hyt_config_set(cfg, "runtime.devices", bad_dev[i], HYT_SRC_API, NULL) ==
+                  HYT_ERR_CONFIG, "devices '%s' accepted", bad_dev[i]);
+    CHECK(!hyt_config_set(cfg, "runtime.cores", "0-3,8", HYT_SRC_API, NULL), "cores list");
+    CHECK(hyt_config_set(cfg, "runtime.cores", "3-1", HYT_SRC_API, NULL), "bad range");
+    CHECK(!hyt_config_set(cfg, "gpu.memory_limit", "8G", HYT_SRC_API, NULL), "size 8G");
+    CHECK(hyt_config_get_int(cfg, "gpu.memory_limit") == 8L << 30, "8G value");
+    CHECK(hyt_config_set(cfg, "gpu.memory_limit", "8X", HYT_SRC_API, NULL), "size 8X");
+    CHECK(hyt_config_set(cfg, "gpu.memory_limit", "-1", HYT_SRC_API, NULL), "size -1");
+    CHECK(!hyt_config_set(cfg, "gpu.pinned", "off", HYT_SRC_API, NULL), "bool off");
+    CHECK(hyt_config_get_int(cfg, "gpu.pinned") == 0, "bool value");
+    CHECK(hyt_config_set(cfg, "gpu.pinned", "maybe", HYT_SRC_API, NULL), "bool maybe");
+    hyt_config_destroy(cfg);
+
+    /* precedence: a lower source never replaces a higher one */
+    hyt_config_create(&cfg);
+    hyt_source_t src;
+    CHECK(!hyt_config_set(cfg, "lu.nb", "100", HYT_SRC_ENV, "HYT_NB"), "env");
+    CHECK(!hyt_config_set(cfg, "lu.nb", "200", HYT_SRC_FILE, "x.ini:3"), "file");
+    CHECK(!strcmp(hyt_config_get(cfg, "lu.nb", &src), "100") && src == HYT_SRC_ENV,
+          "file overrode environment");
+    CHECK(!hyt_config_set(cfg, "lu.nb", "300", HYT_SRC_API, NULL), "api");
+    CHECK(!strcmp(hyt_config_get(cfg, "lu.nb", &src), "300") && src == HYT_SRC_API,
+          "api did not override");
+    CHECK(!hyt_config_set(cfg, "lu.lookahead", "3", HYT_SRC_TUNED, "tuned.ini:2"), "tuned");
+    CHECK(!hyt_config_set(cfg, "lu.lookahead", "4", HYT_SRC_FILE, "x.ini:4"), "file2");
+    CHECK(hyt_config_get_int(cfg, "lu.lookahead") == 4, "file must beat tuned");
+    hyt_config_destroy(cfg);
+
+    /* files */
+    hyt_config_create(&cfg);
+    write_file("; comment\n# comment\n[lu]\nnb = 320\nlookahead=3 ; inline\n\n[runtime]\n"
+               "devices = host:2\ncores = all\n");
+    CHECK(!hyt_config_load_file(cfg, path, HYT_SRC_FILE), "good file: %s", hyt_last_error());
+    CHECK(hyt_config_get_int(cfg, "lu.nb") == 320, "nb from file");
+    CHECK(hyt_config_get_int(cfg, "lu.lookahead") == 3, "lookahead from file");
+    CHECK(!strcmp(hyt_config_get(cfg, "runtime.devices", &src), "host:2") &&
+              src == HYT_SRC_FILE, "devices from file");
+    unlink(path);
+    CHECK(hyt_config_load_file(cfg, "/nonexistent/x.ini", HYT_SRC_FILE) == HYT_ERR_CONFIG,
+          "missing file");
+    CHECK(strstr(hyt_last_error(), "/nonexistent/x.ini"), "%s", hyt_last_error());
+    hyt_config_destroy(cfg);
+
+    expect_file_error("[lu]\nnb = 256\nlookahed = 2\n", 3, "unknown key");
+    expect_file_error("[lu]\nnb = -4\n", 2, "out of range");
+    expect_file_error("[lu]\nnb = abc\n", 2, "not an integer");
+    expect_file_error("[lu]\nnb = 256\nnb = 128\n", 3, "twice");
+    expect_file_error("nb = 256\n", 1, "outside a section");
+    expect_file_error("[lu]\nnb 256\n", 2, "syntax error");
+    expect_file_error("[lu\nnb = 256\n", 1, "syntax error");
+    expect_file_error("[gpus]\nmemory_limit = 1G\n", 2, "unknown key");
+    expect_file_error("[runtime]\ndevices = cuda:x\n", 2, "devices");
+    {
+        char longline[600];
+        memset(longline, 'x', sizeof longline);
+        memcpy(longline, "[lu]\nnb = 1", 11);
+        longline[sizeof longline - 2] = '\n';
+        longline[sizeof longline - 1] = '\0';
+        expect_file_error(longline, 2, "too long");
+    }
+
+    /* environment */
+    hyt_config_create(&cfg);
+    setenv("HYT_NB", "128", 1);
+    setenv("HYT_LOOKAHEAD", "2", 1);
+    CHECK(!hyt_config_load_env(cfg), "env: %s", hyt_last_error());
+    CHECK(hyt_config_get_int(cfg, "lu.nb") == 128, "HYT_NB");
+    setenv("HYT_LOOKAHAED", "2", 1);
+    CHECK(hyt_config_load_env(cfg) == HYT_ERR_CONFIG, "misspelt variable accepted");
+    CHECK(strstr(hyt_last_error(), "HYT_LOOKAHAED"), "%s", hyt_last_error());
+    unsetenv("HYT_LOOKAHAED");
+    setenv("HYT_NB", "zero", 1);
+    CHECK(hyt_config_load_env(cfg) == HYT_ERR_CONFIG, "bad HYT_NB accepted");
+    CHECK(strstr(hyt_last_error(), "HYT_NB"), "%s", hyt_last_error());
+    unsetenv("HYT_NB");
+    unsetenv("HYT_LOOKAHEAD");
+    /* HYT_CONFIG names a file read before the variables */
+    write_file("[lu]\nnb = 96\nlookahead = 1\n");
+    setenv("HYT_CONFIG", path, 1);
+    setenv("HYT_LOOKAHEAD", "5", 1);
+    hyt_config_destroy(cfg);
+    hyt_config_create(&cfg);
+    CHECK(!hyt_config_load_env(cfg), "HYT_CONFIG: %s", hyt_last_error());
+    CHECK(hyt_config_get_int(cfg, "lu.nb") == 96, "nb from HYT_CONFIG file");
+    CHECK(hyt_config_get_int(cfg, "lu.lookahead") == 5, "environment beats the file");
+    unsetenv("HYT_CONFIG");
+    unsetenv("HYT_LOOKAHEAD");
+    unlink(path);
+    hyt_config_destroy(cfg);
+
+    /* every key documented */
+    int n = 0;
+    for (const hyt_config_key_t *k = hyt_config_keys(); k->name; k++, n++)
+        CHECK(k->env && k->help && k->deflt && !strncmp(k->env, "HYT_", 4), "key %s", k->name);
+    CHECK(n >= 10, "%d keys", n);
+    return test_result("test_config");
+}
