@@ -19,10 +19,10 @@ static int empty_body(const hyt_task_ctx_t *tc, void *args)
     return 0;
 }
 
-static const hyt_kernel_t k_panel = {"panel", empty_body, NULL, HYT_CAT_PANEL};
-static const hyt_kernel_t k_trsm = {"trsm", empty_body, NULL, HYT_CAT_UPDATE};
-static const hyt_kernel_t k_gemm = {"gemm", empty_body, NULL, HYT_CAT_UPDATE};
-static const hyt_kernel_t k_empty = {"empty", empty_body, NULL, HYT_CAT_OTHER};
+static const hyt_kernel_t k_panel = {.name = "panel", .cpu = empty_body, .cat = HYT_CAT_PANEL};
+static const hyt_kernel_t k_trsm = {.name = "trsm", .cpu = empty_body, .cat = HYT_CAT_UPDATE};
+static const hyt_kernel_t k_gemm = {.name = "gemm", .cpu = empty_body, .cat = HYT_CAT_UPDATE};
+static const hyt_kernel_t k_empty = {.name = "empty", .cpu = empty_body, .cat = HYT_CAT_OTHER};
 
 static long lu_dag(hyt_sequence_t *seq, char *tiles, int nt, int panel_threads)
 {

@@ -12,6 +12,7 @@ typedef struct cmd {
 } cmd_t;
 
 static const cmd_t cmds[] = {
+    {"bench-cpu", hyt_cmd_bench_cpu, "CPU LU and panel against OpenBLAS dgetrf"},
     {"bench-runtime", hyt_cmd_bench_runtime, "runtime cost per task (empty tasks)"},
 };
 

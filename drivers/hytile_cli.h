@@ -5,5 +5,6 @@
 #include "hyt_runtime.h"
 
 int hyt_cmd_bench_runtime(int argc, char **argv);
+int hyt_cmd_bench_cpu(int argc, char **argv);
 
 #endif

@@ -277,6 +277,20 @@ int hyt_context_set(hyt_context_t *ctx, const char *key, const char *value)
     return rc;
 }
 
+void hyt_progress_reset(hyt_context_t *ctx, long total)
+{
+    atomic_store(&ctx->progress_done, 0);
+    atomic_store(&ctx->progress_total, total);
+}
+
+void hyt_progress_add(hyt_context_t *ctx, long n) { atomic_fetch_add(&ctx->progress_done, n); }
+
+void hyt_progress_get(const hyt_context_t *ctx, long *done, long *total)
+{
+    *done = atomic_load(&ctx->progress_done);
+    *total = atomic_load(&ctx->progress_total);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* tokens                                                                                      */
 

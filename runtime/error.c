@@ -28,7 +28,7 @@ const char *hyt_strerror(int code)
 
 const char *hyt_last_error(void) { return last_error; }
 
-int hyt_rt_error(int code, const char *fmt, ...)
+int hyt_error(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

@@ -53,6 +53,8 @@ enum {
 const char *hyt_strerror(int code);
 /* Message of the last error raised on the calling thread (never NULL, "" when none). */
 const char *hyt_last_error(void);
+/* Records a message for hyt_last_error() and returns code (for code built on the runtime). */
+int hyt_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---------------------------------------------------------------------------------------------
  * Configuration.  Every key has a compiled default; sources override in this order:
@@ -119,6 +121,12 @@ int hyt_context_set(hyt_context_t *ctx, const char *key, const char *value);
 /* Core (OS index of its first PU) of worker w, -1 when not pinned. */
 int hyt_context_worker_core(const hyt_context_t *ctx, int w);
 
+/* Progress of a long computation (drivers count panels): reset with the total, add from tasks,
+ * read from any thread. */
+void hyt_progress_reset(hyt_context_t *ctx, long total);
+void hyt_progress_add(hyt_context_t *ctx, long n);
+void hyt_progress_get(const hyt_context_t *ctx, long *done, long *total);
+
 /* ---------------------------------------------------------------------------------------------
  * Sequences: a group of tasks with one status.  The first failing task (or a cancel) sets the
  * status; the remaining tasks of the sequence are skipped (their dependencies still resolve, so
@@ -137,6 +145,9 @@ void hyt_sequence_fail(hyt_sequence_t *seq, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Waits, then frees. */
 void hyt_sequence_destroy(hyt_sequence_t *seq);
+/* The end of a synchronous call: waits, destroys the sequence, and returns rc (the insertion's
+ * result) or else the sequence's status, with its message in hyt_last_error(). */
+int hyt_sequence_finish(hyt_sequence_t *seq, int rc);
 hyt_context_t *hyt_sequence_context(const hyt_sequence_t *seq);
 
 /* ---------------------------------------------------------------------------------------------
@@ -214,6 +225,7 @@ typedef struct hyt_kernel {
     hyt_cpu_fn cpu;
     hyt_dev_fn dev;
     hyt_category_t cat;
+    int always;   /* cleanup kernel: runs even after its sequence failed (never fault-injected) */
 } hyt_kernel_t;
 
 typedef struct hyt_task_desc {
@@ -234,9 +246,10 @@ typedef struct hyt_task_desc {
 /* A zeroed desc with device = -1 and tags -1. */
 hyt_task_desc_t hyt_task_desc(const hyt_kernel_t *kernel, const void *args, size_t args_size);
 
-/* Insert a task.  Returns 0, or the sequence's error once it has failed (the caller should stop
- * inserting and wait), or HYT_ERR_NOMEM / HYT_ERR_INVALID.  When the window of unfinished
- * tasks is full, the calling thread executes ready tasks until there is room. */
+/* Insert a task.  Returns 0 when the task is in the graph; otherwise it was not inserted: the
+ * sequence's error once it has failed (the caller should stop inserting and wait; "always"
+ * kernels are still inserted), or HYT_ERR_NOMEM / HYT_ERR_INVALID.  When the window of
+ * unfinished tasks is full, the calling thread executes ready tasks until there is room. */
 int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *desc);
 
 /* Dependency tokens: addresses that stand for something that is not data (a column's ordering,

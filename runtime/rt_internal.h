@@ -14,7 +14,7 @@
 /* errors and small helpers                                                                    */
 
 /* Records a message for hyt_last_error() and returns code. */
-int hyt_rt_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define hyt_rt_error hyt_error
 void hyt_rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static inline void hyt_cpu_relax(void)
@@ -100,6 +100,7 @@ struct hyt_task {
     /* gang */
     atomic_int gang_left;
     int skip;                     /* decided once before the body runs: 0 or an error code */
+    int broken;                   /* dependencies incompletely recorded (out of memory) */
     void *shared;
     hyt_barrier_t barrier;
 
@@ -330,6 +331,7 @@ struct hyt_context {
 
     hyt_trace_t trace;
     int saved_blas_threads;
+    atomic_long progress_done, progress_total;
 };
 
 /* Scheduler entry points (sched.c). */

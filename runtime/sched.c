@@ -299,6 +299,10 @@ void hyt_sched_task_failed(hyt_task_t *t, int rc)
 int hyt_sched_should_skip(hyt_task_t *t)
 {
     hyt_context_t *ctx = t->ctx;
+    if (t->broken)
+        return atomic_load(&t->seq->status);
+    if (t->kernel->always)
+        return 0;
     int st = atomic_load(&t->seq->status);
     if (st)
         return st;
@@ -604,7 +608,7 @@ int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
                             d->kernel->name);
     }
     int st = atomic_load(&seq->status);
-    if (st)
+    if (st && !d->kernel->always)
         return st;
 
     pthread_mutex_lock(&ctx->insert_lock);
@@ -662,13 +666,15 @@ int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
     }
     pthread_mutex_unlock(&ctx->insert_lock);
     if (rc) {
-        /* The task is in the graph with part of its dependencies: let it run skipped. */
+        /* The task is in the graph with part of its dependencies: it runs skipped (also an
+         * "always" task), and the sequence carries the error. */
+        t->broken = 1;
         hyt_sequence_fail(seq, rc, "inserting task %s: %s", d->kernel->name,
                           rc == HYT_ERR_NOMEM ? "out of memory" : hyt_last_error());
     }
     if (atomic_fetch_sub_explicit(&t->npred, 1, memory_order_acq_rel) == 1)
         make_ready(ctx, t);
-    return rc;
+    return HYT_SUCCESS;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -729,6 +735,15 @@ const char *hyt_sequence_message(const hyt_sequence_t *seq)
 }
 
 hyt_context_t *hyt_sequence_context(const hyt_sequence_t *seq) { return seq->ctx; }
+
+int hyt_sequence_finish(hyt_sequence_t *seq, int rc)
+{
+    int st = hyt_sequence_wait(seq);
+    if (!rc && st)
+        rc = hyt_error(st, "%s", hyt_sequence_message(seq));
+    hyt_sequence_destroy(seq);
+    return rc;
+}
 
 void hyt_sequence_destroy(hyt_sequence_t *seq)
 {

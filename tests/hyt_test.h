@@ -61,4 +61,33 @@ static inline int test_scale(void)
     return s && *s && atoi(s) ? 4 : 1; /* divisor for sizes */
 }
 
+/* A context with `workers` CPU workers, the given devices ("none", "host:2", ...) and more
+ * key, value pairs ending with NULL; the test fails at once if it cannot be created. */
+#ifdef HYT_RUNTIME_H
+#include <stdarg.h>
+static inline hyt_context_t *test_context(int workers, const char *devices, ...)
+{
+    hyt_config_t *cfg;
+    char buf[16];
+    hyt_config_create(&cfg);
+    snprintf(buf, sizeof buf, "%d", workers);
+    REQUIRE(!hyt_config_set(cfg, "runtime.workers", buf, HYT_SRC_API, NULL), "%s",
+            hyt_last_error());
+    REQUIRE(!hyt_config_set(cfg, "runtime.devices", devices, HYT_SRC_API, NULL), "%s",
+            hyt_last_error());
+    va_list ap;
+    va_start(ap, devices);
+    const char *key;
+    while ((key = va_arg(ap, const char *))) {
+        const char *value = va_arg(ap, const char *);
+        REQUIRE(!hyt_config_set(cfg, key, value, HYT_SRC_API, NULL), "%s", hyt_last_error());
+    }
+    va_end(ap);
+    hyt_context_t *ctx;
+    REQUIRE(!hyt_context_create(cfg, &ctx), "%s", hyt_last_error());
+    hyt_config_destroy(cfg);
+    return ctx;
+}
+#endif
+
 #endif

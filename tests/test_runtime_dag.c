@@ -96,7 +96,7 @@ static int dev_body(const hyt_devctx_t *dc, void *p)
     return 0;
 }
 
-static const hyt_kernel_t kern = {"random", cpu_body, dev_body, HYT_CAT_OTHER};
+static const hyt_kernel_t kern = {.name = "random", .cpu = cpu_body, .dev = dev_body, .cat = HYT_CAT_OTHER};
 
 static void dag_alloc(dag_t *d, int nregions, int ntasks)
 {

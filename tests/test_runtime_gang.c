@@ -41,7 +41,7 @@ static int gang_body(const hyt_task_ctx_t *tc, void *p)
     return 0;
 }
 
-static const hyt_kernel_t gang_kernel = {"gang", gang_body, NULL, HYT_CAT_PANEL};
+static const hyt_kernel_t gang_kernel = {.name = "gang", .cpu = gang_body, .cat = HYT_CAT_PANEL};
 
 static void alarm_handler(int sig)
 {
@@ -55,15 +55,7 @@ static void alarm_handler(int sig)
 static void run_shapes(int workers, unsigned long long seed, int ntasks, int chained)
 {
     test_rng_t rng = {seed};
-    hyt_config_t *cfg;
-    char buf[32];
-    hyt_config_create(&cfg);
-    snprintf(buf, sizeof buf, "%d", workers);
-    hyt_config_set(cfg, "runtime.workers", buf, HYT_SRC_API, NULL);
-    hyt_config_set(cfg, "runtime.devices", "none", HYT_SRC_API, NULL);
-    hyt_context_t *ctx;
-    REQUIRE(!hyt_context_create(cfg, &ctx), "%s", hyt_last_error());
-    hyt_config_destroy(cfg);
+    hyt_context_t *ctx = test_context(workers, "none", (char *)NULL);
     REQUIRE(hyt_context_num_workers(ctx) == workers, "workers %d", hyt_context_num_workers(ctx));
 
     atomic_int *seen = calloc((size_t)ntasks, sizeof *seen);

@@ -11,24 +11,10 @@
 static hyt_context_t *make_ctx(int workers, const char *devices, int window, const char *extra_key,
                                const char *extra_val)
 {
-    hyt_config_t *cfg;
     char buf[32];
-    hyt_config_create(&cfg);
-    snprintf(buf, sizeof buf, "%d", workers);
-    REQUIRE(!hyt_config_set(cfg, "runtime.workers", buf, HYT_SRC_API, NULL), "%s",
-            hyt_last_error());
-    REQUIRE(!hyt_config_set(cfg, "runtime.devices", devices, HYT_SRC_API, NULL), "%s",
-            hyt_last_error());
     snprintf(buf, sizeof buf, "%d", window);
-    REQUIRE(!hyt_config_set(cfg, "runtime.window", buf, HYT_SRC_API, NULL), "%s",
-            hyt_last_error());
-    if (extra_key)
-        REQUIRE(!hyt_config_set(cfg, extra_key, extra_val, HYT_SRC_API, NULL), "%s",
-                hyt_last_error());
-    hyt_context_t *ctx;
-    REQUIRE(!hyt_context_create(cfg, &ctx), "%s", hyt_last_error());
-    hyt_config_destroy(cfg);
-    return ctx;
+    return test_context(workers, devices, "runtime.window", buf, extra_key, extra_val,
+                        (char *)NULL);
 }
 
 static void sleep_us(long us)
@@ -74,7 +60,7 @@ static int rec_dev(const hyt_devctx_t *dc, void *p)
     return a->fail;
 }
 
-static const hyt_kernel_t rec_kernel = {"rec", rec_body, rec_dev, HYT_CAT_UPDATE};
+static const hyt_kernel_t rec_kernel = {.name = "rec", .cpu = rec_body, .dev = rec_dev, .cat = HYT_CAT_UPDATE};
 
 static int insert_rec(hyt_sequence_t *seq, rec_args_t a, const void *key, hyt_mode_t mode,
                       int prio)

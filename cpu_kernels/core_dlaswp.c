@@ -1,0 +1,94 @@
+/*
+ * Row interchanges on a column of tiles, hand-coded (LAPACK's dlaswp cannot work across
+ * tiles).  One task swaps one column of tiles for one or more steps.
+ */
+#include "hyt_cpu_kernels.h"
+
+#include <stdlib.h>
+
+void hyt_core_dlaswp(const hyt_desc_t *A, int j, int r1, int r2, const int *ipiv, int incx)
+{
+    int npiv = r2 - r1;
+    if (npiv <= 0)
+        return;
+    int nbj = hyt_tile_nb(A, j);
+    int64_t ld = hyt_tile_ld(A);
+    double *stack[2 * 256], **pa = stack, **pb;
+    if (npiv > 256 && !(pa = malloc(2 * (size_t)npiv * sizeof *pa))) {
+        /* no memory for the pointer tables: swap row by row instead */
+        for (int q = 0; q < npiv; q++) {
+            int r = incx > 0 ? r1 + q : r2 - 1 - q, p = ipiv[r] - 1;
+            if (p == r)
+                continue;
+            double *x = hyt_elem(A, r, (int64_t)j * A->nb), *y = hyt_elem(A, p, (int64_t)j * A->nb);
+            for (int c = 0; c < nbj; c++) {
+                double t = x[c * ld];
+                x[c * ld] = y[c * ld];
+                y[c * ld] = t;
+            }
+        }
+        return;
+    }
+    pb = pa + npiv;
+    int n = 0;
+    for (int q = 0; q < npiv; q++) {
+        int r = incx > 0 ? r1 + q : r2 - 1 - q, p = ipiv[r] - 1;
+        if (p == r)
+            continue;
+        pa[n] = hyt_elem(A, r, (int64_t)j * A->nb);
+        pb[n] = hyt_elem(A, p, (int64_t)j * A->nb);
+        n++;
+    }
+    /* blocks of 32 columns, interchanges in order inside a block (LAPACK's dlaswp order): the
+     * block's part of the rows stays in cache while the interchanges run through it */
+    for (int c0 = 0; c0 < nbj; c0 += 32) {
+        int c1 = c0 + 32 < nbj ? c0 + 32 : nbj;
+        for (int q = 0; q < n; q++) {
+            double *x = pa[q], *y = pb[q];
+            for (int c = c0; c < c1; c++) {
+                double t = x[c * ld];
+                x[c * ld] = y[c * ld];
+                y[c * ld] = t;
+            }
+        }
+    }
+    if (pa != stack)
+        free(pa);
+}
+
+typedef struct laswp_args {
+    hyt_desc_t A;
+    int j, r1, r2, incx;
+    const int *ipiv;
+} laswp_args_t;
+
+static int laswp_body(const hyt_task_ctx_t *tc, void *p)
+{
+    (void)tc;
+    laswp_args_t *a = p;
+    hyt_core_dlaswp(&a->A, a->j, a->r1, a->r2, a->ipiv, a->incx);
+    return 0;
+}
+
+static const hyt_kernel_t laswp_kernel = {.name = "dlaswp", .cpu = laswp_body, .cat = HYT_CAT_UPDATE};
+
+int hyt_insert_dlaswp(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_desc_t *A, int j, int k1,
+                      int k2, const int *ipiv, int npiv, int incx,
+                      const void *const *ipiv_tokens)
+{
+    int64_t r2 = (int64_t)k2 * A->nb < npiv ? (int64_t)k2 * A->nb : npiv;
+    laswp_args_t args = {*A, j, k1 * A->nb, (int)r2, incx, ipiv};
+    int nd = 0, cap = (A->mt - k1) + (k2 - k1);
+    hyt_dep_t stack[96], *deps = cap <= 96 ? stack : malloc((size_t)cap * sizeof *deps);
+    if (!deps)
+        return HYT_ERR_NOMEM;
+    for (int k = k1; k < k2 && ipiv_tokens; k++)
+        deps[nd++] = (hyt_dep_t){ipiv_tokens[k], HYT_READ};
+    for (int i = k1; i < A->mt; i++)
+        deps[nd++] = (hyt_dep_t){hyt_tile(A, i, j), HYT_RW};
+    hyt_task_desc_t d = hyt_tagged_desc(&laswp_kernel, &args, sizeof args, deps, nd, tag);
+    int rc = hyt_task_insert(seq, &d);
+    if (deps != stack)
+        free(deps);
+    return rc;
+}

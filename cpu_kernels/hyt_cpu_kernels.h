@@ -1,0 +1,111 @@
+/*
+ * CPU tile kernels and their typed insert wrappers.  Each kernel lives in its own file with
+ * its task body and wrapper, so a kernel and the access modes it declares cannot drift apart.
+ * Region keys are tile base addresses (hyt_tile()) and dependency tokens.
+ */
+#ifndef HYT_CPU_KERNELS_H
+#define HYT_CPU_KERNELS_H
+
+#include "hyt_runtime.h"
+#include "hyt_tiles.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Priority and trace tags of an inserted task. */
+typedef struct hyt_tag {
+    int prio;
+    int k, i, j;
+} hyt_tag_t;
+
+/* A task descriptor with dependencies, priority and tags set (for the insert wrappers). */
+static inline hyt_task_desc_t hyt_tagged_desc(const hyt_kernel_t *kernel, const void *args,
+                                              size_t args_size, const hyt_dep_t *deps, int ndeps,
+                                              hyt_tag_t tag)
+{
+    hyt_task_desc_t d = hyt_task_desc(kernel, args, args_size);
+    d.deps = deps;
+    d.ndeps = ndeps;
+    d.priority = tag.prio;
+    d.tag[0] = tag.k;
+    d.tag[1] = tag.i;
+    d.tag[2] = tag.j;
+    return d;
+}
+
+/* ---- core_dgetrf_rec.c: recursive-parallel panel factorization --------------------------
+ * Factors the panel of tile column k (rows k*nb..m-1, width min(nb, n-k*nb)) with partial
+ * pivoting on `nthreads` threads entering together.  Pivots go to ipiv[k*nb ...] as global
+ * 1-based row indices; the first exactly-zero pivot sets *info (global column, 1-based) if
+ * *info is 0.  When the panel is wider than tall (last step of an m < n matrix) the extra
+ * columns get their U part.  Declares RW on the panel's tiles and WRITE on ipiv_token. */
+int hyt_insert_dgetrf_rec(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_desc_t *A, int k,
+                          int *ipiv, int *info, int nthreads, const void *ipiv_token);
+/* The recursion leaf width (columns factored by rank-1 updates). */
+#define HYT_PANEL_LEAF 2
+
+/* ---- core_dlaswp.c: row interchanges on a column of tiles --------------------------------
+ * hyt_core_dlaswp applies the interchanges ipiv[r1..r2) (0-based positions, 1-based global
+ * targets) to tile column j of A, forward (incx > 0) or backward (incx < 0).
+ * hyt_insert_dlaswp does it for the pivots of steps k1..k2-1 (positions k1*nb up to
+ * min(k2*nb, npiv)); ipiv_tokens[k] is READ for those steps (may be NULL), tiles (i,j) for
+ * i >= k1 are RW. */
+void hyt_core_dlaswp(const hyt_desc_t *A, int j, int r1, int r2, const int *ipiv, int incx);
+int hyt_insert_dlaswp(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_desc_t *A, int j, int k1,
+                      int k2, const int *ipiv, int npiv, int incx,
+                      const void *const *ipiv_tokens);
+
+/* ---- core_dgessm.c: step k of the LU applied to tile columns [j1, j2) -------------------
+ * HYT_GESSM_SOLVE: swaps of step k (rows k*nb..m-1) and A_kj = inv(L_kk) A_kj;
+ * HYT_GESSM_GEMM: A_ij -= L_ik A_kj for tile rows [i1, i2).  Declares READ on ipiv_key
+ * (&ipiv[k*nb]) and L, RW on the tiles it changes. */
+enum { HYT_GESSM_SOLVE = 1, HYT_GESSM_GEMM = 2 };
+void hyt_core_dgessm(const hyt_desc_t *A, int k, int j1, int j2, int i1, int i2, const int *ipiv,
+                     int npiv, int what);
+int hyt_insert_dgessm(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_desc_t *A, int k, int j1,
+                      int j2, int i1, int i2, const int *ipiv, int npiv, int what,
+                      const void *ipiv_key);
+
+/* ---- core_dtrsm.c / core_dgemm.c: BLAS on tiles (ld of the descriptors) ------------------
+ * Keys: the tile addresses passed.  A is READ, B / C RW. */
+int hyt_insert_dtrsm(hyt_sequence_t *seq, hyt_tag_t tag, char side, char uplo, char trans,
+                     char diag, int m, int n, double alpha, const double *A, int lda,
+                     double *B, int ldb);
+int hyt_insert_dgemm(hyt_sequence_t *seq, hyt_tag_t tag, char transa, char transb, int m, int n,
+                     int k, double alpha, const double *A, int lda, const double *B, int ldb,
+                     double beta, double *C, int ldc);
+
+/* ---- core_dtrtri.c: inverse of the unit lower triangle of a diagonal tile ---------------
+ * Linv (n x n, ld ldinv) = inv(unit lower part of L); the rest of the nb x nb buffer zeroed.
+ * Keys: L READ, Linv WRITE. */
+void hyt_core_dtrtri_ul(int n, const double *L, int ldl, double *Linv, int ldinv, int nb);
+int hyt_insert_dtrtri_ul(hyt_sequence_t *seq, hyt_tag_t tag, int n, const double *L, int ldl,
+                         double *Linv, int ldinv, int nb);
+
+/* ---- core_dlange.c: norms --------------------------------------------------------------
+ * norm: 'M' max |a|, '1' / 'O' max column sum, 'I' max row sum, 'F' Frobenius. */
+double hyt_core_dlange(char norm, int m, int n, const double *a, int64_t lda);
+/* Norm of a tile matrix with parallel tasks; *result is set when the sequence has finished. */
+int hyt_dlange_tile_async(hyt_sequence_t *seq, char norm, const hyt_desc_t *A, double *result);
+
+/* ---- core_dplghpl.c: HPL's matrix generator ----------------------------------------------
+ * Entry (r, c) of the m x n HPL matrix of seed `seed` (HPL's 31-bit linear congruential
+ * generator, the matrix generated column by column): the same numbers HPL_pdmatgen produces
+ * on a 1 x 1 grid.  HPL's system is the n x (n+1) matrix [A b] with seed 100. */
+double hyt_hpl_entry(int64_t m, int64_t r, int64_t c, int seed);
+/* Fills rows [r0, r0+mb) x columns [c0, c0+nb) of the m-row HPL matrix into a (ld). */
+void hyt_core_dplghpl(int64_t m, int64_t r0, int64_t c0, int mb, int nb, double *a, int64_t lda,
+                      int seed);
+/* Generates the HPL matrix into A (columns col0.. of the m-row global matrix), as tasks. */
+int hyt_dplghpl_tile_async(hyt_sequence_t *seq, const hyt_desc_t *A, int64_t col0, int seed);
+
+/* ---- core_dgemv.c: residual r = b - A x on tiles -----------------------------------------
+ * r (length m, contiguous) = beta*r + alpha*A*x with one task per tile row (x length n). */
+int hyt_dgemv_tile_async(hyt_sequence_t *seq, double alpha, const hyt_desc_t *A, const double *x,
+                         double beta, double *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,357 @@
+/*
+ * hytile bench-cpu: hytile's CPU LU against OpenBLAS's dgetrf on the same matrices in the same
+ * run, and the panel kernel against OpenBLAS's dgetrf on the same m x nb panel with the same
+ * number of cores.  Every result is checked (HPL-style scaled residual of a solve for the LU,
+ * backward error ||PA - LU|| for panels) before its rate is reported.
+ *
+ *   hytile bench-cpu [-n N ...] [--panel M] [--nb NB] [--panel-cores P] [--lookahead L]
+ *                    [--layout lapack|tile] [--reps R] [--cores C]
+ */
+#include "hytile_cli.h"
+
+#include "hytile.h"
+
+#include <cblas.h>
+#include <dlfcn.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* OpenBLAS's idle threads spin (sched_yield) for about 0.1 s after a parallel call; let them
+ * go to sleep before timing anything else on the same cores. */
+static void settle(void)
+{
+    struct timespec ts = {0, 250000000};
+    nanosleep(&ts, NULL);
+}
+
+typedef void (*dgetrf_fn)(const int *, const int *, double *, const int *, int *, int *);
+extern void openblas_set_num_threads(int n);
+extern char *openblas_get_config(void);
+extern char *openblas_get_corename(void);
+
+/* OpenBLAS's own dgetrf_, not ours: looked up in the library that defines cblas_dgemm. */
+static dgetrf_fn openblas_dgetrf(void)
+{
+    Dl_info info;
+    if (!dladdr((void *)cblas_dgemm, &info) || !info.dli_fname)
+        return NULL;
+    void *h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+    if (!h)
+        return NULL;
+    dgetrf_fn f = (dgetrf_fn)dlsym(h, "dgetrf_");
+    dlclose(h);
+    return f == (dgetrf_fn)dgetrf_ ? NULL : f;
+}
+
+static void fill(double *a, int64_t m, int64_t n, int64_t lda, unsigned seed)
+{
+    for (int64_t c = 0; c < n; c++) {
+        unsigned long long s = (unsigned long long)(c + 1) * 0x9e3779b97f4a7c15ULL + seed;
+        for (int64_t r = 0; r < m; r++) {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            a[r + c * lda] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+        }
+    }
+}
+
+/* HPL's scaled residual of the solve with factors F of A0 (n x n). */
+static double solve_residual(hyt_context_t *ctx, int n, const double *A0, const double *F,
+                             const int *ipiv, int hytile)
+{
+    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
+    fill(b, n, 1, n, 77);
+    memcpy(x, b, (size_t)n * sizeof *x);
+    if (hytile) {
+        hyt_dgetrs(ctx, 'N', n, 1, F, n, ipiv, x, n);
+    } else { /* plain CBLAS: swaps, L, U */
+        for (int i = 0; i < n; i++) {
+            int p = ipiv[i] - 1;
+            double t = x[i];
+            x[i] = x[p];
+            x[p] = t;
+        }
+        cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasUnit, n, F, n, x, 1);
+        cblas_dtrsv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, n, F, n, x, 1);
+    }
+    double an = 0, xn = 0, bn = 0, rn = 0;
+    double *r = malloc((size_t)n * sizeof *r);
+    memcpy(r, b, (size_t)n * sizeof *r);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, A0, n, x, 1, 1.0, r, 1);
+    for (int i = 0; i < n; i++) {
+        double s = 0;
+        for (int j = 0; j < n; j++)
+            s += fabs(A0[i + (int64_t)j * n]);
+        an = fmax(an, s);
+        xn = fmax(xn, fabs(x[i]));
+        bn = fmax(bn, fabs(b[i]));
+        rn = fmax(rn, fabs(r[i]));
+    }
+    free(b);
+    free(x);
+    free(r);
+    return rn / (DBL_EPSILON * (an * xn + bn) * n);
+}
+
+/* ||P A - L U||_1 / (||A||_1 m eps) for an m x w panel. */
+static double panel_error(int m, int w, const double *A0, const double *F, const int *ipiv)
+{
+    double *PA = malloc((size_t)m * w * sizeof *PA), *L = calloc((size_t)m * w, sizeof *L);
+    double *U = calloc((size_t)w * w, sizeof *U);
+    if (!PA || !L || !U) {
+        free(PA);
+        free(L);
+        free(U);
+        return INFINITY;
+    }
+    memcpy(PA, A0, (size_t)m * w * sizeof *PA);
+    for (int k = 0; k < w; k++) {
+        int p = ipiv[k] - 1;
+        if (p != k)
+            for (int c = 0; c < w; c++) {
+                double t = PA[k + (int64_t)c * m];
+                PA[k + (int64_t)c * m] = PA[p + (int64_t)c * m];
+                PA[p + (int64_t)c * m] = t;
+            }
+    }
+    for (int c = 0; c < w; c++)
+        for (int r = 0; r < m; r++) {
+            L[r + (int64_t)c * m] = r > c ? F[r + (int64_t)c * m] : r == c ? 1 : 0;
+            if (r <= c)
+                U[r + c * w] = F[r + (int64_t)c * m];
+        }
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, w, w, -1.0, L, m, U, w, 1.0, PA, m);
+    double rn = 0, an = 0;
+    for (int c = 0; c < w; c++) {
+        double s = 0, t = 0;
+        for (int r = 0; r < m; r++) {
+            s += fabs(PA[r + (int64_t)c * m]);
+            t += fabs(A0[r + (int64_t)c * m]);
+        }
+        rn = fmax(rn, s);
+        an = fmax(an, t);
+    }
+    free(PA);
+    free(L);
+    free(U);
+    return rn / (an * m * DBL_EPSILON);
+}
+
+static void set_int(hyt_context_t *ctx, const char *key, int v)
+{
+    char buf[16];
+    snprintf(buf, sizeof buf, "%d", v);
+    if (hyt_context_set(ctx, key, buf))
+        fprintf(stderr, "hytile: %s\n", hyt_last_error());
+}
+
+static int usage(void)
+{
+    fprintf(stderr,
+            "usage: hytile bench-cpu [-n N ...] [--panel M] [--nb NB] [--lookahead L]\n"
+            "                        [--panel-cores P] [--layout lapack|tile] [--reps R]\n"
+            "  -n N          LU of N x N against OpenBLAS dgetrf (several -n allowed)\n"
+            "  --panel M     panel M x NB against OpenBLAS dgetrf on PANEL_CORES threads\n"
+            "  --layout      factor the LAPACK array in place (default) or a CCRB tile copy\n"
+            "  --trace FILE  Chrome trace of the last hytile LU run\n");
+    return 2;
+}
+
+int hyt_cmd_bench_cpu(int argc, char **argv)
+{
+    int ns[32], nn = 0, panel_m = 0, nb = -1, la = -1, pc = -1, reps = 3, tile = 0;
+    const char *trace = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-n") && v && nn < 32) {
+            ns[nn++] = atoi(v);
+            i++;
+        } else if (!strcmp(a, "--panel") && v) {
+            panel_m = atoi(v);
+            i++;
+        } else if (!strcmp(a, "--nb") && v) {
+            nb = atoi(v);
+            i++;
+        } else if (!strcmp(a, "--lookahead") && v) {
+            la = atoi(v);
+            i++;
+        } else if (!strcmp(a, "--panel-cores") && v) {
+            pc = atoi(v);
+            i++;
+        } else if (!strcmp(a, "--reps") && v) {
+            reps = atoi(v);
+            i++;
+        } else if (!strcmp(a, "--trace") && v) {
+            trace = v;
+            i++;
+        } else if (!strcmp(a, "--layout") && v) {
+            tile = !strcmp(v, "tile");
+            i++;
+        } else {
+            return usage();
+        }
+    }
+    if (!nn && !panel_m)
+        ns[nn++] = 4000;
+    dgetrf_fn ob = openblas_dgetrf();
+    if (!ob) {
+        fprintf(stderr, "hytile bench-cpu: OpenBLAS's dgetrf_ not found\n");
+        return 1;
+    }
+    hyt_config_t *cfg;
+    hyt_context_t *ctx;
+    hyt_config_create(&cfg);
+    if (hyt_config_load_env(cfg) || hyt_config_set(cfg, "runtime.devices", "none", HYT_SRC_API,
+                                                   NULL) ||
+        hyt_context_create(cfg, &ctx)) {
+        fprintf(stderr, "hytile: %s\n", hyt_last_error());
+        hyt_config_destroy(cfg);
+        return 1;
+    }
+    hyt_config_destroy(cfg);
+    int nw = hyt_context_num_workers(ctx);
+    if (nb > 0)
+        set_int(ctx, "lu.nb", nb);
+    if (la >= 0)
+        set_int(ctx, "lu.lookahead", la);
+    if (pc > 0)
+        set_int(ctx, "lu.panel_cores", pc);
+    printf("OpenBLAS: %s (core %s)\n", openblas_get_config(), openblas_get_corename());
+    printf("hytile: %d workers, layout %s\n", nw, tile ? "tile (CCRB copy)" : "LAPACK in place");
+
+    int rc = 0;
+    if (nn) {
+        printf("\n%7s %5s %4s %4s | %9s %9s | %9s %9s | %6s\n", "N", "nb", "la", "pc",
+               "hytile s", "GFLOP/s", "OpenBLAS", "GFLOP/s", "ratio");
+    }
+    for (int t = 0; t < nn; t++) {
+        int n = ns[t];
+        double flops = 2.0 / 3.0 * (double)n * n * n - 0.5 * (double)n * n;
+        double *A0 = malloc((size_t)n * n * sizeof *A0), *A = malloc((size_t)n * n * sizeof *A);
+        int *ipiv = malloc((size_t)n * sizeof *ipiv);
+        if (!A0 || !A || !ipiv) {
+            fprintf(stderr, "hytile bench-cpu: no memory for n = %d\n", n);
+            rc = 1;
+            break;
+        }
+        fill(A0, n, n, n, (unsigned)n);
+        hyt_lu_params_t p;
+        hyt_lu_params(ctx, n, n, &p);
+        double best_h = 1e30, best_o = 1e30, res_h = 0, res_o = 0;
+        for (int r = 0; r < reps; r++) {
+            memcpy(A, A0, (size_t)n * n * sizeof *A);
+            settle();
+            if (trace && r == reps - 1)
+                hyt_trace_start(ctx, 0);
+            double t0 = hyt_wtime();
+            int info;
+            if (tile) {
+                hyt_desc_t D;
+                if (hyt_desc_create(ctx, n, n, p.nb, &D)) {
+                    rc = 1;
+                    break;
+                }
+                hyt_lapack_to_tile(ctx, A, n, &D);
+                info = hyt_dgetrf_tile(ctx, &D, ipiv);
+                hyt_tile_to_lapack(ctx, &D, A, n);
+                hyt_desc_destroy(&D);
+            } else {
+                info = hyt_dgetrf(ctx, n, n, A, n, ipiv);
+            }
+            double th = hyt_wtime() - t0;
+            if (trace && r == reps - 1) {
+                hyt_trace_stop(ctx);
+                if (hyt_trace_write_json(ctx, trace))
+                    fprintf(stderr, "hytile: %s\n", hyt_last_error());
+            }
+            if (info) {
+                fprintf(stderr, "hytile dgetrf: info %d %s\n", info, hyt_last_error());
+                rc = 1;
+            }
+            if (th < best_h)
+                best_h = th;
+            if (r == 0)
+                res_h = solve_residual(ctx, n, A0, A, ipiv, 1);
+
+            memcpy(A, A0, (size_t)n * n * sizeof *A);
+            settle();
+            openblas_set_num_threads(nw);
+            t0 = hyt_wtime();
+            ob(&n, &n, A, &n, ipiv, &info);
+            double to = hyt_wtime() - t0;
+            openblas_set_num_threads(1);
+            if (to < best_o)
+                best_o = to;
+            if (r == 0)
+                res_o = solve_residual(ctx, n, A0, A, ipiv, 0);
+        }
+        printf("%7d %5d %4d %4d | %9.3f %9.1f | %9.3f %9.1f | %6.2f   residuals %.3g / %.3g%s\n",
+               n, p.nb, p.lookahead, p.panel_cores, best_h, flops / best_h * 1e-9, best_o,
+               flops / best_o * 1e-9, best_o / best_h, res_h, res_o,
+               res_h < 16 && res_o < 16 ? "" : "  FAILED");
+        if (!(res_h < 16))
+            rc = 1;
+        free(A0);
+        free(A);
+        free(ipiv);
+    }
+
+    if (panel_m > 0) {
+        hyt_lu_params_t p;
+        hyt_lu_params(ctx, panel_m, panel_m, &p);
+        int w = nb > 0 ? nb : p.nb, m = panel_m, cores = p.panel_cores;
+        double flops = (double)m * w * w - (double)w * w * w / 3.0;
+        double *A0 = malloc((size_t)m * w * sizeof *A0), *A = malloc((size_t)m * w * sizeof *A);
+        int *ipiv = malloc((size_t)w * sizeof *ipiv);
+        fill(A0, m, w, m, 3);
+        set_int(ctx, "lu.nb", w);
+        double best_h = 1e30, best_o = 1e30, eh = 0, eo = 0;
+        for (int r = 0; r < reps; r++) {
+            memcpy(A, A0, (size_t)m * w * sizeof *A);
+            settle();
+            double t0 = hyt_wtime(), th;
+            if (tile) {
+                hyt_desc_t D;
+                hyt_desc_create(ctx, m, w, w, &D);
+                hyt_lapack_to_tile(ctx, A, m, &D);
+                t0 = hyt_wtime();
+                hyt_dgetrf_tile(ctx, &D, ipiv);
+                th = hyt_wtime() - t0;
+                hyt_tile_to_lapack(ctx, &D, A, m);
+                hyt_desc_destroy(&D);
+            } else {
+                hyt_dgetrf(ctx, m, w, A, m, ipiv);
+                th = hyt_wtime() - t0;
+            }
+            best_h = fmin(best_h, th);
+            if (r == 0)
+                eh = panel_error(m, w, A0, A, ipiv);
+            memcpy(A, A0, (size_t)m * w * sizeof *A);
+            settle();
+            openblas_set_num_threads(cores);
+            t0 = hyt_wtime();
+            int info;
+            ob(&m, &w, A, &m, ipiv, &info);
+            best_o = fmin(best_o, hyt_wtime() - t0);
+            openblas_set_num_threads(1);
+            if (r == 0)
+                eo = panel_error(m, w, A0, A, ipiv);
+        }
+        printf("\npanel %d x %d on %d cores: hytile %.2f ms %.1f GFLOP/s | OpenBLAS %.2f ms %.1f "
+               "GFLOP/s | ratio %.2f   errors %.2g / %.2g%s\n",
+               m, w, cores, best_h * 1e3, flops / best_h * 1e-9, best_o * 1e3,
+               flops / best_o * 1e-9, best_o / best_h, eh, eo, eh < 30 ? "" : "  FAILED");
+        if (!(eh < 30))
+            rc = 1;
+        free(A0);
+        free(A);
+        free(ipiv);
+    }
+    hyt_context_destroy(ctx);
+    return rc;
+}

@@ -1,0 +1,67 @@
+/*
+ * hytile: LU factorization with partial pivoting and solves on multicore CPUs and GPUs.
+ *
+ * Three levels, as in PLASMA:
+ *   LAPACK layout, synchronous     hyt_dgetrf, hyt_dgetrs, hyt_dgesv
+ *   tile layout, synchronous       hyt_dgetrf_tile, hyt_dgetrs_tile, hyt_dgesv_tile
+ *   tile layout, asynchronous      hyt_dgetrf_tile_async, hyt_dgetrs_tile_async (insert tasks
+ *                                  into a sequence; hyt_sequence_wait returns the status)
+ * plus the LAPACK ABI entry points dgetrf_, dgetrs_, dgesv_ exported by libhytile.so.
+ *
+ * Return values follow LAPACK's INFO: 0 success, -i the i-th argument (counted as in LAPACK,
+ * the context not counted) is wrong and nothing was touched, +i U(i,i) is exactly zero (the
+ * factorization is completed anyway; a solve is not done).  Library failures return
+ * HYT_ERR_* codes (all below -1000) with hyt_last_error() saying what happened; the matrix
+ * is then unspecified for dgetrf (the factorization did not complete) and untouched by argument
+ * errors.
+ */
+#ifndef HYTILE_H
+#define HYTILE_H
+
+#include "hyt_cpu_kernels.h"
+#include "hyt_runtime.h"
+#include "hyt_tiles.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Effective LU parameters for an m x n problem: the configuration's lu.* values with "auto"
+ * resolved for this machine and size, and where each came from. */
+typedef struct hyt_lu_params {
+    int nb, lookahead, panel_cores;
+    hyt_source_t src_nb, src_lookahead, src_panel_cores;
+    int ndevices;
+} hyt_lu_params_t;
+int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p);
+
+/* LAPACK layout, synchronous (a is column-major with leading dimension lda). */
+int hyt_dgetrf(hyt_context_t *ctx, int m, int n, double *a, int lda, int *ipiv);
+int hyt_dgetrs(hyt_context_t *ctx, char trans, int n, int nrhs, const double *a, int lda,
+               const int *ipiv, double *b, int ldb);
+int hyt_dgesv(hyt_context_t *ctx, int n, int nrhs, double *a, int lda, int *ipiv, double *b,
+              int ldb);
+
+/* Tile layout (A from hyt_desc_create or a LAPACK view), synchronous. */
+int hyt_dgetrf_tile(hyt_context_t *ctx, hyt_desc_t *A, int *ipiv);
+int hyt_dgetrs_tile(hyt_context_t *ctx, char trans, const hyt_desc_t *A, const int *ipiv,
+                    hyt_desc_t *B);
+int hyt_dgesv_tile(hyt_context_t *ctx, hyt_desc_t *A, int *ipiv, hyt_desc_t *B);
+
+/* Tile layout, asynchronous.  *info is final once the sequence has been waited for; ipiv and
+ * info must stay valid until then.  Returns 0 or an argument / insertion error. */
+int hyt_dgetrf_tile_async(hyt_sequence_t *seq, hyt_desc_t *A, int *ipiv, int *info);
+int hyt_dgetrs_tile_async(hyt_sequence_t *seq, char trans, const hyt_desc_t *A,
+                          const int *ipiv, hyt_desc_t *B);
+
+/* LAPACK ABI (Fortran calling convention, 32-bit integers, hidden string lengths). */
+void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda,
+             const int *ipiv, double *b, const int *ldb, int *info, size_t trans_len);
+void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, double *b,
+            const int *ldb, int *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,58 @@
+/*
+ * The LU tunables and their "auto" values.  Tuning table (measured; see docs/performance.md):
+ *   CPU only: nb 192 from min(m,n) >= 3000, 128 from 600, else 64; lookahead 1;
+ *             panel_cores: a quarter of the workers, at least 1, at most 16.
+ *   with GPUs: nb 256, lookahead 2, panel_cores a quarter of the workers (<= 16).
+ */
+#include "drv_internal.h"
+
+#include <stdlib.h>
+
+int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p)
+{
+    const hyt_config_t *cfg = hyt_context_config(ctx);
+    int mn = m < n ? m : n;
+    int nw = hyt_context_num_workers(ctx);
+    p->ndevices = hyt_context_num_devices(ctx);
+    long nb = hyt_config_get_int(cfg, "lu.nb");
+    long la = hyt_config_get_int(cfg, "lu.lookahead");
+    long pc = hyt_config_get_int(cfg, "lu.panel_cores");
+    hyt_config_get(cfg, "lu.nb", &p->src_nb);
+    hyt_config_get(cfg, "lu.lookahead", &p->src_lookahead);
+    hyt_config_get(cfg, "lu.panel_cores", &p->src_panel_cores);
+    if (nb < 0)
+        nb = p->ndevices ? 256 : mn >= 3000 ? 192 : mn >= 600 ? 128 : 64;
+    if (la < 0)
+        la = p->ndevices ? 2 : 1;
+    if (pc < 0) {
+        pc = nw / 4;
+        if (pc < 1)
+            pc = 1;
+        if (pc > 16)
+            pc = 16;
+    }
+    if (pc > nw)
+        pc = nw;
+    p->nb = (int)nb;
+    p->lookahead = (int)la;
+    p->panel_cores = (int)pc;
+    return HYT_SUCCESS;
+}
+
+char hyt_norm_trans(char t)
+{
+    switch (t) {
+    case 'N': case 'n': return 'N';
+    case 'T': case 't': return 'T';
+    case 'C': case 'c': return 'T'; /* real matrices: conjugate transpose = transpose */
+    default: return 0;
+    }
+}
+
+const void **hyt_piv_keys(const int *ipiv, int kt, int nb)
+{
+    const void **keys = malloc((size_t)(kt > 0 ? kt : 1) * sizeof *keys);
+    for (int k = 0; keys && k < kt; k++)
+        keys[k] = &ipiv[(int64_t)k * nb];
+    return keys;
+}

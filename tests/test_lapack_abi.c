@@ -1,0 +1,148 @@
+/*
+ * The LAPACK ABI entry points: dgetrf_, dgetrs_, dgesv_ resolve to libhytile (or, run with
+ * LD_PRELOAD=libhytile.so, replace the ones of the BLAS/LAPACK library the program is linked
+ * with), check arguments in LAPACK's order through XERBLA without writing anything, quick-return
+ * on empty problems, give INFO exactly, and solve correctly (backward error).
+ *
+ * Usage: test_lapack_abi [preload]
+ */
+#include "hyt_test.h"
+#include "lu_check.h"
+
+#include <dlfcn.h>
+
+void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda,
+             const int *ipiv, double *b, const int *ldb, int *info, size_t trans_len);
+void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, double *b,
+            const int *ldb, int *info);
+
+/* Our XERBLA records the call instead of printing (LAPACK lets programs replace it). */
+static char xname[8];
+static int xinfo, xcalls;
+void xerbla_(const char *srname, const int *info, size_t len)
+{
+    memset(xname, 0, sizeof xname);
+    memcpy(xname, srname, len < 7 ? len : 7);
+    xinfo = *info;
+    xcalls++;
+}
+
+static void expect_xerbla(const char *name, int pos, int info, const char *what)
+{
+    CHECK(xcalls == 1, "%s: xerbla called %d times", what, xcalls);
+    CHECK(!strncmp(xname, name, strlen(name)), "%s: xerbla name '%s'", what, xname);
+    CHECK(xinfo == pos && info == -pos, "%s: xerbla %d, info %d, expected %d", what, xinfo, info,
+          -pos);
+    xcalls = 0;
+}
+
+int main(int argc, char **argv)
+{
+    int preload = argc > 1 && !strcmp(argv[1], "preload");
+    Dl_info dl;
+    REQUIRE(dladdr((void *)dgetrf_, &dl) && dl.dli_fname, "dladdr");
+    CHECK(strstr(dl.dli_fname, "libhytile") != NULL, "dgetrf_ resolves to %s, not libhytile%s",
+          dl.dli_fname, preload ? " (LD_PRELOAD)" : "");
+
+    int n = 300, nrhs = 3, lda = n + 2, ldb = n + 1, info;
+    double *A0 = malloc((size_t)lda * n * sizeof *A0), *A = malloc((size_t)lda * n * sizeof *A);
+    double *B0 = malloc((size_t)ldb * nrhs * sizeof *B0), *B = malloc((size_t)ldb * nrhs * sizeof *B);
+    int *ipiv = malloc((size_t)n * sizeof *ipiv);
+    fill_random(A0, lda, n, lda, 1);
+    fill_random(B0, ldb, nrhs, ldb, 2);
+
+    /* factor + solve both ways */
+    memcpy(A, A0, (size_t)lda * n * sizeof *A);
+    dgetrf_(&n, &n, A, &lda, ipiv, &info);
+    CHECK(info == 0, "dgetrf_ info %d", info);
+    CHECK(lu_backward_error(n, n, A0, lda, A, lda, ipiv) < LU_THRESH, "dgetrf_ backward error");
+    for (int t = 0; t < 3; t++) {
+        char trans = "NTC"[t];
+        memcpy(B, B0, (size_t)ldb * nrhs * sizeof *B);
+        dgetrs_(&trans, &n, &nrhs, A, &lda, ipiv, B, &ldb, &info, 1);
+        CHECK(info == 0, "dgetrs_ %c info %d", trans, info);
+        double e = solve_backward_error(trans == 'N' ? 'N' : 'T', n, nrhs, A0, lda, B, ldb, B0, ldb);
+        CHECK(e < LU_THRESH, "dgetrs_ %c backward error %g", trans, e);
+    }
+    memcpy(A, A0, (size_t)lda * n * sizeof *A);
+    memcpy(B, B0, (size_t)ldb * nrhs * sizeof *B);
+    dgesv_(&n, &nrhs, A, &lda, ipiv, B, &ldb, &info);
+    CHECK(info == 0, "dgesv_ info %d", info);
+    CHECK(solve_backward_error('N', n, nrhs, A0, lda, B, ldb, B0, ldb) < LU_THRESH,
+          "dgesv_ backward error");
+    /* rectangular, both ways */
+    int m2 = 200, n2 = 130;
+    memcpy(A, A0, (size_t)lda * n * sizeof *A);
+    dgetrf_(&m2, &n2, A, &lda, ipiv, &info);
+    CHECK(info == 0 && lu_backward_error(m2, n2, A0, lda, A, lda, ipiv) < LU_THRESH, "200x130");
+    memcpy(A, A0, (size_t)lda * n * sizeof *A);
+    dgetrf_(&n2, &m2, A, &lda, ipiv, &info);
+    CHECK(info == 0 && lu_backward_error(n2, m2, A0, lda, A, lda, ipiv) < LU_THRESH, "130x200");
+
+    /* INFO for a singular matrix: first exactly zero pivot, factorization completed */
+    memcpy(A, A0, (size_t)lda * n * sizeof *A);
+    memset(A + (int64_t)77 * lda, 0, (size_t)n * sizeof *A);
+    double *As = malloc((size_t)lda * n * sizeof *As);
+    memcpy(As, A, (size_t)lda * n * sizeof *A);
+    dgetrf_(&n, &n, A, &lda, ipiv, &info);
+    CHECK(info == 78, "singular: info %d, expected 78", info);
+    CHECK(lu_backward_error(n, n, As, lda, A, lda, ipiv) < LU_THRESH, "singular: not completed");
+    memcpy(A, As, (size_t)lda * n * sizeof *A);
+    memcpy(B, B0, (size_t)ldb * nrhs * sizeof *B);
+    dgesv_(&n, &nrhs, A, &lda, ipiv, B, &ldb, &info);
+    CHECK(info == 78 && !memcmp(B, B0, (size_t)ldb * nrhs * sizeof *B),
+          "dgesv_ singular: info %d, B must be untouched", info);
+
+    /* bad arguments: LAPACK's order, xerbla, nothing written */
+    double a[16] = {1}, b[4] = {2}, a0[16], b0[4];
+    int p[4] = {9, 9, 9, 9}, m1 = -1, z = 0, one = 1, four = 4, three = 3;
+    memcpy(a0, a, sizeof a);
+    memcpy(b0, b, sizeof b);
+    xcalls = 0;
+    dgetrf_(&m1, &four, a, &four, p, &info);
+    expect_xerbla("DGETRF", 1, info, "dgetrf_ m");
+    dgetrf_(&four, &m1, a, &four, p, &info);
+    expect_xerbla("DGETRF", 2, info, "dgetrf_ n");
+    dgetrf_(&four, &four, a, &three, p, &info);
+    expect_xerbla("DGETRF", 4, info, "dgetrf_ lda");
+    dgetrf_(&m1, &m1, a, &z, p, &info); /* several bad: the first is reported */
+    expect_xerbla("DGETRF", 1, info, "dgetrf_ several");
+    dgetrs_("X", &four, &one, a, &four, p, b, &four, &info, 1);
+    expect_xerbla("DGETRS", 1, info, "dgetrs_ trans");
+    dgetrs_("N", &m1, &one, a, &four, p, b, &four, &info, 1);
+    expect_xerbla("DGETRS", 2, info, "dgetrs_ n");
+    dgetrs_("N", &four, &m1, a, &four, p, b, &four, &info, 1);
+    expect_xerbla("DGETRS", 3, info, "dgetrs_ nrhs");
+    dgetrs_("N", &four, &one, a, &three, p, b, &four, &info, 1);
+    expect_xerbla("DGETRS", 5, info, "dgetrs_ lda");
+    dgetrs_("N", &four, &one, a, &four, p, b, &three, &info, 1);
+    expect_xerbla("DGETRS", 8, info, "dgetrs_ ldb");
+    dgesv_(&m1, &one, a, &four, p, b, &four, &info);
+    expect_xerbla("DGESV", 1, info, "dgesv_ n");
+    dgesv_(&four, &m1, a, &four, p, b, &four, &info);
+    expect_xerbla("DGESV", 2, info, "dgesv_ nrhs");
+    dgesv_(&four, &one, a, &three, p, b, &four, &info);
+    expect_xerbla("DGESV", 4, info, "dgesv_ lda");
+    dgesv_(&four, &one, a, &four, p, b, &three, &info);
+    expect_xerbla("DGESV", 7, info, "dgesv_ ldb");
+    CHECK(!memcmp(a, a0, sizeof a) && !memcmp(b, b0, sizeof b) && p[0] == 9,
+          "bad arguments wrote data");
+    /* quick returns */
+    info = 5;
+    dgetrf_(&z, &four, a, &one, p, &info);
+    CHECK(info == 0 && xcalls == 0 && p[0] == 9, "dgetrf_ m = 0");
+    info = 5;
+    dgetrs_("n", &four, &z, a, &four, p, b, &four, &info, 1);
+    CHECK(info == 0 && xcalls == 0, "dgetrs_ nrhs = 0 (lower-case trans)");
+    info = 5;
+    dgesv_(&z, &one, a, &one, p, b, &one, &info);
+    CHECK(info == 0 && xcalls == 0, "dgesv_ n = 0");
+    free(A0);
+    free(A);
+    free(As);
+    free(B0);
+    free(B);
+    free(ipiv);
+    return test_result("test_lapack_abi");
+}
