@@ -21,9 +21,11 @@
 #ifndef HYT_RUNTIME_H
 #define HYT_RUNTIME_H
 
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#ifndef __cplusplus
+#include <stdatomic.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -173,12 +175,17 @@ typedef struct hyt_dep {
 /* Stream of a device task. */
 enum { HYT_STREAM_COMPUTE = 0, HYT_STREAM_H2D = 1, HYT_STREAM_D2H = 2, HYT_NUM_STREAMS = 3 };
 
-/* Generation barrier for the threads of one gang task (C11 atomics, busy-waiting). */
+/* Generation barrier for the threads of one gang task (C11 atomics, busy-waiting).  Opaque to
+ * C++ (CUDA sources), which only pass pointers to it. */
+#ifdef __cplusplus
+typedef struct hyt_barrier hyt_barrier_t;
+#else
 typedef struct hyt_barrier {
     _Alignas(64) atomic_int count;
     _Alignas(64) atomic_int gen;
     int n;
 } hyt_barrier_t;
+#endif
 
 void hyt_barrier_init(hyt_barrier_t *b, int n);
 void hyt_barrier_wait(hyt_barrier_t *b);
