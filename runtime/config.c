@@ -14,6 +14,10 @@
  *   HYT_SPIN_US             runtime.spin_us
  *   HYT_GPU_MEMORY_LIMIT    gpu.memory_limit
  *   HYT_PINNED              gpu.pinned
+ *   HYT_HPL_N               hpl.n
+ *   HYT_HPL_SEED            hpl.seed
+ *   HYT_HPL_THRESHOLD       hpl.threshold
+ *   HYT_HPL_SECONDS         hpl.seconds
  *   HYT_FAULT_TASK          debug.fault_task
  *   HYT_FAULT_ALLOC         debug.fault_alloc
  *   HYT_FAULT_DEVICE        debug.fault_device
@@ -76,6 +80,18 @@ static const keydef_t keys[] = {
     {{"gpu.pinned", "HYT_PINNED", "1",
       "page-lock host matrices that travel to GPUs (falls back to pageable with a warning)"},
      HYT_KEY_BOOL, 0, 1, 0, 0},
+    {{"hpl.n", "HYT_HPL_N", "auto",
+      "hytile hpl problem sizes, comma separated; auto: the largest that fits in memory and "
+      "takes about hpl.seconds"},
+     HYT_KEY_STRING, 0, 0, 0, 1},
+    {{"hpl.seed", "HYT_HPL_SEED", "100", "seed of HPL's matrix generator (HPL uses 100)"},
+     HYT_KEY_INT, 0, 2147483647, 0, 1},
+    {{"hpl.threshold", "HYT_HPL_THRESHOLD", "16.0",
+      "a run passes when HPL's scaled residual is below this"},
+     HYT_KEY_DOUBLE, 0, 0, 0, 1},
+    {{"hpl.seconds", "HYT_HPL_SECONDS", "60",
+      "target duration of one run when hpl.n = auto (1..86400)"},
+     HYT_KEY_INT, 1, 86400, 0, 1},
     {{"debug.fault_task", "HYT_FAULT_TASK", "0",
       "testing: make the k-th task of the context fail (0: off)"},
      HYT_KEY_INT, 0, LONG_MAX, 0, 0},
@@ -237,6 +253,28 @@ static int parse_idlist(const char *s, int *ids, int max, char *err, size_t errl
     return n;
 }
 
+int hyt_parse_sizes(const char *text, int *ns, int max)
+{
+    int n = 0;
+    const char *p = text;
+    while (*p) {
+        char *end;
+        if (!isdigit((unsigned char)*p))
+            return -1;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (errno || v < 1 || v > 10000000 || n >= max)
+            return -1;
+        ns[n++] = (int)v;
+        p = end;
+        if (*p == ',' && p[1])
+            p++;
+        else if (*p)
+            return -1;
+    }
+    return n ? n : -1;
+}
+
 int hyt_parse_devices(const char *text, hyt_devspec_t *spec, char *err, size_t errlen)
 {
     memset(spec, 0, sizeof *spec);
@@ -337,7 +375,26 @@ static int validate(int i, const char *value, char *err, size_t errlen)
         }
         return 0;
     }
+    case HYT_KEY_DOUBLE: {
+        char *end;
+        errno = 0;
+        double v = strtod(value, &end);
+        if (!*value || *end || errno || !(v > 0) || v > 1e300) {
+            snprintf(err, errlen, "'%.40s' is not a positive number", value);
+            return -1;
+        }
+        return 0;
+    }
     case HYT_KEY_STRING:
+        if (strcmp(k->pub.name, "hpl.n") == 0 && strcmp(value, "auto") != 0) {
+            int ns[64];
+            if (hyt_parse_sizes(value, ns, 64) < 0) {
+                snprintf(err, errlen, "'%.40s': expected auto or up to 64 sizes like 4000,8000 "
+                         "(1..10000000)", value);
+                return -1;
+            }
+            return 0;
+        }
         if (strcmp(k->pub.name, "runtime.devices") == 0) {
             hyt_devspec_t spec;
             char e[128];
@@ -446,6 +503,14 @@ long hyt_config_get_int(const hyt_config_t *cfg, const char *key)
     }
 }
 
+double hyt_config_get_double(const hyt_config_t *cfg, const char *key)
+{
+    int i = hyt_config_key_index(key);
+    if (i < 0)
+        return 0;
+    return strtod(cfg->value[i], NULL);
+}
+
 int hyt_config_is_per_call(const char *key)
 {
     int i = hyt_config_key_index(key);
@@ -502,7 +567,7 @@ static int ini_handler_fn(void *user, const char *section, const char *name, con
     snprintf(where, sizeof where, "%s:%d", p->path, p->line);
     if (!*section) {
         return ini_fail(p, hyt_rt_error(HYT_ERR_CONFIG, "%s: key '%s' outside a section ([lu], "
-                                        "[runtime], [gpu], [debug])", where, name));
+                                        "[runtime], [gpu], [hpl], [debug])", where, name));
     }
     snprintf(key, sizeof key, "%s.%s", section, name);
     int i = hyt_config_key_index(key);

@@ -98,8 +98,12 @@ int hyt_config_load_file(hyt_config_t *cfg, const char *path, hyt_source_t src);
 int hyt_config_load_env(hyt_config_t *cfg);
 /* Current value text and source of a key (NULL if unknown key). */
 const char *hyt_config_get(const hyt_config_t *cfg, const char *key, hyt_source_t *src);
+/* Integer value (-1 for "auto"; sizes in bytes; booleans 0/1); double value. */
 long hyt_config_get_int(const hyt_config_t *cfg, const char *key);
+double hyt_config_get_double(const hyt_config_t *cfg, const char *key);
 const char *hyt_source_name(hyt_source_t src);
+/* "4000,8000,..." -> sizes (each 1..10^7); returns the count, or -1 on bad text or > max. */
+int hyt_parse_sizes(const char *text, int *ns, int max);
 
 /* ---------------------------------------------------------------------------------------------
  * Context: workers, devices, configuration.

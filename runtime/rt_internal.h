@@ -44,7 +44,7 @@ uint64_t hyt_now_ns(void);
 /* ------------------------------------------------------------------------------------------ */
 /* configuration (config.c)                                                                    */
 
-typedef enum { HYT_KEY_INT, HYT_KEY_STRING, HYT_KEY_BOOL, HYT_KEY_SIZE } hyt_key_type_t;
+typedef enum { HYT_KEY_INT, HYT_KEY_STRING, HYT_KEY_BOOL, HYT_KEY_SIZE, HYT_KEY_DOUBLE } hyt_key_type_t;
 
 #define HYT_CONFIG_MAX_KEYS 32
 #define HYT_CONFIG_VALUE_MAX 256

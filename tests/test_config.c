@@ -73,6 +73,19 @@ int main(void)
     CHECK(hyt_config_get_int(cfg, "gpu.memory_limit") == 8L << 30, "8G value");
     CHECK(hyt_config_set(cfg, "gpu.memory_limit", "8X", HYT_SRC_API, NULL), "size 8X");
     CHECK(hyt_config_set(cfg, "gpu.memory_limit", "-1", HYT_SRC_API, NULL), "size -1");
+    CHECK(!hyt_config_set(cfg, "hpl.n", "4000,8000,4000,200000", HYT_SRC_API, NULL), "sizes");
+    CHECK(!hyt_config_set(cfg, "hpl.n", "auto", HYT_SRC_API, NULL), "sizes auto");
+    static const char *bad_n[] = {"", "0", "-5", "4000,", ",4000", "4000,,8", "4e3", "x",
+                                  "20000000", NULL};
+    for (int i = 0; bad_n[i]; i++)
+        CHECK(hyt_config_set(cfg, "hpl.n", bad_n[i], HYT_SRC_API, NULL) == HYT_ERR_CONFIG,
+              "hpl.n '%s' accepted", bad_n[i]);
+    CHECK(!hyt_config_set(cfg, "hpl.threshold", "16.0", HYT_SRC_API, NULL), "threshold");
+    CHECK(hyt_config_get_double(cfg, "hpl.threshold") == 16.0, "threshold value");
+    static const char *bad_t[] = {"", "0", "-1", "abc", "1e999", "nan", "16x", NULL};
+    for (int i = 0; bad_t[i]; i++)
+        CHECK(hyt_config_set(cfg, "hpl.threshold", bad_t[i], HYT_SRC_API, NULL) ==
+                  HYT_ERR_CONFIG, "threshold '%s' accepted", bad_t[i]);
     CHECK(!hyt_config_set(cfg, "gpu.pinned", "off", HYT_SRC_API, NULL), "bool off");
     CHECK(hyt_config_get_int(cfg, "gpu.pinned") == 0, "bool value");
     CHECK(hyt_config_set(cfg, "gpu.pinned", "maybe", HYT_SRC_API, NULL), "bool maybe");
