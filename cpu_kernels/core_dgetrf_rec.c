@@ -23,6 +23,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct piv_slot {
     double v;
@@ -30,73 +31,82 @@ typedef struct piv_slot {
     char pad[48];
 } piv_slot_t;
 
-/* A run of panel rows contiguous in memory: rows [R0, R0+rows) of the panel, element (R, c)
- * at base + (R - R0) + c*ld.  On a LAPACK array a thread's tiles form one segment; in CCRB
- * each tile is one. */
+/* A thread's rows of the panel: rows [R0, R0+rows), element (R, c) at base + (R-R0) + c*ld.
+ * On a LAPACK array that is the matrix itself (ld = lda); in CCRB it is a private contiguous
+ * copy of the thread's tiles (ld = rows), made at the start and written back at the end, so
+ * that every level of the recursion is one GEMM per thread instead of one per tile. */
 typedef struct seg {
     double *base;
     int64_t R0;
-    int rows;
+    int rows, ld;
 } seg_t;
 
 typedef struct panel {
-    hyt_desc_t A;
-    int k;
     int64_t r0;          /* global row (= column) of the panel's first entry */
     int h, W, p;         /* height, width, pivoted columns = min(h, W) */
-    int ntl;             /* tiles in the panel */
-    int ld, nb;
     int *ipiv, *info;
     int rank, size;
     hyt_barrier_t *bar;
     piv_slot_t *slots;
-    seg_t *seg;          /* this thread's rows */
-    int nseg;
+    seg_t *segs;         /* every thread's rows (shared), in rank order */
+    seg_t *my;
 } panel_t;
 
-/* Base of panel tile l (local row l*nb) and its rows. */
-static inline double *ptile(const panel_t *P, int l) { return hyt_tile(&P->A, P->k + l, P->k); }
-static inline int prows(const panel_t *P, int l)
+/* The segment holding panel row R: the last one starting at or before R. */
+static inline const seg_t *owner(const panel_t *P, int64_t R)
 {
-    int rows = P->h - l * P->nb;
-    return rows < P->nb ? rows : P->nb;
+    int lo = 0, hi = P->size - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (P->segs[mid].R0 <= R)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return &P->segs[lo];
 }
-/* Element (R, c) of the panel (R panel-local row). */
+
+/* Element (R, c) of the panel, wherever its owner keeps it. */
 static inline double *pel(const panel_t *P, int64_t R, int c)
 {
-    return ptile(P, (int)(R / P->nb)) + R % P->nb + (int64_t)c * P->ld;
+    const seg_t *sg = owner(P, R);
+    return sg->base + (R - sg->R0) + (int64_t)c * sg->ld;
 }
 
 static void swap_rows(const panel_t *P, int64_t R1, int64_t R2)
 {
-    double *a = pel(P, R1, 0), *b = pel(P, R2, 0);
-    for (int c = 0; c < P->W; c++) {
-        double t = a[(int64_t)c * P->ld];
-        a[(int64_t)c * P->ld] = b[(int64_t)c * P->ld];
-        b[(int64_t)c * P->ld] = t;
+    const seg_t *s1 = owner(P, R1), *s2 = owner(P, R2);
+    double *a = s1->base + (R1 - s1->R0), *b = s2->base + (R2 - s2->R0);
+    for (int64_t c = 0; c < P->W; c++) {
+        double t = a[c * s1->ld];
+        a[c * s1->ld] = b[c * s2->ld];
+        b[c * s2->ld] = t;
     }
+}
+
+/* First row of my segment at or after row R (as an offset in the segment), or rows. */
+static inline int first_from(const seg_t *sg, int64_t R)
+{
+    return R <= sg->R0 ? 0 : R >= sg->R0 + sg->rows ? sg->rows : (int)(R - sg->R0);
 }
 
 /* Columns [s, s+w) column by column. */
 static void leaf(panel_t *P, int s, int w)
 {
-    const int64_t ld = P->ld;
+    const seg_t *my = P->my;
+    const int64_t ld = my->ld;
     for (int j = s; j < s + w; j++) {
         /* local pivot search on own rows >= j: BLAS idamax (vectorized, first index of the
          * largest |a|); a NaN it reports is no candidate */
         double best = -1.0;
         int64_t bidx = -1;
-        for (int g = 0; g < P->nseg; g++) {
-            const seg_t *sg = &P->seg[g];
-            int lo = sg->R0 > j ? 0 : (int)(j - sg->R0);
-            if (lo >= sg->rows)
-                continue;
-            const double *col = sg->base + (int64_t)j * ld + lo;
-            int r = (int)cblas_idamax(sg->rows - lo, col, 1);
-            double v = fabs(col[r]);
-            if (v > best) {
-                best = v;
-                bidx = sg->R0 + lo + r;
+        int lo = first_from(my, j);
+        if (lo < my->rows) {
+            const double *col = my->base + j * ld + lo;
+            int r = (int)cblas_idamax(my->rows - lo, col, 1);
+            if (fabs(col[r]) > best) {
+                best = fabs(col[r]);
+                bidx = my->R0 + lo + r;
             }
         }
         P->slots[P->rank].v = best;
@@ -105,8 +115,7 @@ static void leaf(panel_t *P, int s, int w)
 
         if (P->rank == 0) {
             int64_t piv = j;
-            double djj = *pel(P, j, j);
-            if (!isnan(djj)) {
+            if (!isnan(*pel(P, j, j))) {
                 /* largest |a|, ties to the smallest row: LAPACK's idamax over the column */
                 double bv = -1.0;
                 int64_t bi = j;
@@ -132,31 +141,31 @@ static void leaf(panel_t *P, int s, int w)
         hyt_barrier_wait(P->bar);
 
         /* scale the column below the pivot and update the rest of the leaf */
-        const double pv = *pel(P, j, j);
+        const seg_t *s0 = &P->segs[0]; /* row j < nb lives in rank 0's rows */
+        const double *urow = s0->base + j;
+        const int64_t ld0 = s0->ld;
+        const double pv = urow[j * ld0];
         const int scale = pv != 0.0;
         const int recip = fabs(pv) >= DBL_MIN;
         const double rpv = recip && scale ? 1.0 / pv : 0.0;
-        const double *urow = pel(P, j, 0); /* row j, read only in this phase */
-        for (int g = 0; g < P->nseg; g++) {
-            const seg_t *sg = &P->seg[g];
-            if (sg->R0 + sg->rows <= j + 1)
-                continue;
-            int lo = sg->R0 > j ? 0 : (int)(j + 1 - sg->R0), rows = sg->rows;
-            double *cj = sg->base + (int64_t)j * ld;
-            if (scale) {
-                if (recip)
-                    for (int r = lo; r < rows; r++)
-                        cj[r] *= rpv;
-                else
-                    for (int r = lo; r < rows; r++)
-                        cj[r] /= pv;
-            }
-            for (int c = j + 1; c < s + w; c++) {
-                const double u = urow[(int64_t)c * ld];
-                double *cc = sg->base + (int64_t)c * ld;
+        lo = first_from(my, j + 1);
+        if (lo >= my->rows)
+            continue;
+        double *cj = my->base + j * ld;
+        int rows = my->rows;
+        if (scale) {
+            if (recip)
                 for (int r = lo; r < rows; r++)
-                    cc[r] -= cj[r] * u;
-            }
+                    cj[r] *= rpv;
+            else
+                for (int r = lo; r < rows; r++)
+                    cj[r] /= pv;
+        }
+        for (int c = j + 1; c < s + w; c++) {
+            const double u = urow[c * ld0];
+            double *cc = my->base + c * ld;
+            for (int r = lo; r < rows; r++)
+                cc[r] -= cj[r] * u;
         }
     }
 }
@@ -171,25 +180,20 @@ static void rec(panel_t *P, int s, int w)
     if (w1 > HYT_PANEL_LEAF)
         w1 = (w1 + HYT_PANEL_LEAF - 1) / HYT_PANEL_LEAF * HYT_PANEL_LEAF;
     int w2 = w - w1;
-    const int64_t ld = P->ld;
     rec(P, s, w1);
     /* A12 = inv(L11) A12: rows [s, s+w1) lie in the diagonal tile, owned by rank 0 */
-    double *t0 = ptile(P, 0);
+    const seg_t *s0 = &P->segs[0], *my = P->my;
+    const int64_t ld0 = s0->ld, ld = my->ld;
     if (P->rank == 0)
         cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, w1, w2, 1.0,
-                    t0 + s + s * ld, (int)ld, t0 + s + (s + w1) * ld, (int)ld);
+                    s0->base + s + s * ld0, (int)ld0, s0->base + s + (s + w1) * ld0, (int)ld0);
     hyt_barrier_wait(P->bar);
-    /* A22 -= A21 A12 on own rows below s+w1 */
-    const double *a12 = t0 + s + (s + w1) * ld;
-    for (int g = 0; g < P->nseg; g++) {
-        const seg_t *sg = &P->seg[g];
-        int lo = sg->R0 >= s + w1 ? 0 : (int)(s + w1 - sg->R0), rows = sg->rows - lo;
-        if (rows <= 0)
-            continue;
+    /* A22 -= A21 A12 on own rows below s+w1: one GEMM per thread */
+    int lo = first_from(my, s + w1), rows = my->rows - lo;
+    if (rows > 0)
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rows, w2, w1, -1.0,
-                    sg->base + lo + s * ld, (int)ld, a12, (int)ld, 1.0,
-                    sg->base + lo + (s + w1) * ld, (int)ld);
-    }
+                    my->base + lo + s * ld, (int)ld, s0->base + s + (s + w1) * ld0, (int)ld0,
+                    1.0, my->base + lo + (s + w1) * ld, (int)ld);
     rec(P, s + w1, w2);
 }
 
@@ -197,63 +201,109 @@ typedef struct rec_args {
     hyt_desc_t A;
     int k;
     int *ipiv, *info;
+    size_t copy_bytes; /* scratch reserved per thread for its copy (CCRB) */
 } rec_args_t;
+
+/* Copies the thread's tiles (CCRB) into its contiguous segment, or back. */
+static void copy_tiles(const hyt_desc_t *A, int k, const seg_t *my, int t1, int t2, int W,
+                       int back)
+{
+    for (int l = t1; l < t2; l++) {
+        double *t = hyt_tile(A, k + l, k);
+        int64_t off = (int64_t)l * A->nb - my->R0;
+        int mb = hyt_tile_mb(A, k + l);
+        for (int64_t c = 0; c < W; c++) {
+            double *seg = my->base + off + c * my->ld, *tile = t + c * A->nb;
+            if (back)
+                memcpy(tile, seg, (size_t)mb * sizeof(double));
+            else
+                memcpy(seg, tile, (size_t)mb * sizeof(double));
+        }
+    }
+}
 
 static int rec_body(const hyt_task_ctx_t *tc, void *p)
 {
     rec_args_t *a = p;
+    const hyt_desc_t *A = &a->A;
     panel_t P;
-    P.A = a->A;
-    P.k = a->k;
-    P.nb = a->A.nb;
-    P.ld = hyt_tile_ld(&a->A);
-    P.r0 = (int64_t)a->k * a->A.nb;
-    P.h = (int)(a->A.m - P.r0);
-    P.W = hyt_tile_nb(&a->A, a->k);
+    P.r0 = (int64_t)a->k * A->nb;
+    P.h = (int)(A->m - P.r0);
+    P.W = hyt_tile_nb(A, a->k);
     P.p = P.h < P.W ? P.h : P.W;
-    P.ntl = a->A.mt - a->k;
     P.ipiv = a->ipiv;
     P.info = a->info;
     P.rank = tc->rank;
     P.size = tc->size;
     P.bar = tc->barrier;
     P.slots = tc->shared;
-    /* deal the tiles: a contiguous range of tiles to each thread (one memory segment on a
-     * LAPACK array, one per tile in CCRB); the task's scratch holds a segment per tile */
-    P.seg = tc->scratch;
-    P.nseg = 0;
-    int t1 = (int)((int64_t)P.ntl * P.rank / P.size);
-    int t2 = (int)((int64_t)P.ntl * (P.rank + 1) / P.size);
-    for (int l = t1; l < t2; l++) {
-        if (P.nseg && a->A.layout == HYT_LAYOUT_LAPACK) {
-            P.seg[P.nseg - 1].rows += prows(&P, l);
-            continue;
-        }
-        P.seg[P.nseg].base = ptile(&P, l);
-        P.seg[P.nseg].R0 = (int64_t)l * P.nb;
-        P.seg[P.nseg].rows = prows(&P, l);
-        P.nseg++;
+    P.segs = (seg_t *)((char *)tc->shared + (size_t)tc->size * sizeof(piv_slot_t));
+    P.my = &P.segs[P.rank];
+
+    /* deal the tiles: a contiguous range to each thread, kept for the whole panel */
+    int ntl = A->mt - a->k;
+    int t1 = (int)((int64_t)ntl * P.rank / P.size), t2 = (int)((int64_t)ntl * (P.rank + 1) / P.size);
+    seg_t *my = P.my;
+    my->R0 = (int64_t)t1 * A->nb;
+    my->rows = 0;
+    for (int l = t1; l < t2; l++)
+        my->rows += hyt_tile_mb(A, a->k + l);
+    int rc = 0;
+    void *own = NULL;
+    if (A->layout == HYT_LAYOUT_LAPACK) {
+        my->base = hyt_tile(A, a->k + t1, a->k);
+        my->ld = (int)A->lda;
+    } else {
+        size_t need = (size_t)(my->rows > 0 ? my->rows : 1) * P.W * sizeof(double);
+        my->base = tc->scratch;
+        if (need > a->copy_bytes) /* fewer threads than asked for: more rows each */
+            my->base = own = malloc(need);
+        if (!my->base)
+            rc = hyt_error(HYT_ERR_NOMEM, "out of memory for a panel copy of %zu bytes", need);
+        my->ld = my->rows > 0 ? my->rows : 1;
+        if (!rc)
+            copy_tiles(A, a->k, my, t1, t2, P.W, 0);
     }
+    P.slots[P.rank].idx = rc ? -2 : 0;
+    hyt_barrier_wait(P.bar); /* everyone's segment is published, and whether it could copy */
+    for (int r = 0; r < P.size; r++)
+        if (P.slots[r].idx == -2) {
+            /* all threads give up together: nothing was changed */
+            free(own);
+            return rc ? rc : HYT_ERR_NOMEM;
+        }
     if (P.p > 0)
         rec(&P, 0, P.p);
     if (P.W > P.p && P.rank == 0) {
         /* wider than tall: the columns right of the pivots get their U part */
-        double *t0 = ptile(&P, 0);
         cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, P.p,
-                    P.W - P.p, 1.0, t0, P.ld, t0 + (int64_t)P.p * P.ld, P.ld);
+                    P.W - P.p, 1.0, my->base, my->ld, my->base + (int64_t)P.p * my->ld, my->ld);
     }
+    /* no thread touches another's rows after the last column's second barrier */
+    if (A->layout == HYT_LAYOUT_CCRB)
+        copy_tiles(A, a->k, my, t1, t2, P.W, 1);
+    free(own);
     if (P.rank == 0)
         hyt_progress_add(hyt_sequence_context(tc->seq), 1);
-    return 0;
+    return rc;
 }
 
-static const hyt_kernel_t rec_kernel = {.name = "dgetrf_panel", .cpu = rec_body, .cat = HYT_CAT_PANEL};
+static const hyt_kernel_t rec_kernel = {.name = "dgetrf_panel", .cpu = rec_body,
+                                        .cat = HYT_CAT_PANEL};
 
 int hyt_insert_dgetrf_rec(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_desc_t *A, int k,
                           int *ipiv, int *info, int nthreads, const void *ipiv_token)
 {
-    rec_args_t args = {*A, k, ipiv, info};
     int ntl = A->mt - k;
+    if (nthreads > ntl)
+        nthreads = ntl; /* a thread without a tile would only wait at the barriers */
+    if (nthreads < 1)
+        nthreads = 1;
+    int rows_max = ((ntl + nthreads - 1) / nthreads) * A->nb;
+    rec_args_t args = {*A, k, ipiv, info,
+                       A->layout == HYT_LAYOUT_CCRB
+                           ? (size_t)rows_max * hyt_tile_nb(A, k) * sizeof(double)
+                           : 0};
     hyt_dep_t stack[64], *deps = ntl + 1 <= 64 ? stack : malloc((size_t)(ntl + 1) * sizeof *deps);
     if (!deps)
         return HYT_ERR_NOMEM;
@@ -262,12 +312,10 @@ int hyt_insert_dgetrf_rec(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_desc_t *
         deps[nd++] = (hyt_dep_t){hyt_tile(A, i, k), HYT_RW};
     if (ipiv_token)
         deps[nd++] = (hyt_dep_t){ipiv_token, HYT_WRITE};
-    if (nthreads > ntl)
-        nthreads = ntl; /* a thread without a tile would only wait at the barriers */
     hyt_task_desc_t d = hyt_tagged_desc(&rec_kernel, &args, sizeof args, deps, nd, tag);
-    d.nthreads = nthreads < 1 ? 1 : nthreads;
-    d.shared_bytes = (size_t)d.nthreads * sizeof(piv_slot_t);
-    d.scratch_bytes = (size_t)ntl * sizeof(seg_t);
+    d.nthreads = nthreads;
+    d.shared_bytes = (size_t)nthreads * (sizeof(piv_slot_t) + sizeof(seg_t));
+    d.scratch_bytes = args.copy_bytes;
     int rc = hyt_task_insert(seq, &d);
     if (deps != stack)
         free(deps);

@@ -8,6 +8,8 @@
  * only.  A is CCRB or a LAPACK view; ipiv has min(m,n) entries. */
 int hyt_pdgetrf(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int *info,
                 const hyt_lu_params_t *p);
+int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int *info,
+                       const hyt_lu_params_t *p);
 /* The tile solve (pdgetrs.c): A n x n factored, B n x nrhs. */
 int hyt_pdgetrs(hyt_sequence_t *seq, char trans, const hyt_desc_t *A, const int *ipiv,
                 const hyt_desc_t *B);

@@ -6,5 +6,7 @@
 
 int hyt_cmd_bench_runtime(int argc, char **argv);
 int hyt_cmd_bench_cpu(int argc, char **argv);
+int hyt_cmd_hpl(int argc, char **argv);
+int hyt_cmd_tune(int argc, char **argv);
 
 #endif

@@ -227,8 +227,10 @@ void hyt_context_destroy(hyt_context_t *ctx)
         }
     }
     free(ctx->core_list);
-    hyt_devices_destroy(ctx);
+    /* the table still references finished device tasks, whose events go back to their
+     * device: clear it while the devices exist */
     hyt_rtable_clear(&ctx->regions);
+    hyt_devices_destroy(ctx);
     while (ctx->pool) {
         hyt_task_t *t = ctx->pool;
         ctx->pool = t->next;

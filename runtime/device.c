@@ -80,6 +80,7 @@ static void submit(hyt_device_t *dev, hyt_task_t *t, int bind_rc)
     hyt_devctx_t dc = {.dev = dev, .stream = t->stream, .scratch = dev->scratch, .seq = t->seq};
     dev->ops->prepare(dev, &dc);
     int tracing = atomic_load_explicit(&ctx->trace.on, memory_order_relaxed);
+    hyt_error(0, "%s", ""); /* no stale message in a failure report */
     rc = dev->ops->begin(dev, t, tracing);
     if (!rc)
         rc = t->kernel->dev(&dc, t->args);
@@ -273,6 +274,7 @@ void hyt_devices_destroy(hyt_context_t *ctx)
 
 hyt_backend_t hyt_device_backend(const hyt_device_t *dev) { return dev->backend; }
 int hyt_device_index(const hyt_device_t *dev) { return dev->index; }
+int hyt_device_ordinal(const hyt_device_t *dev) { return dev->ordinal; }
 const char *hyt_device_name(const hyt_device_t *dev) { return dev->name; }
 
 int hyt_device_fault_point(hyt_device_t *dev) { return hyt_fault_device_call(dev->ctx); }
@@ -362,6 +364,12 @@ int hyt_dev_memcpy_d2d(const hyt_devctx_t *dc, void *dst, const void *src, size_
 {
     int rc = copy_fault(dc);
     return rc ? rc : dc->dev->ops->memcpy(dc, dst, src, bytes, 2);
+}
+
+int hyt_dev_memset(const hyt_devctx_t *dc, void *dst, int value, size_t bytes)
+{
+    int rc = copy_fault(dc);
+    return rc ? rc : dc->dev->ops->memset(dc, dst, value, bytes);
 }
 
 int hyt_dev_memcpy2d(const hyt_devctx_t *dc, void *dst, size_t dpitch, const void *src,

@@ -271,6 +271,12 @@ static int cuda_memcpy2d(const hyt_devctx_t *dc, void *dst, size_t dpitch, const
     return HYT_SUCCESS;
 }
 
+static int cuda_memset(const hyt_devctx_t *dc, void *dst, int value, size_t bytes)
+{
+    HYT_CUDA_TRY(dc->dev, cudaMemsetAsync(dst, value, bytes, (cudaStream_t)dc->cuda_stream));
+    return HYT_SUCCESS;
+}
+
 static int cuda_sync(hyt_device_t *dev)
 {
     if (cudaSetDevice(dev->ordinal) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
@@ -308,6 +314,7 @@ const hyt_devops_t hyt_devops_cuda = {
     .release = cuda_release,
     .memcpy = cuda_memcpy,
     .memcpy2d = cuda_memcpy2d,
+    .memset = cuda_memset,
     .sync = cuda_sync,
     .trace_sync = cuda_trace_sync,
 };

@@ -109,6 +109,13 @@ static int host_memcpy2d(const hyt_devctx_t *dc, void *dst, size_t dpitch, const
     return HYT_SUCCESS;
 }
 
+static int host_memset(const hyt_devctx_t *dc, void *dst, int value, size_t bytes)
+{
+    (void)dc;
+    memset(dst, value, bytes);
+    return HYT_SUCCESS;
+}
+
 static int host_sync(hyt_device_t *dev)
 {
     (void)dev;
@@ -133,6 +140,7 @@ const hyt_devops_t hyt_devops_host = {
     .release = host_release,
     .memcpy = host_memcpy,
     .memcpy2d = host_memcpy2d,
+    .memset = host_memset,
     .sync = host_sync,
     .trace_sync = host_trace_sync,
 };

@@ -277,6 +277,7 @@ typedef enum { HYT_BACKEND_HOST = 0, HYT_BACKEND_CUDA = 1 } hyt_backend_t;
 
 hyt_backend_t hyt_device_backend(const hyt_device_t *dev);
 int hyt_device_index(const hyt_device_t *dev);   /* position in the context */
+int hyt_device_ordinal(const hyt_device_t *dev); /* CUDA device number (host: its number) */
 const char *hyt_device_name(const hyt_device_t *dev);
 /* Bytes the runtime may still allocate on the device (cap and free memory). */
 size_t hyt_device_mem_available(hyt_device_t *dev);
@@ -293,6 +294,8 @@ int hyt_device_fault_point(hyt_device_t *dev);
 int hyt_dev_memcpy_h2d(const hyt_devctx_t *dc, void *dst, const void *src, size_t bytes);
 int hyt_dev_memcpy_d2h(const hyt_devctx_t *dc, void *dst, const void *src, size_t bytes);
 int hyt_dev_memcpy_d2d(const hyt_devctx_t *dc, void *dst, const void *src, size_t bytes);
+/* Fill bytes of device memory with a byte value, asynchronously on the task's stream. */
+int hyt_dev_memset(const hyt_devctx_t *dc, void *dst, int value, size_t bytes);
 /* 2D copies: height rows of width bytes, pitches in bytes. */
 int hyt_dev_memcpy2d(const hyt_devctx_t *dc, void *dst, size_t dpitch, const void *src,
                      size_t spitch, size_t width, size_t height, int kind /* 0 h2d 1 d2h 2 d2d */);

@@ -208,6 +208,7 @@ typedef struct hyt_devops {
     int (*memcpy)(const hyt_devctx_t *dc, void *dst, const void *src, size_t bytes, int kind);
     int (*memcpy2d)(const hyt_devctx_t *dc, void *dst, size_t dpitch, const void *src,
                     size_t spitch, size_t width, size_t height, int kind);
+    int (*memset)(const hyt_devctx_t *dc, void *dst, int value, size_t bytes);
     int (*sync)(hyt_device_t *dev);            /* wait for all streams */
     void (*trace_sync)(hyt_device_t *dev);     /* align the device clock with the host's */
 } hyt_devops_t;

@@ -292,8 +292,10 @@ void hyt_sched_complete(hyt_task_t *t)
 
 void hyt_sched_task_failed(hyt_task_t *t, int rc)
 {
+    /* bodies record what went wrong with hyt_error() on this thread just before failing */
+    const char *why = hyt_last_error();
     hyt_sequence_fail(t->seq, rc, "task %s (step %d, %d, %d) failed: %s", t->kernel->name,
-                      t->tag[0], t->tag[1], t->tag[2], hyt_strerror(rc));
+                      t->tag[0], t->tag[1], t->tag[2], *why ? why : hyt_strerror(rc));
 }
 
 int hyt_sched_should_skip(hyt_task_t *t)
@@ -349,6 +351,7 @@ static void run_cpu_task(hyt_context_t *ctx, int wid, hyt_task_t *t, int rank, v
                              .seq = t->seq};
         int tracing = atomic_load_explicit(&ctx->trace.on, memory_order_relaxed);
         double t0 = tracing ? hyt_trace_now(ctx) : 0;
+        hyt_error(0, "%s", ""); /* no stale message in a failure report */
         rc = t->kernel->cpu(&tc, t->args);
         if (tracing)
             hyt_trace_record(ctx, wid, t, t0, hyt_trace_now(ctx));
@@ -609,7 +612,7 @@ int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
     }
     int st = atomic_load(&seq->status);
     if (st && !d->kernel->always)
-        return st;
+        return hyt_error(st, "%s", hyt_sequence_message(seq));
 
     pthread_mutex_lock(&ctx->insert_lock);
     wait_inflight_below(ctx, ctx->window, 1);
@@ -739,7 +742,8 @@ hyt_context_t *hyt_sequence_context(const hyt_sequence_t *seq) { return seq->ctx
 int hyt_sequence_finish(hyt_sequence_t *seq, int rc)
 {
     int st = hyt_sequence_wait(seq);
-    if (!rc && st)
+    /* an insertion that failed because the sequence had failed reports the sequence's error */
+    if (st && (!rc || rc == st))
         rc = hyt_error(st, "%s", hyt_sequence_message(seq));
     hyt_sequence_destroy(seq);
     return rc;

@@ -12,7 +12,7 @@
 /* Threshold on the scaled residuals, as LAPACK's test suite uses. */
 #define LU_THRESH 30.0
 
-static double lu_norm1(int m, int n, const double *a, int64_t lda)
+static inline double lu_norm1(int m, int n, const double *a, int64_t lda)
 {
     double v = 0;
     for (int c = 0; c < n; c++) {
@@ -26,7 +26,7 @@ static double lu_norm1(int m, int n, const double *a, int64_t lda)
 }
 
 /* ||P A - L U||_1 / (||A||_1 * max(m,n) * eps); A0 original (lda0), F the factors (ldf). */
-static double lu_backward_error(int m, int n, const double *A0, int64_t lda0, const double *F,
+static inline double lu_backward_error(int m, int n, const double *A0, int64_t lda0, const double *F,
                                 int64_t ldf, const int *ipiv)
 {
     int k = m < n ? m : n;
@@ -63,7 +63,7 @@ static double lu_backward_error(int m, int n, const double *A0, int64_t lda0, co
 }
 
 /* max over columns of ||b - op(A) x||_1 / (||op(A)||_1 ||x||_1 n eps). */
-static double solve_backward_error(char trans, int n, int nrhs, const double *A0, int64_t lda,
+static inline double solve_backward_error(char trans, int n, int nrhs, const double *A0, int64_t lda,
                                    const double *X, int64_t ldx, const double *B0, int64_t ldb)
 {
     double *R = malloc((size_t)n * (nrhs ? nrhs : 1) * sizeof *R);
@@ -95,7 +95,7 @@ static double solve_backward_error(char trans, int n, int nrhs, const double *A0
     return worst;
 }
 
-static void fill_random(double *a, int m, int n, int64_t lda, unsigned long long seed)
+static inline void fill_random(double *a, int m, int n, int64_t lda, unsigned long long seed)
 {
     unsigned long long s = seed * 0x9e3779b97f4a7c15ULL + 1;
     for (int c = 0; c < n; c++)

@@ -19,6 +19,22 @@ static int init_dims(hyt_desc_t *A, int m, int n, int nb, hyt_layout_t layout)
     return HYT_SUCCESS;
 }
 
+/* Edge tiles use part of their nb x nb storage; the rest is zeroed once, so that whole-tile
+ * operations (copies to GPUs, batched GEMMs over full tiles) never meet NaN garbage. */
+static void zero_padding(hyt_desc_t *A)
+{
+    int nb = A->nb, mb = hyt_tile_mb(A, A->mt - 1), nbl = hyt_tile_nb(A, A->nt - 1);
+    for (int j = 0; j < A->nt; j++) {
+        double *t = hyt_tile(A, A->mt - 1, j);
+        for (int c = 0; c < nb && mb < nb; c++)
+            memset(t + (int64_t)c * nb + mb, 0, (size_t)(nb - mb) * sizeof(double));
+    }
+    for (int i = 0; i < A->mt && nbl < nb; i++) {
+        double *t = hyt_tile(A, i, A->nt - 1);
+        memset(t + (int64_t)nbl * nb, 0, (size_t)(nb - nbl) * nb * sizeof(double));
+    }
+}
+
 int hyt_desc_create(hyt_context_t *ctx, int m, int n, int nb, hyt_desc_t *A)
 {
     if (init_dims(A, m, n, nb, HYT_LAYOUT_CCRB))
@@ -33,6 +49,7 @@ int hyt_desc_create(hyt_context_t *ctx, int m, int n, int nb, hyt_desc_t *A)
         if (!A->mat)
             return HYT_ERR_NOMEM;
         A->owned = 1;
+        zero_padding(A);
     }
     return HYT_SUCCESS;
 }

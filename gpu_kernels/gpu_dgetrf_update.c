@@ -1,0 +1,69 @@
+/*
+ * The GPU's part of a step of the hybrid LU (the seed's section 3.3) on a range of its local
+ * CRRB columns, all in one device task on the compute stream:
+ *
+ *   swaps of step k                    one launch for all columns and all pivots of the step
+ *   W = U_kj^T = A_kj^T inv(L_kk)^T     "TRSM" as a GEMM with the inverse computed on a CPU
+ *   A_kj = U_kj                         copy W back into tile k of each column
+ *   A_ij -= L_ik U_kj, i > k            one strided-batched GEMM over the columns
+ *
+ * In CRRB a tile column is the column-major transpose of the column, leading dimension nb, so
+ * each GEMM above is the transposed product on whole columns: C^T -= U^T L^T.
+ */
+#include "hyt_gpu_tasks.h"
+
+typedef struct upd_args {
+    hyt_gpu_lu_t g;
+    int k, dk, l1, l2;
+} upd_args_t;
+
+static int upd_body(const hyt_devctx_t *dc, void *p)
+{
+    upd_args_t *a = p;
+    const hyt_gpu_lu_t *g = &a->g;
+    const int nb = g->nb, k = a->k, dk = a->dk, nc = a->l2 - a->l1, pc = g->per_call_gemm;
+    const int s = k % g->npbuf;
+    double *cols = g->cols + a->l1 * g->colsz, *W = g->work + a->l1 * g->tile;
+    const double *panel = g->pbuf + s * g->colsz, *linvT = g->linv + s * g->tile;
+    if (nc <= 0)
+        return 0;
+    // swaps
+    int rc = hyt_gpu_dlaswp_crrb(dc, cols, g->colsz, nc, nb, k * nb, dk, g->piv + s * nb);
+    // W_b = A_kj^T inv(L_kk)^T  (nb x dk each)
+    if (!rc)
+        rc = hyt_gpu_dgemm_batched(dc, 'N', 'N', nb, dk, dk, 1.0, cols + k * g->tile, nb,
+                                   g->colsz, linvT, nb, 0, 0.0, W, nb, g->tile, nc, pc);
+    // A_kj = U_kj
+    if (!rc)
+        rc = hyt_dev_memcpy2d(dc, cols + k * g->tile, (size_t)g->colsz * sizeof(double), W,
+                              (size_t)g->tile * sizeof(double), (size_t)g->tile * sizeof(double),
+                              (size_t)nc, 2);
+    // A_ij -= L_ik U_kj below the panel: C^T (nb x rows) -= W (nb x dk) L^T (dk x rows)
+    int rows = (g->mt - k - 1) * nb;
+    if (!rc && rows > 0)
+        rc = hyt_gpu_dgemm_batched(dc, 'N', 'N', nb, rows, dk, -1.0, W, nb, g->tile,
+                                   panel + (k + 1) * g->tile, nb, 0, 1.0,
+                                   cols + (k + 1) * g->tile, nb, g->colsz, nc, pc);
+    return rc;
+}
+
+static const hyt_kernel_t upd_kernel = {.name = "gpu_update", .dev = upd_body,
+                                        .cat = HYT_CAT_GPU};
+
+int hyt_insert_gpu_dgetrf_update(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
+                                 int k, int dk, int l1, int l2, const void *panel_key,
+                                 const void *state_key, const void *col_key)
+{
+    if (l2 <= l1)
+        return HYT_SUCCESS;
+    upd_args_t args = {*g, k, dk, l1, l2};
+    /* Dependencies over the device's whole block of columns reduce to one token: every
+     * update of this device is ordered after the previous one through state_key, so listing
+     * its columns one by one would add only transitive edges. */
+    hyt_dep_t deps[3] = {{panel_key, HYT_READ}, {state_key, HYT_RW}, {col_key, HYT_RW}};
+    hyt_task_desc_t d = hyt_tagged_desc(&upd_kernel, &args, sizeof args, deps, col_key ? 3 : 2,
+                                        tag);
+    d.device = hyt_device_index(g->dev);
+    d.stream = HYT_STREAM_COMPUTE;
+    return hyt_task_insert(seq, &d);
+}

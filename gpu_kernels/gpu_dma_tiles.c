@@ -1,0 +1,227 @@
+/*
+ * Copies of the hybrid LU as device tasks (the seed's section 3.5): column loads before the
+ * first step, the panel broadcast after each panel, the column return after each update.
+ * Each copy is followed (load, broadcast) or preceded (return) by the CCRB <-> CRRB tile
+ * transposition on the same stream, so the compute stream only ever sees CRRB.  Host memory
+ * is the CCRB matrix (page-locked) and page-locked staging for inv(L_kk) and the pivots.
+ */
+#include "hyt_gpu_tasks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+size_t hyt_gpu_lu_bytes(int nb, int mt, int ncols, int npbuf)
+{
+    size_t tile = (size_t)nb * nb, colsz = tile * (size_t)mt;
+    return sizeof(double) * ((size_t)ncols * colsz + (size_t)npbuf * (colsz + tile) +
+                             (size_t)ncols * tile) +
+           sizeof(int) * (size_t)npbuf * nb + 5 * 256;
+}
+
+int hyt_gpu_lu_alloc(hyt_gpu_lu_t *g)
+{
+    int rc = 0;
+    size_t d = sizeof(double);
+    g->cols = g->pbuf = g->linv = g->work = NULL;
+    g->piv = NULL;
+    if (!rc && g->ncols)
+        rc = hyt_device_malloc(g->dev, (void **)&g->cols, (size_t)g->ncols * g->colsz * d);
+    if (!rc)
+        rc = hyt_device_malloc(g->dev, (void **)&g->pbuf, (size_t)g->npbuf * g->colsz * d);
+    if (!rc)
+        rc = hyt_device_malloc(g->dev, (void **)&g->linv, (size_t)g->npbuf * g->tile * d);
+    if (!rc)
+        rc = hyt_device_malloc(g->dev, (void **)&g->piv, (size_t)g->npbuf * g->nb * sizeof(int));
+    if (!rc && g->ncols)
+        rc = hyt_device_malloc(g->dev, (void **)&g->work, (size_t)g->ncols * g->tile * d);
+    if (rc)
+        hyt_gpu_lu_free(g);
+    return rc;
+}
+
+void hyt_gpu_lu_free(hyt_gpu_lu_t *g)
+{
+    hyt_device_free(g->dev, g->cols);
+    hyt_device_free(g->dev, g->pbuf);
+    hyt_device_free(g->dev, g->linv);
+    hyt_device_free(g->dev, g->piv);
+    hyt_device_free(g->dev, g->work);
+    g->cols = g->pbuf = g->linv = g->work = NULL;
+    g->piv = NULL;
+}
+
+/* ---- init: zero the workspaces, so that padding never holds NaN ---------------------------- */
+
+typedef struct init_args {
+    hyt_gpu_lu_t g;
+} init_args_t;
+
+static int init_body(const hyt_devctx_t *dc, void *p)
+{
+    const hyt_gpu_lu_t *g = &((init_args_t *)p)->g;
+    size_t d = sizeof(double);
+    int rc = hyt_dev_memset(dc, g->pbuf, 0, (size_t)g->npbuf * g->colsz * d);
+    if (!rc)
+        rc = hyt_dev_memset(dc, g->linv, 0, (size_t)g->npbuf * g->tile * d);
+    if (!rc)
+        rc = hyt_dev_memset(dc, g->piv, 0, (size_t)g->npbuf * g->nb * sizeof(int));
+    if (!rc && g->ncols)
+        rc = hyt_dev_memset(dc, g->work, 0, (size_t)g->ncols * g->tile * d);
+    return rc;
+}
+
+static const hyt_kernel_t init_kernel = {.name = "gpu_init", .dev = init_body,
+                                         .cat = HYT_CAT_GPU};
+
+int hyt_insert_gpu_lu_init(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
+                           const void *state_key)
+{
+    init_args_t args = {*g};
+    hyt_dep_t dep = {state_key, HYT_WRITE};
+    hyt_task_desc_t d = hyt_tagged_desc(&init_kernel, &args, sizeof args, &dep, 1, tag);
+    d.device = hyt_device_index(g->dev);
+    d.stream = HYT_STREAM_COMPUTE;
+    return hyt_task_insert(seq, &d);
+}
+
+/* ---- column load ---------------------------------------------------------------------------- */
+
+typedef struct col_args {
+    hyt_gpu_lu_t g;
+    const double *host; /* tile (0, j) of the CCRB matrix */
+    double *dcol;
+} col_args_t;
+
+static int load_body(const hyt_devctx_t *dc, void *p)
+{
+    col_args_t *a = p;
+    int rc = hyt_dev_memcpy_h2d(dc, a->dcol, a->host, (size_t)a->g.colsz * sizeof(double));
+    return rc ? rc : hyt_gpu_transpose_tiles(dc, a->dcol, a->g.nb, a->g.mt);
+}
+
+static const hyt_kernel_t load_kernel = {.name = "column_load", .dev = load_body,
+                                         .cat = HYT_CAT_DMA};
+
+static double *dcol_of(const hyt_gpu_lu_t *g, int j)
+{
+    return g->cols + (int64_t)(j / g->ndev) * g->colsz;
+}
+
+int hyt_insert_gpu_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
+                               const hyt_desc_t *A, int j, const void *col_key,
+                               const void *state_key)
+{
+    col_args_t args = {*g, hyt_tile(A, 0, j), dcol_of(g, j)};
+    hyt_dep_t stack[66], *deps = A->mt + 2 <= 66 ? stack : malloc((size_t)(A->mt + 2) * sizeof *deps);
+    if (!deps)
+        return HYT_ERR_NOMEM;
+    int nd = 0;
+    for (int i = 0; i < A->mt; i++)
+        deps[nd++] = (hyt_dep_t){hyt_tile(A, i, j), HYT_READ};
+    deps[nd++] = (hyt_dep_t){col_key, HYT_WRITE};
+    /* loads of different columns commute; the first update waits for all of them */
+    deps[nd++] = (hyt_dep_t){state_key, HYT_GATHER};
+    hyt_task_desc_t d = hyt_tagged_desc(&load_kernel, &args, sizeof args, deps, nd, tag);
+    d.device = hyt_device_index(g->dev);
+    d.stream = HYT_STREAM_H2D;
+    int rc = hyt_task_insert(seq, &d);
+    if (deps != stack)
+        free(deps);
+    return rc;
+}
+
+/* ---- column return -------------------------------------------------------------------------- */
+
+static int return_body(const hyt_devctx_t *dc, void *p)
+{
+    col_args_t *a = p;
+    /* the device copy is not used any more: transpose it in place, then copy */
+    int rc = hyt_gpu_transpose_tiles(dc, a->dcol, a->g.nb, a->g.mt);
+    return rc ? rc
+              : hyt_dev_memcpy_d2h(dc, (double *)a->host, a->dcol,
+                                   (size_t)a->g.colsz * sizeof(double));
+}
+
+static const hyt_kernel_t return_kernel = {.name = "column_return", .dev = return_body,
+                                           .cat = HYT_CAT_DMA};
+
+int hyt_insert_gpu_column_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
+                                 const hyt_desc_t *A, int j, const void *after_key)
+{
+    col_args_t args = {*g, hyt_tile(A, 0, j), dcol_of(g, j)};
+    hyt_dep_t stack[66], *deps = A->mt + 1 <= 66 ? stack : malloc((size_t)(A->mt + 1) * sizeof *deps);
+    if (!deps)
+        return HYT_ERR_NOMEM;
+    int nd = 0;
+    deps[nd++] = (hyt_dep_t){after_key, HYT_READ};
+    for (int i = 0; i < A->mt; i++)
+        deps[nd++] = (hyt_dep_t){hyt_tile(A, i, j), HYT_WRITE};
+    hyt_task_desc_t d = hyt_tagged_desc(&return_kernel, &args, sizeof args, deps, nd, tag);
+    d.device = hyt_device_index(g->dev);
+    d.stream = HYT_STREAM_D2H;
+    int rc = hyt_task_insert(seq, &d);
+    if (deps != stack)
+        free(deps);
+    return rc;
+}
+
+/* ---- panel broadcast ------------------------------------------------------------------------ */
+
+typedef struct bcast_args {
+    hyt_gpu_lu_t g;
+    const double *host_panel; /* tile (k, k) */
+    int ntiles, k, dk;
+    const double *h_linv;     /* inv(L_kk), nb x nb column-major, page-locked */
+    const int *ipiv;          /* the user's pivots (pageable) */
+    int *h_piv;               /* page-locked staging for them */
+} bcast_args_t;
+
+static int bcast_body(const hyt_devctx_t *dc, void *p)
+{
+    bcast_args_t *a = p;
+    const hyt_gpu_lu_t *g = &a->g;
+    int s = a->k % g->npbuf;
+    double *panel = g->pbuf + s * g->colsz + (int64_t)a->k * g->tile;
+    double *linv = g->linv + s * g->tile;
+    int *piv = g->piv + (int64_t)s * g->nb;
+    memcpy(a->h_piv, a->ipiv + (int64_t)a->k * g->nb, (size_t)a->dk * sizeof(int));
+    int rc = hyt_dev_memcpy_h2d(dc, panel, a->host_panel,
+                                (size_t)a->ntiles * g->tile * sizeof(double));
+    if (!rc)
+        rc = hyt_gpu_transpose_tiles(dc, panel, g->nb, a->ntiles);
+    if (!rc)
+        rc = hyt_dev_memcpy_h2d(dc, linv, a->h_linv, (size_t)g->tile * sizeof(double));
+    if (!rc)
+        rc = hyt_gpu_transpose_tiles(dc, linv, g->nb, 1);
+    if (!rc)
+        rc = hyt_dev_memcpy_h2d(dc, piv, a->h_piv, (size_t)a->dk * sizeof(int));
+    return rc;
+}
+
+static const hyt_kernel_t bcast_kernel = {.name = "panel_bcast", .dev = bcast_body,
+                                          .cat = HYT_CAT_DMA};
+
+int hyt_insert_gpu_panel_bcast(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
+                               const hyt_desc_t *A, int k, int dk, const double *h_linv,
+                               const int *ipiv, int *h_piv, const void *panel_key)
+{
+    bcast_args_t args = {*g, hyt_tile(A, k, k), A->mt - k, k, dk, h_linv, ipiv, h_piv};
+    int cap = A->mt - k + 4;
+    hyt_dep_t stack[68], *deps = cap <= 68 ? stack : malloc((size_t)cap * sizeof *deps);
+    if (!deps)
+        return HYT_ERR_NOMEM;
+    int nd = 0;
+    for (int i = k; i < A->mt; i++)
+        deps[nd++] = (hyt_dep_t){hyt_tile(A, i, k), HYT_READ};
+    deps[nd++] = (hyt_dep_t){h_linv, HYT_READ};
+    deps[nd++] = (hyt_dep_t){&ipiv[(int64_t)k * g->nb], HYT_READ};
+    /* the slot is rewritten: waits for the updates that read the panel npbuf steps ago */
+    deps[nd++] = (hyt_dep_t){panel_key, HYT_WRITE};
+    hyt_task_desc_t d = hyt_tagged_desc(&bcast_kernel, &args, sizeof args, deps, nd, tag);
+    d.device = hyt_device_index(g->dev);
+    d.stream = HYT_STREAM_H2D;
+    int rc = hyt_task_insert(seq, &d);
+    if (deps != stack)
+        free(deps);
+    return rc;
+}

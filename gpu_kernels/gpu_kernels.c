@@ -1,0 +1,181 @@
+/*
+ * Dispatchers of the device kernels, called from device task bodies: they check the arguments
+ * once for both backends, then run the host reference (host backend: at once, on host memory,
+ * after one fault-injection point so that debug.fault_device reaches host devices too) or the
+ * CUDA version (asynchronous on the task's stream; cuBLAS on the compute stream only).
+ *
+ * Calls with no work (no tiles, no columns, no interchanges, an empty C) return 0 before any
+ * device call, on both backends alike.
+ */
+#include "hyt_gpu_kernels.h"
+
+#include <stdint.h>
+
+#if HYT_HAVE_CUDA
+#include "hyt_cuda_check.h"
+#endif
+
+static int check_dc(const hyt_devctx_t *dc, const char *fn)
+{
+    if (!dc || !dc->dev)
+        return hyt_error(HYT_ERR_INVALID, "%s: no device context (call it from a device task "
+                         "body)", fn);
+    return HYT_SUCCESS;
+}
+
+/* Host backend: the one device "call" of a kernel, for fault injection. */
+static int host_fault(const hyt_devctx_t *dc, const char *fn)
+{
+    if (hyt_device_fault_point(dc->dev))
+        return hyt_error(HYT_ERR_DEVICE, "%s on %s failed: injected fault (debug.fault_device)",
+                         fn, hyt_device_name(dc->dev));
+    return HYT_SUCCESS;
+}
+
+#if !HYT_HAVE_CUDA
+static int no_cuda(const hyt_devctx_t *dc, const char *fn)
+{
+    return hyt_error(HYT_ERR_NOT_AVAILABLE, "%s: device %s is not a host device and hytile was "
+                     "built without CUDA", fn, hyt_device_name(dc->dev));
+}
+#endif
+
+int hyt_gpu_transpose_tiles(const hyt_devctx_t *dc, double *tiles, int nb, int64_t ntiles)
+{
+    static const char fn[] = "hyt_gpu_transpose_tiles";
+    int rc = check_dc(dc, fn);
+    if (rc)
+        return rc;
+    if (nb < 1)
+        return hyt_error(HYT_ERR_INVALID, "%s: nb = %d (must be >= 1)", fn, nb);
+    if (ntiles < 0)
+        return hyt_error(HYT_ERR_INVALID, "%s: ntiles = %lld (must be >= 0)", fn,
+                         (long long)ntiles);
+    if (ntiles > INT64_MAX / ((int64_t)nb * nb))
+        return hyt_error(HYT_ERR_TOO_LARGE, "%s: %lld tiles of %d x %d do not fit in 64-bit "
+                         "offsets", fn, (long long)ntiles, nb, nb);
+    if (ntiles > 0 && !tiles)
+        return hyt_error(HYT_ERR_INVALID, "%s: tiles is NULL", fn);
+    if (ntiles == 0 || nb == 1)
+        return HYT_SUCCESS;
+    if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
+        if ((rc = host_fault(dc, fn)))
+            return rc;
+        hyt_ref_transpose_tiles(tiles, nb, ntiles);
+        return HYT_SUCCESS;
+    }
+#if HYT_HAVE_CUDA
+    return hyt_cuda_transpose_tiles(dc->dev, dc->cuda_stream, tiles, nb, ntiles);
+#else
+    return no_cuda(dc, fn);
+#endif
+}
+
+int hyt_gpu_dlaswp_crrb(const hyt_devctx_t *dc, double *col0, int64_t colstride, int ncols,
+                        int nb, int r1, int npiv, const int *ipiv)
+{
+    static const char fn[] = "hyt_gpu_dlaswp_crrb";
+    int rc = check_dc(dc, fn);
+    if (rc)
+        return rc;
+    if (nb < 1)
+        return hyt_error(HYT_ERR_INVALID, "%s: nb = %d (must be >= 1)", fn, nb);
+    if (ncols < 0 || npiv < 0 || r1 < 0)
+        return hyt_error(HYT_ERR_INVALID, "%s: ncols = %d, npiv = %d, r1 = %d (must be >= 0)",
+                         fn, ncols, npiv, r1);
+    if (npiv > INT32_MAX - r1)
+        return hyt_error(HYT_ERR_INVALID, "%s: rows r1 + npiv = %d + %d overflow an int", fn, r1,
+                         npiv);
+    if (ncols == 0 || npiv == 0)
+        return HYT_SUCCESS;
+    if (!col0 || !ipiv)
+        return hyt_error(HYT_ERR_INVALID, "%s: %s is NULL", fn, col0 ? "ipiv" : "col0");
+    /* Every column holds at least rows 0..r1+npiv-1: columns closer than that overlap, and the
+     * CUDA kernel's threads of different columns would race. */
+    if (ncols > 1 && colstride < ((int64_t)r1 + npiv) * nb)
+        return hyt_error(HYT_ERR_INVALID, "%s: colstride = %lld is less than the %lld doubles of "
+                         "rows 0..%d of a column (columns would overlap)", fn,
+                         (long long)colstride, ((long long)r1 + npiv) * nb, r1 + npiv - 1);
+    if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
+        /* ipiv is host memory here: check it (the CUDA kernel can only ignore pivots < 1) */
+        for (int q = 0; q < npiv; q++)
+            if (ipiv[q] < 1)
+                return hyt_error(HYT_ERR_INVALID, "%s: ipiv[%d] = %d (1-based rows, must be "
+                                 ">= 1)", fn, q, ipiv[q]);
+        if ((rc = host_fault(dc, fn)))
+            return rc;
+        hyt_ref_dlaswp_crrb(col0, colstride, ncols, nb, r1, npiv, ipiv);
+        return HYT_SUCCESS;
+    }
+#if HYT_HAVE_CUDA
+    return hyt_cuda_dlaswp_crrb(dc->dev, dc->cuda_stream, col0, colstride, ncols, nb, r1, npiv,
+                                ipiv);
+#else
+    return no_cuda(dc, fn);
+#endif
+}
+
+static int trans_ok(char t) { return t == 'N' || t == 'n' || t == 'T' || t == 't'; }
+static int is_notrans(char t) { return t == 'N' || t == 'n'; }
+static int max1(int x) { return x > 1 ? x : 1; }
+
+int hyt_gpu_dgemm_batched(const hyt_devctx_t *dc, char transa, char transb, int m, int n, int k,
+                          double alpha, const double *A, int lda, int64_t strideA,
+                          const double *B, int ldb, int64_t strideB, double beta, double *C,
+                          int ldc, int64_t strideC, int batch, int per_call)
+{
+    static const char fn[] = "hyt_gpu_dgemm_batched";
+    int rc = check_dc(dc, fn);
+    if (rc)
+        return rc;
+    if (!trans_ok(transa) || !trans_ok(transb))
+        return hyt_error(HYT_ERR_INVALID, "%s: transa = '%c', transb = '%c' (must be 'N' or "
+                         "'T')", fn, transa, transb);
+    if (m < 0 || n < 0 || k < 0 || batch < 0)
+        return hyt_error(HYT_ERR_INVALID, "%s: m = %d, n = %d, k = %d, batch = %d (must be >= "
+                         "0)", fn, m, n, k, batch);
+    int rowsA = is_notrans(transa) ? m : k, rowsB = is_notrans(transb) ? k : n;
+    if (lda < max1(rowsA) || ldb < max1(rowsB) || ldc < max1(m))
+        return hyt_error(HYT_ERR_INVALID, "%s: lda = %d, ldb = %d, ldc = %d (need at least %d, "
+                         "%d, %d)", fn, lda, ldb, ldc, max1(rowsA), max1(rowsB), max1(m));
+    if (strideA < 0 || strideB < 0 || strideC < 0)
+        return hyt_error(HYT_ERR_INVALID, "%s: strides %lld, %lld, %lld (must be >= 0)", fn,
+                         (long long)strideA, (long long)strideB, (long long)strideC);
+    if (m == 0 || n == 0 || batch == 0)
+        return HYT_SUCCESS;
+    if (!C || (k > 0 && (!A || !B)))
+        return hyt_error(HYT_ERR_INVALID, "%s: %s is NULL", fn, !C ? "C" : !A ? "A" : "B");
+    if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
+        if ((rc = host_fault(dc, fn)))
+            return rc;
+        hyt_ref_dgemm_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB,
+                              beta, C, ldc, strideC, batch);
+        return HYT_SUCCESS;
+    }
+#if HYT_HAVE_CUDA
+    if (!dc->cublas)
+        return hyt_error(HYT_ERR_INVALID, "%s: %s: no cuBLAS handle on stream %d (cuBLAS runs "
+                         "only in tasks on HYT_STREAM_COMPUTE)", fn, hyt_device_name(dc->dev),
+                         dc->stream);
+    /* The handle is the device's, bound to the compute stream, in host pointer mode (cuBLAS's
+     * default, never changed by hytile): alpha and beta are read from the host at the call. */
+    cublasHandle_t h = (cublasHandle_t)dc->cublas;
+    cublasOperation_t opa = is_notrans(transa) ? CUBLAS_OP_N : CUBLAS_OP_T;
+    cublasOperation_t opb = is_notrans(transb) ? CUBLAS_OP_N : CUBLAS_OP_T;
+    if (!per_call) {
+        HYT_CUBLAS_TRY(dc->dev, cublasDgemmStridedBatched(h, opa, opb, m, n, k, &alpha, A, lda,
+                                                          strideA, B, ldb, strideB, &beta, C,
+                                                          ldc, strideC, batch));
+        return HYT_SUCCESS;
+    }
+    for (int b = 0; b < batch; b++) {
+        const double *Ab = k ? A + b * strideA : A, *Bb = k ? B + b * strideB : B;
+        HYT_CUBLAS_TRY(dc->dev, cublasDgemm(h, opa, opb, m, n, k, &alpha, Ab, lda, Bb, ldb,
+                                            &beta, C + b * strideC, ldc));
+    }
+    return HYT_SUCCESS;
+#else
+    (void)per_call;
+    return no_cuda(dc, fn);
+#endif
+}

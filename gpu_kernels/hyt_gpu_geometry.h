@@ -1,0 +1,127 @@
+/*
+ * Launch geometry of the CUDA kernels in gpu_kernels/: the grid of each launch and the map from
+ * (block, thread) to the elements that one thread works on.  It is plain C so that the .cu
+ * files (where the functions are __host__ __device__) and tests/test_gpu_kernels.c share it:
+ * the test enumerates every thread of small launches and samples huge ones on the host, so the
+ * index arithmetic is checked even on machines without a GPU.  Internal: not installed.
+ *
+ * Grid limits: x up to 2^31-1 blocks, y and z up to 65535.  Every element offset is 64-bit
+ * (ntiles*nb*nb and row*nb can pass 2^31).
+ */
+#ifndef HYT_GPU_GEOMETRY_H
+#define HYT_GPU_GEOMETRY_H
+
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define HYT_GEOM_FN static inline __host__ __device__
+#else
+#define HYT_GEOM_FN static inline
+#endif
+
+#define HYT_GRID_MAX_X 2147483647LL
+#define HYT_GRID_MAX_YZ 65535LL
+
+/* Thread block of the transposition: 32 columns x 8 rows of a tile (a "patch"). */
+#define HYT_TRANSPOSE_BX 32
+#define HYT_TRANSPOSE_BY 8
+/* Most threads per block of the row interchanges (one thread per element of a row). */
+#define HYT_LASWP_BLOCK 256
+
+typedef struct hyt_launch {
+    unsigned grid[3];
+    unsigned block[3];
+} hyt_launch_t;
+
+/* Splits `n` work items (tiles, columns) over grid.y x grid.z: item = z*grid.y + y.
+ * Returns 0, or -1 when n > 65535^2. */
+HYT_GEOM_FN int hyt_geom_split_yz(int64_t n, unsigned *gy, unsigned *gz)
+{
+    int64_t y = n < HYT_GRID_MAX_YZ ? n : HYT_GRID_MAX_YZ;
+    int64_t z = (n + y - 1) / y;
+    if (z > HYT_GRID_MAX_YZ)
+        return -1;
+    *gy = (unsigned)y;
+    *gz = (unsigned)z;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Transposition of ntiles square nb x nb tiles: grid.x = the patches of one tile (column patch
+ * fastest), grid.y x grid.z = the tiles.  The thread at (r, c) of its tile swaps (r, c) with
+ * (c, r) when r < c and does nothing otherwise (no loop).
+ * Returns 0 (launch), 1 (nothing to do: ntiles == 0 or nb == 1) or -1 (too large for a grid).
+ */
+HYT_GEOM_FN int hyt_transpose_launch(int nb, int64_t ntiles, hyt_launch_t *L)
+{
+    if (nb < 1 || ntiles < 0)
+        return -1;
+    if (ntiles == 0 || nb == 1)
+        return 1;
+    int64_t px = ((int64_t)nb + HYT_TRANSPOSE_BX - 1) / HYT_TRANSPOSE_BX;
+    int64_t py = ((int64_t)nb + HYT_TRANSPOSE_BY - 1) / HYT_TRANSPOSE_BY;
+    if (px * py > HYT_GRID_MAX_X)
+        return -1;
+    L->grid[0] = (unsigned)(px * py);
+    if (hyt_geom_split_yz(ntiles, &L->grid[1], &L->grid[2]))
+        return -1;
+    L->block[0] = HYT_TRANSPOSE_BX;
+    L->block[1] = HYT_TRANSPOSE_BY;
+    L->block[2] = 1;
+    return 0;
+}
+
+/* The pair of thread (tx, ty) of block (bx, by, bz) in a grid of gy blocks along y: returns 1
+ * and the offsets (from the first tile) of (r, c) and (c, r), r < c, or 0 for an idle thread. */
+HYT_GEOM_FN int hyt_transpose_pair(int nb, int64_t ntiles, unsigned bx, unsigned by, unsigned bz,
+                                   unsigned gy, unsigned tx, unsigned ty, int64_t *upper,
+                                   int64_t *lower)
+{
+    int64_t t = (int64_t)bz * gy + by;
+    unsigned px = ((unsigned)nb + HYT_TRANSPOSE_BX - 1) / HYT_TRANSPOSE_BX;
+    int64_t c = (int64_t)(bx % px) * HYT_TRANSPOSE_BX + tx;
+    int64_t r = (int64_t)(bx / px) * HYT_TRANSPOSE_BY + ty;
+    if (t >= ntiles || c >= nb || r >= c)
+        return 0;
+    int64_t base = t * ((int64_t)nb * nb);
+    *upper = base + r * nb + c;
+    *lower = base + c * nb + r;
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Row interchanges on ncols CRRB columns: one thread per (column b, element c of a row);
+ * grid.x x block.x covers the nb elements, grid.y x grid.z the columns.  Consecutive threads
+ * take consecutive elements of a row: every access of a warp is one contiguous segment.
+ * Returns 0 (launch), 1 (nothing to do) or -1 (too large).
+ */
+HYT_GEOM_FN int hyt_laswp_launch(int nb, int ncols, int npiv, hyt_launch_t *L)
+{
+    if (nb < 1 || ncols < 0 || npiv < 0)
+        return -1;
+    if (ncols == 0 || npiv == 0)
+        return 1;
+    int64_t bx = ((int64_t)nb + 31) / 32 * 32;
+    if (bx > HYT_LASWP_BLOCK)
+        bx = HYT_LASWP_BLOCK;
+    L->block[0] = (unsigned)bx;
+    L->block[1] = L->block[2] = 1;
+    L->grid[0] = (unsigned)(((int64_t)nb + bx - 1) / bx);
+    return hyt_geom_split_yz(ncols, &L->grid[1], &L->grid[2]);
+}
+
+/* Column b and element c of thread tx of block (bx, by, bz) (block of bdx threads, grid of gy
+ * blocks along y): returns 1, or 0 for an idle thread. */
+HYT_GEOM_FN int hyt_laswp_thread(int nb, int ncols, unsigned bx, unsigned by, unsigned bz,
+                                 unsigned gy, unsigned bdx, unsigned tx, int *b, int *c)
+{
+    int64_t col = (int64_t)bz * gy + by;
+    int64_t e = (int64_t)bx * bdx + tx;
+    if (col >= ncols || e >= nb)
+        return 0;
+    *b = (int)col;
+    *c = (int)e;
+    return 1;
+}
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * Device tasks of the hybrid LU (the seed's section 3, Figure 1): the data a device keeps for
+ * the factorization, and typed insert wrappers for the copies (panel broadcast, column load,
+ * column return) and the trailing update.  The bodies live in gpu_dma_tiles.c and
+ * gpu_dgetrf_update.c; the loop nest that inserts them is drivers/pdgetrf_hybrid.c.
+ *
+ * A device keeps the tile columns j with j % ndev == dev (1D block-cyclic by columns), each
+ * as mt CRRB tiles on top of each other (device row = global row), local column l = j / ndev
+ * at cols + l*colsz; a ring of npbuf panel buffers (the panel of step k in slot k % npbuf,
+ * tiles at the same offsets as in a column), each with inv(L_kk) (CRRB) and the step's pivots;
+ * and a workspace W of one tile per local column for U_kj = inv(L_kk) A_kj.
+ */
+#ifndef HYT_GPU_TASKS_H
+#define HYT_GPU_TASKS_H
+
+#include "hyt_cpu_kernels.h"
+#include "hyt_gpu_kernels.h"
+#include "hyt_runtime.h"
+#include "hyt_tiles.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hyt_gpu_lu {
+    hyt_device_t *dev;
+    int index, ndev;       /* this device's position among the devices of the factorization */
+    int nb, mt;
+    int64_t tile, colsz;   /* doubles per tile, per column (mt tiles) */
+    int ncols;             /* local columns */
+    int npbuf;
+    double *cols;          /* ncols * colsz */
+    double *pbuf;          /* npbuf * colsz */
+    double *linv;          /* npbuf * tile */
+    int *piv;              /* npbuf * nb */
+    double *work;          /* ncols * tile */
+    int per_call_gemm;     /* one cuBLAS call per column instead of a batched call */
+} hyt_gpu_lu_t;
+
+/* Bytes of device memory the factorization needs on one device. */
+size_t hyt_gpu_lu_bytes(int nb, int mt, int ncols, int npbuf);
+/* Allocates the device buffers (synchronous); frees what it got on failure. */
+int hyt_gpu_lu_alloc(hyt_gpu_lu_t *g);
+void hyt_gpu_lu_free(hyt_gpu_lu_t *g);
+
+/* Zero the device workspaces (compute stream). */
+int hyt_insert_gpu_lu_init(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
+                           const void *state_key);
+
+/* Column load: host CCRB tile column j -> device column (CRRB), on the H2D stream. */
+int hyt_insert_gpu_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
+                               const hyt_desc_t *A, int j, const void *col_key,
+                               const void *state_key);
+
+/* Panel broadcast of step k: panel tiles (k..mt-1, k), inv(L_kk) and the pivots of step k
+ * (dk of them) to slot k % npbuf, transposed to CRRB, on the H2D stream. */
+int hyt_insert_gpu_panel_bcast(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
+                               const hyt_desc_t *A, int k, int dk, const double *h_linv,
+                               const int *ipiv, int *h_piv, const void *panel_key);
+
+/* Update of local columns [l1, l2) by step k: swaps, U = inv(L_kk) A_kj (GEMM), A_ij -= L_ik
+ * U_kj for the rows below; on the compute stream.  Keys: panel READ, state RW, col RW (the
+ * lead column's token, or NULL). */
+int hyt_insert_gpu_dgetrf_update(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
+                                 int k, int dk, int l1, int l2, const void *panel_key,
+                                 const void *state_key, const void *col_key);
+
+/* Column return: device column j back to the host tiles (CCRB), on the D2H stream.  after_key
+ * is READ (the lead column's token, or the device state for the final returns). */
+int hyt_insert_gpu_column_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
+                                 const hyt_desc_t *A, int j, const void *after_key);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

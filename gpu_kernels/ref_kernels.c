@@ -1,0 +1,63 @@
+/*
+ * Host references of the device kernels (hyt_gpu_kernels.h): the specification the CUDA
+ * versions are tested against, and the kernels of the "host" device backend, which lets
+ * machines without a GPU run the whole hybrid algorithm.  Plain C, always compiled.  The
+ * arguments are assumed valid (the dispatchers in gpu_kernels.c check them).
+ */
+#include "hyt_gpu_kernels.h"
+
+#include <cblas.h>
+
+void hyt_ref_transpose_tiles(double *tiles, int nb, int64_t ntiles)
+{
+    int64_t sz = (int64_t)nb * nb;
+    for (int64_t t = 0; t < ntiles; t++) {
+        double *a = tiles + t * sz;
+        for (int64_t r = 0; r < nb; r++)
+            for (int64_t c = r + 1; c < nb; c++) {
+                double x = a[r * nb + c];
+                a[r * nb + c] = a[c * nb + r];
+                a[c * nb + r] = x;
+            }
+    }
+}
+
+void hyt_ref_dlaswp_crrb(double *col0, int64_t colstride, int ncols, int nb, int r1, int npiv,
+                         const int *ipiv)
+{
+    for (int b = 0; b < ncols; b++) {
+        double *col = col0 + (int64_t)b * colstride;
+        for (int q = 0; q < npiv; q++) {
+            /* row r of a CRRB column: (r/nb)*nb*nb + (r%nb)*nb = r*nb, nb contiguous doubles */
+            int64_t r = (int64_t)r1 + q, p = (int64_t)ipiv[q] - 1;
+            if (p == r || p < 0) /* p < 0: invalid pivot, ignored as by the CUDA kernel */
+                continue;
+            double *x = col + r * nb, *y = col + p * nb;
+            for (int c = 0; c < nb; c++) {
+                double t = x[c];
+                x[c] = y[c];
+                y[c] = t;
+            }
+        }
+    }
+}
+
+static enum CBLAS_TRANSPOSE cblas_trans(char t)
+{
+    return t == 'N' || t == 'n' ? CblasNoTrans : CblasTrans;
+}
+
+void hyt_ref_dgemm_batched(char transa, char transb, int m, int n, int k, double alpha,
+                           const double *A, int lda, int64_t strideA, const double *B, int ldb,
+                           int64_t strideB, double beta, double *C, int ldc, int64_t strideC,
+                           int batch)
+{
+    if (m <= 0 || n <= 0)
+        return;
+    for (int b = 0; b < batch; b++) {
+        /* with k == 0, A and B are never read and may be NULL: no arithmetic on them then */
+        const double *Ab = k ? A + b * strideA : A, *Bb = k ? B + b * strideB : B;
+        cblas_dgemm(CblasColMajor, cblas_trans(transa), cblas_trans(transb), m, n, k, alpha, Ab,
+                    lda, Bb, ldb, beta, C + b * strideC, ldc);
+    }
+}

@@ -1,0 +1,1061 @@
+/*
+ * GPU kernels (gpu_kernels/):
+ *   - the host references against naive definitions (tile transposition, row interchanges on
+ *     CRRB columns as a permutation of an explicit dense matrix, batched GEMM as a triple loop);
+ *   - the launch geometry of the CUDA kernels (hyt_gpu_geometry.h), every thread of small
+ *     launches enumerated and huge ones sampled on the host, so the index arithmetic is checked
+ *     even where no GPU is present;
+ *   - the dispatchers in device tasks through the runtime (copies in, kernel, copies out),
+ *     compared with the references: exactly for transposition and interchanges, to 1e-12
+ *     (relative) for GEMM; argument checks; fault injection reaching the kernels.
+ * Without arguments it runs on a host device ("host:1"); with the argument "cuda" it runs the
+ * device part on the first GPU ("cuda:0") and exits 77 when the build has no CUDA or no GPU is
+ * usable.
+ */
+#include "config.h"
+#include "hyt_gpu_geometry.h"
+#include "hyt_gpu_kernels.h"
+#include "hyt_runtime.h"
+#include "hyt_tiles.h"
+#include "hyt_test.h"
+
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+
+static int use_cuda; /* the device part runs on cuda:0 */
+
+static double rnd(test_rng_t *r) { return (double)(test_rand(r) >> 11) * 0x1p-52 - 1.0; }
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    REQUIRE(p, "out of memory (%zu bytes)", bytes);
+    return p;
+}
+
+static void fill(test_rng_t *r, double *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        a[i] = rnd(r);
+}
+
+static int max1(int x) { return x > 1 ? x : 1; }
+
+/* ============================================================================================
+ * (a) host references against naive definitions
+ */
+
+static void test_ref_transpose(void)
+{
+    static const int nbs[] = {1, 2, 3, 7, 16, 32, 33, 100};
+    static const int nts[] = {0, 1, 2, 5};
+    test_rng_t rng = {11};
+    for (size_t i = 0; i < sizeof nbs / sizeof nbs[0]; i++)
+        for (size_t j = 0; j < sizeof nts / sizeof nts[0]; j++) {
+            int nb = nbs[i], nt = nts[j];
+            size_t sz = (size_t)nb * nb, n = sz * nt;
+            double *a = xmalloc((n + 4) * sizeof *a), *orig = xmalloc((n + 4) * sizeof *a);
+            double *tiles = xmalloc((n + 1) * sizeof *a);
+            fill(&rng, a, n + 4);
+            memcpy(orig, a, (n + 4) * sizeof *a);
+            hyt_ref_transpose_tiles(a, nb, nt);
+            int ok = 1;
+            for (int t = 0; t < nt; t++)
+                for (int c = 0; c < nb; c++)
+                    for (int r = 0; r < nb; r++) /* CCRB (r,c) at r + c*nb lands at r*nb + c */
+                        ok &= a[t * sz + (size_t)r * nb + c] == orig[t * sz + r + (size_t)c * nb];
+            CHECK(ok, "nb %d, %d tiles: element (r,c) not at r*nb + c", nb, nt);
+            CHECK(!memcmp(a + n, orig + n, 4 * sizeof *a), "nb %d, %d tiles: wrote past the end",
+                  nb, nt);
+            hyt_ccrb_to_crrb(orig, tiles, nb, nt);
+            CHECK(!memcmp(a, tiles, n * sizeof *a), "nb %d, %d tiles: differs from "
+                  "hyt_ccrb_to_crrb", nb, nt);
+            hyt_ref_transpose_tiles(a, nb, nt);
+            CHECK(!memcmp(a, orig, (n + 4) * sizeof *a), "nb %d, %d tiles: transposing twice is "
+                  "not the identity", nb, nt);
+            free(a);
+            free(orig);
+            free(tiles);
+        }
+}
+
+/* A row-interchange case: ncols CRRB columns of mt tiles each, column b at b*colstride. */
+typedef struct lcase {
+    int nb, ncols, mt, r1, npiv;
+    int64_t colstride;
+} lcase_t;
+
+/* Doubles spanned by the columns (without the tail guard). */
+static size_t lcase_len(const lcase_t *L)
+{
+    if (!L->ncols)
+        return 0;
+    return (size_t)((int64_t)(L->ncols - 1) * L->colstride + (int64_t)L->mt * L->nb * L->nb);
+}
+
+static lcase_t laswp_case(test_rng_t *rng, int nb, int ncols, int npiv)
+{
+    lcase_t L = {nb, ncols, 1, 0, npiv, 0};
+    L.mt = (npiv + nb - 1) / nb + test_randint(rng, 3);
+    if (L.mt < 1)
+        L.mt = 1;
+    int nrows = L.mt * nb;
+    L.r1 = test_randint(rng, nrows - npiv + 1);
+    /* gaps between the columns, sometimes not a multiple of nb */
+    L.colstride = (int64_t)L.mt * nb * nb + test_randint(rng, 3) * nb + test_randint(rng, 2);
+    return L;
+}
+
+/* Pivots (1-based) for rows r1..r1+npiv-1 of nrows rows, mixing LAPACK-like choices with chains:
+ * a pivot equal to an earlier interchanged row, a row used as a pivot before, a row above r1. */
+static void make_pivots(test_rng_t *rng, int *ipiv, const lcase_t *L)
+{
+    int nrows = L->mt * L->nb;
+    for (int q = 0; q < L->npiv; q++) {
+        int r = L->r1 + q, p;
+        switch (test_randint(rng, q ? 6 : 3)) {
+        case 0: p = r; break;                                          /* no interchange */
+        case 1: p = r + test_randint(rng, nrows - r); break;           /* below: LAPACK */
+        case 2: p = test_randint(rng, nrows); break;                   /* any row */
+        case 3: p = L->r1 + test_randint(rng, q); break;               /* an earlier row r1+q' */
+        case 4: p = ipiv[test_randint(rng, q)] - 1; break;             /* an earlier pivot row */
+        default: p = L->r1 + q - 1; break;                             /* the row just before */
+        }
+        ipiv[q] = p + 1;
+    }
+}
+
+/* The definition: the columns side by side as one dense nrows x (ncols*nb) matrix D, the
+ * interchanges applied to a row permutation, out = the rows of D in permuted order, scattered
+ * back (everything outside the rows, e.g. gaps between columns, as in `in`). */
+static void expected_laswp(const lcase_t *L, const int *ipiv, const double *in, double *out)
+{
+    int nb = L->nb;
+    int64_t nrows = (int64_t)L->mt * nb, w = (int64_t)L->ncols * nb;
+    double *D = xmalloc((size_t)(nrows * w) * sizeof *D);
+    int64_t *perm = xmalloc((size_t)nrows * sizeof *perm);
+#define CRRB_AT(b, r, c) ((b) * L->colstride + ((r) / nb) * nb * nb + ((r) % nb) * nb + (c))
+    for (int64_t b = 0; b < L->ncols; b++)
+        for (int64_t r = 0; r < nrows; r++)
+            for (int64_t c = 0; c < nb; c++)
+                D[r * w + b * nb + c] = in[CRRB_AT(b, r, c)];
+    for (int64_t r = 0; r < nrows; r++)
+        perm[r] = r;
+    for (int q = 0; q < L->npiv; q++) {
+        if (ipiv[q] < 1)
+            continue; /* invalid pivots are ignored (the references' documented behaviour) */
+        int64_t x = L->r1 + q, y = ipiv[q] - 1, t = perm[x];
+        perm[x] = perm[y];
+        perm[y] = t;
+    }
+    memcpy(out, in, (lcase_len(L) + 4) * sizeof *out);
+    for (int64_t b = 0; b < L->ncols; b++)
+        for (int64_t r = 0; r < nrows; r++)
+            for (int64_t c = 0; c < nb; c++)
+                out[CRRB_AT(b, r, c)] = D[perm[r] * w + b * nb + c];
+#undef CRRB_AT
+    free(D);
+    free(perm);
+}
+
+static void test_ref_laswp(void)
+{
+    static const int nbs[] = {1, 2, 3, 7, 16, 32, 33};
+    test_rng_t rng = {12};
+    for (size_t i = 0; i < sizeof nbs / sizeof nbs[0]; i++)
+        for (int ncols = 1; ncols <= 3; ncols++)
+            for (int npiv = 0; npiv <= 2 * nbs[i] + 1; npiv++) {
+                lcase_t L = laswp_case(&rng, nbs[i], ncols, npiv);
+                size_t len = lcase_len(&L) + 4;
+                double *a = xmalloc(len * sizeof *a), *e = xmalloc(len * sizeof *a);
+                int *ipiv = xmalloc(((size_t)npiv + 1) * sizeof *ipiv);
+                fill(&rng, a, len);
+                make_pivots(&rng, ipiv, &L);
+                expected_laswp(&L, ipiv, a, e);
+                hyt_ref_dlaswp_crrb(a, L.colstride, ncols, L.nb, L.r1, npiv, ipiv);
+                CHECK(!memcmp(a, e, len * sizeof *a), "nb %d, %d columns, r1 %d, npiv %d: rows "
+                      "not permuted as the explicit matrix", L.nb, ncols, L.r1, npiv);
+                /* an invalid pivot (< 1) is ignored, never written through */
+                if (npiv > 0) {
+                    ipiv[npiv / 2] = 0;
+                    fill(&rng, a, len);
+                    expected_laswp(&L, ipiv, a, e);
+                    hyt_ref_dlaswp_crrb(a, L.colstride, ncols, L.nb, L.r1, npiv, ipiv);
+                    CHECK(!memcmp(a, e, len * sizeof *a), "nb %d, npiv %d: invalid pivot not "
+                          "ignored", L.nb, npiv);
+                }
+                free(a);
+                free(e);
+                free(ipiv);
+            }
+}
+
+/* A batched GEMM case. */
+typedef struct gcase {
+    char ta, tb;
+    int m, n, k, lda, ldb, ldc, batch;
+    double alpha, beta;
+    int64_t sa, sb, sc;
+} gcase_t;
+
+static int notrans(char t) { return t == 'N' || t == 'n'; }
+
+static size_t span(int ld, int cols, int64_t stride, int batch)
+{
+    return batch ? (size_t)((int64_t)(batch - 1) * stride + (int64_t)ld * cols) + 4 : 4;
+}
+static size_t len_a(const gcase_t *g)
+{
+    return span(g->lda, notrans(g->ta) ? g->k : g->m, g->sa, g->batch);
+}
+static size_t len_b(const gcase_t *g)
+{
+    return span(g->ldb, notrans(g->tb) ? g->n : g->k, g->sb, g->batch);
+}
+static size_t len_c(const gcase_t *g) { return span(g->ldc, g->n, g->sc, g->batch); }
+
+static gcase_t gemm_case(test_rng_t *rng, char ta, char tb, int m, int n, int k, int batch,
+                         int variant)
+{
+    static const double alphas[] = {1.0, -0.5, 0.0, 2.25}, betas[] = {0.0, 1.0, 0.75, -1.5};
+    gcase_t g = {ta, tb, m, n, k, 0, 0, 0, batch, alphas[variant % 4],
+                 betas[(variant / 4 + variant) % 4], 0, 0, 0};
+    int ra = notrans(ta) ? m : k, ca = notrans(ta) ? k : m;
+    int rb = notrans(tb) ? k : n, cb = notrans(tb) ? n : k;
+    g.lda = max1(ra) + test_randint(rng, 3);
+    g.ldb = max1(rb) + test_randint(rng, 3);
+    g.ldc = max1(m) + test_randint(rng, 3);
+    /* stride 0: every entry multiplies the same A (or B) */
+    g.sa = variant % 3 == 1 ? 0 : (int64_t)g.lda * ca + test_randint(rng, 5);
+    g.sb = variant % 5 == 2 ? 0 : (int64_t)g.ldb * cb + test_randint(rng, 5);
+    g.sc = (int64_t)g.ldc * n + test_randint(rng, 5);
+    return g;
+}
+
+/* active[i]: element i of C is in some C_b (m x n part). */
+static unsigned char *gemm_active(const gcase_t *g)
+{
+    size_t lc = len_c(g);
+    unsigned char *act = xmalloc(lc);
+    memset(act, 0, lc);
+    for (int b = 0; b < g->batch; b++)
+        for (int j = 0; j < g->n; j++)
+            for (int i = 0; i < g->m; i++)
+                act[b * g->sc + i + (int64_t)j * g->ldc] = 1;
+    return act;
+}
+
+/* Random A, B, C; with beta == 0 the active elements of C are NaN (they must not be read). */
+static void gemm_data(test_rng_t *rng, const gcase_t *g, double **A, double **B, double **C)
+{
+    *A = xmalloc(len_a(g) * sizeof **A);
+    *B = xmalloc(len_b(g) * sizeof **B);
+    *C = xmalloc(len_c(g) * sizeof **C);
+    fill(rng, *A, len_a(g));
+    fill(rng, *B, len_b(g));
+    fill(rng, *C, len_c(g));
+    if (g->beta == 0.0) {
+        unsigned char *act = gemm_active(g);
+        for (size_t i = 0; i < len_c(g); i++)
+            if (act[i])
+                (*C)[i] = NAN;
+        free(act);
+    }
+}
+
+static double op_elem(const double *X, int ld, char t, int i, int l)
+{
+    return notrans(t) ? X[i + (int64_t)l * ld] : X[l + (int64_t)i * ld];
+}
+
+/* The triple loop, with a rounding bound per element. */
+static void naive_gemm(const gcase_t *g, const double *A, const double *B, const double *C0,
+                       double *C, double *bound)
+{
+    memcpy(C, C0, len_c(g) * sizeof *C);
+    for (int b = 0; b < g->batch; b++) {
+        const double *Ab = A + b * g->sa, *Bb = B + b * g->sb;
+        for (int j = 0; j < g->n; j++)
+            for (int i = 0; i < g->m; i++) {
+                double s = 0, abs = 0;
+                for (int l = 0; l < g->k; l++) {
+                    double x = op_elem(Ab, g->lda, g->ta, i, l) * op_elem(Bb, g->ldb, g->tb, l, j);
+                    s += x;
+                    abs += fabs(x);
+                }
+                int64_t at = b * g->sc + i + (int64_t)j * g->ldc;
+                double c0 = g->beta == 0.0 ? 0.0 : g->beta * C0[at];
+                C[at] = g->alpha * s + c0;
+                bound[at] = 3.0 * (g->k + 2) * DBL_EPSILON * (fabs(g->alpha) * abs + fabs(c0));
+            }
+    }
+}
+
+static void gemm_label(const gcase_t *g, char *buf, size_t len)
+{
+    snprintf(buf, len, "%c%c m %d n %d k %d lda %d ldb %d ldc %d strides %lld %lld %lld batch %d "
+             "alpha %g beta %g", g->ta, g->tb, g->m, g->n, g->k, g->lda, g->ldb, g->ldc,
+             (long long)g->sa, (long long)g->sb, (long long)g->sc, g->batch, g->alpha, g->beta);
+}
+
+static const int gemm_shapes[][3] = {{1, 1, 1}, {7, 5, 3}, {32, 32, 32}, {33, 17, 64},
+                                     {100, 64, 256}, {0, 3, 2}, {5, 0, 2}, {4, 6, 0}};
+static const char gemm_trans[][2] = {{'N', 'N'}, {'N', 'T'}, {'T', 'N'}, {'T', 'T'}, {'n', 't'}};
+enum { NSHAPES = sizeof gemm_shapes / sizeof gemm_shapes[0] };
+enum { NTRANS = sizeof gemm_trans / sizeof gemm_trans[0] };
+
+static void test_ref_gemm(void)
+{
+    static const int batches[] = {0, 1, 3};
+    test_rng_t rng = {13};
+    int variant = 0;
+    for (int s = 0; s < NSHAPES; s++)
+        for (int t = 0; t < NTRANS; t++)
+            for (int bi = 0; bi < 3; bi++, variant++) {
+                gcase_t g = gemm_case(&rng, gemm_trans[t][0], gemm_trans[t][1], gemm_shapes[s][0],
+                                      gemm_shapes[s][1], gemm_shapes[s][2], batches[bi], variant);
+                double *A, *B, *C;
+                gemm_data(&rng, &g, &A, &B, &C);
+                size_t lc = len_c(&g);
+                double *E = xmalloc(lc * sizeof *E), *bound = xmalloc(lc * sizeof *E);
+                unsigned char *act = gemm_active(&g);
+                naive_gemm(&g, A, B, C, E, bound);
+                hyt_ref_dgemm_batched(g.ta, g.tb, g.m, g.n, g.k, g.alpha, A, g.lda, g.sa, B, g.ldb,
+                                      g.sb, g.beta, C, g.ldc, g.sc, g.batch);
+                int bad_active = 0, bad_rest = 0;
+                for (size_t i = 0; i < lc; i++) {
+                    if (act[i])
+                        bad_active += !(fabs(C[i] - E[i]) <= bound[i] + DBL_MIN);
+                    else
+                        bad_rest += memcmp(&C[i], &E[i], sizeof *C) != 0;
+                }
+                char label[200];
+                gemm_label(&g, label, sizeof label);
+                CHECK(!bad_active, "%s: %d elements differ from the triple loop", label,
+                      bad_active);
+                CHECK(!bad_rest, "%s: %d elements outside the C_b changed", label, bad_rest);
+                free(A);
+                free(B);
+                free(C);
+                free(E);
+                free(bound);
+                free(act);
+            }
+}
+
+/* ============================================================================================
+ * Launch geometry of the CUDA kernels, checked on the host.
+ */
+
+static int launch_ok(const hyt_launch_t *L)
+{
+    return L->grid[0] >= 1 && L->grid[0] <= HYT_GRID_MAX_X && L->grid[1] >= 1 &&
+           L->grid[1] <= HYT_GRID_MAX_YZ && L->grid[2] >= 1 && L->grid[2] <= HYT_GRID_MAX_YZ &&
+           L->block[0] * L->block[1] * L->block[2] <= 1024;
+}
+
+/* Every thread of the launch: each off-diagonal element is swapped exactly once, with its
+ * transposed partner, diagonal elements never. */
+static void check_transpose_grid(int nb, int64_t ntiles)
+{
+    hyt_launch_t L = {{0}, {0}};
+    int g = hyt_transpose_launch(nb, ntiles, &L);
+    if (ntiles == 0 || nb == 1) {
+        CHECK(g == 1, "nb %d, %lld tiles: expected no launch, got %d", nb, (long long)ntiles, g);
+        return;
+    }
+    CHECK(g == 0 && launch_ok(&L), "nb %d, %lld tiles: launch %d, grid %u %u %u", nb,
+          (long long)ntiles, g, L.grid[0], L.grid[1], L.grid[2]);
+    if (g)
+        return;
+    CHECK((int64_t)L.grid[1] * L.grid[2] >= ntiles, "grid does not cover the tiles");
+    int64_t sz = (int64_t)nb * nb, n = sz * ntiles, wrong = 0;
+    unsigned char *hits = xmalloc((size_t)n);
+    memset(hits, 0, (size_t)n);
+    for (unsigned bz = 0; bz < L.grid[2]; bz++)
+        for (unsigned by = 0; by < L.grid[1]; by++)
+            for (unsigned bx = 0; bx < L.grid[0]; bx++)
+                for (unsigned ty = 0; ty < L.block[1]; ty++)
+                    for (unsigned tx = 0; tx < L.block[0]; tx++) {
+                        int64_t u, l;
+                        if (!hyt_transpose_pair(nb, ntiles, bx, by, bz, L.grid[1], tx, ty, &u,
+                                                &l))
+                            continue;
+                        if (u < 0 || u >= n || l < 0 || l >= n) {
+                            wrong++;
+                            continue;
+                        }
+                        int64_t t = u / sz, r = u % sz / nb, c = u % nb;
+                        wrong += !(r < c && l == t * sz + c * nb + r);
+                        hits[u]++;
+                        hits[l]++;
+                    }
+    for (int64_t i = 0; i < n; i++)
+        wrong += hits[i] != (i % sz / nb != i % nb);
+    CHECK(!wrong, "nb %d, %lld tiles: %lld wrong or missed swaps", nb, (long long)ntiles,
+          (long long)wrong);
+    free(hits);
+}
+
+/* Every thread of the launch: each (column, element) exactly once. */
+static void check_laswp_grid(int nb, int ncols)
+{
+    hyt_launch_t L = {{0}, {0}};
+    int g = hyt_laswp_launch(nb, ncols, 1, &L);
+    CHECK(g == 0 && launch_ok(&L) && L.block[0] % 32 == 0 && L.block[0] <= HYT_LASWP_BLOCK,
+          "nb %d, %d columns: launch %d, block %u", nb, ncols, g, L.block[0]);
+    if (g)
+        return;
+    int64_t n = (int64_t)nb * ncols, wrong = 0;
+    unsigned char *hits = xmalloc((size_t)n);
+    memset(hits, 0, (size_t)n);
+    for (unsigned bz = 0; bz < L.grid[2]; bz++)
+        for (unsigned by = 0; by < L.grid[1]; by++)
+            for (unsigned bx = 0; bx < L.grid[0]; bx++)
+                for (unsigned tx = 0; tx < L.block[0]; tx++) {
+                    int b, c;
+                    if (!hyt_laswp_thread(nb, ncols, bx, by, bz, L.grid[1], L.block[0], tx, &b,
+                                          &c))
+                        continue;
+                    if (b < 0 || b >= ncols || c < 0 || c >= nb) {
+                        wrong++;
+                        continue;
+                    }
+                    /* consecutive threads of a warp: consecutive elements of the row */
+                    wrong += c % 32 != (int)(tx % 32);
+                    hits[(int64_t)b * nb + c]++;
+                }
+    for (int64_t i = 0; i < n; i++)
+        wrong += hits[i] != 1;
+    CHECK(!wrong, "nb %d, %d columns: %lld threads wrong or elements missed", nb, ncols,
+          (long long)wrong);
+    free(hits);
+}
+
+static void test_geometry(void)
+{
+    static const int nbs[] = {1, 2, 7, 31, 32, 33, 64, 100};
+    for (size_t i = 0; i < sizeof nbs / sizeof nbs[0]; i++)
+        for (int nt = 0; nt <= 3; nt++)
+            check_transpose_grid(nbs[i], nt);
+    check_transpose_grid(256, 2);
+    /* more tiles than grid.y takes: the tiles continue along grid.z */
+    check_transpose_grid(2, 70000);
+
+    /* nb 1024 and a million tiles: 2^40 doubles, offsets far beyond 2^31 (sampled) */
+    int nb = 1024;
+    int64_t ntiles = 1000000, sz = (int64_t)nb * nb;
+    hyt_launch_t L = {{0}, {0}};
+    CHECK(hyt_transpose_launch(nb, ntiles, &L) == 0 && launch_ok(&L), "nb 1024, 1e6 tiles: no "
+          "valid grid");
+    unsigned px = (unsigned)(nb / HYT_TRANSPOSE_BX);
+    test_rng_t rng = {14};
+    int wrong = 0;
+    for (int s = 0; s < 100000; s++) {
+        int64_t t = s == 0 ? ntiles - 1 : (int64_t)(test_rand(&rng) % (unsigned long long)ntiles);
+        int r = s == 0 ? nb - 2 : test_randint(&rng, nb);
+        int c = s == 0 ? nb - 1 : test_randint(&rng, nb);
+        unsigned by = (unsigned)(t % L.grid[1]), bz = (unsigned)(t / L.grid[1]);
+        unsigned bx = (unsigned)(r / HYT_TRANSPOSE_BY) * px + (unsigned)(c / HYT_TRANSPOSE_BX);
+        int64_t u = -1, l = -1;
+        int act = hyt_transpose_pair(nb, ntiles, bx, by, bz, L.grid[1], c % HYT_TRANSPOSE_BX,
+                                     r % HYT_TRANSPOSE_BY, &u, &l);
+        if (r < c)
+            wrong += !act || u != t * sz + (int64_t)r * nb + c || l != t * sz + (int64_t)c * nb + r;
+        else
+            wrong += act;
+    }
+    CHECK(!wrong, "nb 1024, 1e6 tiles: %d sampled threads wrong", wrong);
+    /* blocks past the last tile (grid.y x grid.z > ntiles) are idle */
+    if ((int64_t)L.grid[1] * L.grid[2] > ntiles) {
+        int64_t u, l;
+        CHECK(!hyt_transpose_pair(nb, ntiles, 1, L.grid[1] - 1, L.grid[2] - 1, L.grid[1], 1, 0,
+                                  &u, &l), "a block past the last tile works");
+    }
+    CHECK(hyt_transpose_launch(nb, HYT_GRID_MAX_YZ * HYT_GRID_MAX_YZ, &L) == 0,
+          "65535^2 tiles rejected");
+    CHECK(hyt_transpose_launch(nb, HYT_GRID_MAX_YZ * HYT_GRID_MAX_YZ + 1, &L) == -1,
+          "more than 65535^2 tiles accepted");
+    CHECK(hyt_transpose_launch(1 << 20, 1, &L) == -1, "nb 2^20 (2^32 patches) accepted");
+
+    static const int lnbs[] = {1, 7, 32, 33, 256, 300, 1024};
+    for (size_t i = 0; i < sizeof lnbs / sizeof lnbs[0]; i++)
+        for (int ncols = 1; ncols <= 5; ncols++)
+            check_laswp_grid(lnbs[i], ncols);
+    check_laswp_grid(1, 70000);
+    check_laswp_grid(3, 66000);
+    CHECK(hyt_laswp_launch(32, 0, 5, &L) == 1 && hyt_laswp_launch(32, 5, 0, &L) == 1,
+          "no-op interchanges launch");
+    CHECK(hyt_laswp_launch(32, INT_MAX, 1, &L) == 0 && launch_ok(&L), "INT_MAX columns");
+}
+
+/* ============================================================================================
+ * (b) the dispatchers in device tasks
+ */
+
+/* Device task bodies forward the kernel's message to the sequence (the runtime's own message
+ * only names the task and the code). */
+static int forward(const hyt_devctx_t *dc, int rc)
+{
+    if (rc)
+        hyt_sequence_fail(dc->seq, rc, "%s", hyt_last_error());
+    return rc;
+}
+
+typedef struct xfer_args {
+    void *dst;
+    const void *src;
+    size_t bytes;
+    int d2h;
+} xfer_args_t;
+
+static int xfer_body(const hyt_devctx_t *dc, void *p)
+{
+    xfer_args_t *a = p;
+    return forward(dc, a->d2h ? hyt_dev_memcpy_d2h(dc, a->dst, a->src, a->bytes)
+                              : hyt_dev_memcpy_h2d(dc, a->dst, a->src, a->bytes));
+}
+
+typedef struct tr_args {
+    double *tiles;
+    int nb;
+    int64_t ntiles;
+} tr_args_t;
+
+static int tr_body(const hyt_devctx_t *dc, void *p)
+{
+    tr_args_t *a = p;
+    return forward(dc, hyt_gpu_transpose_tiles(dc, a->tiles, a->nb, a->ntiles));
+}
+
+typedef struct sw_args {
+    double *col0;
+    int64_t colstride;
+    int ncols, nb, r1, npiv;
+    const int *ipiv;
+} sw_args_t;
+
+static int sw_body(const hyt_devctx_t *dc, void *p)
+{
+    sw_args_t *a = p;
+    return forward(dc, hyt_gpu_dlaswp_crrb(dc, a->col0, a->colstride, a->ncols, a->nb, a->r1,
+                                           a->npiv, a->ipiv));
+}
+
+typedef struct mm_args {
+    gcase_t g;
+    const double *A, *B;
+    double *C;
+    int per_call;
+} mm_args_t;
+
+static int mm_body(const hyt_devctx_t *dc, void *p)
+{
+    mm_args_t *a = p;
+    const gcase_t *g = &a->g;
+    return forward(dc, hyt_gpu_dgemm_batched(dc, g->ta, g->tb, g->m, g->n, g->k, g->alpha, a->A,
+                                             g->lda, g->sa, a->B, g->ldb, g->sb, g->beta, a->C,
+                                             g->ldc, g->sc, g->batch, a->per_call));
+}
+
+static const hyt_kernel_t xfer_kernel = {.name = "copy", .dev = xfer_body, .cat = HYT_CAT_DMA};
+static const hyt_kernel_t tr_kernel = {.name = "transpose", .dev = tr_body, .cat = HYT_CAT_GPU};
+static const hyt_kernel_t sw_kernel = {.name = "dlaswp_crrb", .dev = sw_body, .cat = HYT_CAT_GPU};
+static const hyt_kernel_t mm_kernel = {.name = "dgemm_batched", .dev = mm_body,
+                                       .cat = HYT_CAT_GPU};
+
+static int insert_dev(hyt_sequence_t *seq, const hyt_kernel_t *k, const void *args, size_t size,
+                      int stream, const hyt_dep_t *deps, int ndeps)
+{
+    hyt_task_desc_t d = hyt_task_desc(k, args, size);
+    d.device = 0;
+    d.stream = stream;
+    d.deps = deps;
+    d.ndeps = ndeps;
+    return hyt_task_insert(seq, &d);
+}
+
+static int insert_copy(hyt_sequence_t *seq, void *dst, const void *src, size_t bytes, int d2h)
+{
+    xfer_args_t a = {dst, src, bytes, d2h};
+    hyt_dep_t deps[2] = {{src, HYT_READ}, {dst, HYT_WRITE}};
+    return insert_dev(seq, &xfer_kernel, &a, sizeof a, d2h ? HYT_STREAM_D2H : HYT_STREAM_H2D,
+                      deps, 2);
+}
+
+/* Device buffers of one round trip, freed together. */
+typedef struct dbufs {
+    hyt_device_t *dev;
+    void *p[4];
+    int n;
+} dbufs_t;
+
+static int dalloc(dbufs_t *d, size_t bytes, void **out)
+{
+    int rc = hyt_device_malloc(d->dev, out, bytes);
+    if (!rc)
+        d->p[d->n++] = *out;
+    return rc;
+}
+
+static void dfree(dbufs_t *d)
+{
+    for (int i = 0; i < d->n; i++)
+        hyt_device_free(d->dev, d->p[i]);
+    d->n = 0;
+}
+
+/* host[0..ntiles*nb*nb) -> device, transposed there, -> host.  0 or the first error. */
+static int dev_transpose(hyt_context_t *ctx, double *host, int nb, int64_t ntiles)
+{
+    dbufs_t d = {hyt_context_device(ctx, 0), {0}, 0};
+    size_t bytes = (size_t)(ntiles * nb * nb) * sizeof *host;
+    void *x;
+    int rc = dalloc(&d, bytes, &x);
+    hyt_sequence_t *seq = NULL;
+    if (!rc)
+        rc = hyt_sequence_create(ctx, &seq);
+    if (!rc) {
+        tr_args_t a = {x, nb, ntiles};
+        hyt_dep_t dep = {x, HYT_RW};
+        rc = insert_copy(seq, x, host, bytes, 0);
+        if (!rc)
+            rc = insert_dev(seq, &tr_kernel, &a, sizeof a, HYT_STREAM_COMPUTE, &dep, 1);
+        if (!rc)
+            rc = insert_copy(seq, host, x, bytes, 1);
+        rc = hyt_sequence_finish(seq, rc);
+    }
+    dfree(&d);
+    return rc;
+}
+
+/* The columns (len doubles) and ipiv to the device, interchanges there, columns back. */
+static int dev_laswp(hyt_context_t *ctx, double *host, size_t len, const lcase_t *L,
+                     const int *ipiv_host)
+{
+    dbufs_t d = {hyt_context_device(ctx, 0), {0}, 0};
+    size_t bytes = len * sizeof *host, pbytes = ((size_t)L->npiv + 1) * sizeof *ipiv_host;
+    void *x, *ip;
+    int rc = dalloc(&d, bytes, &x);
+    if (!rc)
+        rc = dalloc(&d, pbytes, &ip);
+    hyt_sequence_t *seq = NULL;
+    if (!rc)
+        rc = hyt_sequence_create(ctx, &seq);
+    if (!rc) {
+        sw_args_t a = {x, L->colstride, L->ncols, L->nb, L->r1, L->npiv, ip};
+        hyt_dep_t deps[2] = {{x, HYT_RW}, {ip, HYT_READ}};
+        rc = insert_copy(seq, x, host, bytes, 0);
+        if (!rc)
+            rc = insert_copy(seq, ip, ipiv_host, pbytes, 0);
+        if (!rc)
+            rc = insert_dev(seq, &sw_kernel, &a, sizeof a, HYT_STREAM_COMPUTE, deps, 2);
+        if (!rc)
+            rc = insert_copy(seq, host, x, bytes, 1);
+        rc = hyt_sequence_finish(seq, rc);
+    }
+    dfree(&d);
+    return rc;
+}
+
+/* A, B, C to the device, the batched GEMM there (task on `stream`), C back. */
+static int dev_gemm(hyt_context_t *ctx, const gcase_t *g, const double *A, const double *B,
+                    double *C, int per_call, int stream)
+{
+    dbufs_t d = {hyt_context_device(ctx, 0), {0}, 0};
+    size_t ba = len_a(g) * sizeof *A, bb = len_b(g) * sizeof *B, bc = len_c(g) * sizeof *C;
+    void *xa, *xb, *xc;
+    int rc = dalloc(&d, ba, &xa);
+    if (!rc)
+        rc = dalloc(&d, bb, &xb);
+    if (!rc)
+        rc = dalloc(&d, bc, &xc);
+    hyt_sequence_t *seq = NULL;
+    if (!rc)
+        rc = hyt_sequence_create(ctx, &seq);
+    if (!rc) {
+        mm_args_t a = {*g, xa, xb, xc, per_call};
+        hyt_dep_t deps[3] = {{xa, HYT_READ}, {xb, HYT_READ}, {xc, HYT_RW}};
+        rc = insert_copy(seq, xa, A, ba, 0);
+        if (!rc)
+            rc = insert_copy(seq, xb, B, bb, 0);
+        if (!rc)
+            rc = insert_copy(seq, xc, C, bc, 0);
+        if (!rc)
+            rc = insert_dev(seq, &mm_kernel, &a, sizeof a, stream, deps, 3);
+        if (!rc)
+            rc = insert_copy(seq, C, xc, bc, 1);
+        rc = hyt_sequence_finish(seq, rc);
+    }
+    dfree(&d);
+    return rc;
+}
+
+static double *hmalloc(hyt_context_t *ctx, size_t n)
+{
+    double *p = hyt_host_malloc(ctx, (n ? n : 1) * sizeof *p);
+    REQUIRE(p, "hyt_host_malloc of %zu doubles failed", n);
+    return p;
+}
+
+static void test_dev_transpose(hyt_context_t *ctx)
+{
+    static const int cases[][2] = {{1, 0}, {1, 3}, {7, 0}, {7, 1}, {7, 5}, {32, 1}, {32, 3},
+                                   {256, 1}, {256, 3}, {1024, 2}, {2, 70000}, {33, 2}};
+    test_rng_t rng = {21};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int nb = cases[i][0];
+        int64_t nt = cases[i][1];
+        size_t n = (size_t)(nt * nb * nb);
+        double *a = hmalloc(ctx, n), *ref = xmalloc((n + 1) * sizeof *a);
+        fill(&rng, a, n);
+        memcpy(ref, a, n * sizeof *a);
+        hyt_ref_transpose_tiles(ref, nb, nt);
+        int rc = dev_transpose(ctx, a, nb, nt);
+        CHECK(rc == 0, "transpose nb %d, %lld tiles: %s: %s", nb, (long long)nt,
+              hyt_strerror(rc), hyt_last_error());
+        CHECK(!rc && !memcmp(a, ref, n * sizeof *a), "transpose nb %d, %lld tiles: differs from "
+              "the reference", nb, (long long)nt);
+        hyt_host_free(ctx, a);
+        free(ref);
+    }
+}
+
+static void run_laswp_case(hyt_context_t *ctx, test_rng_t *rng, const lcase_t *L)
+{
+    size_t len = lcase_len(L) + 4;
+    double *a = hmalloc(ctx, len), *ref = xmalloc(len * sizeof *a), *e = xmalloc(len * sizeof *a);
+    int *ipiv = hyt_host_malloc(ctx, ((size_t)L->npiv + 1) * sizeof *ipiv);
+    REQUIRE(ipiv, "hyt_host_malloc");
+    fill(rng, a, len);
+    make_pivots(rng, ipiv, L);
+    memcpy(ref, a, len * sizeof *a);
+    expected_laswp(L, ipiv, a, e);
+    hyt_ref_dlaswp_crrb(ref, L->colstride, L->ncols, L->nb, L->r1, L->npiv, ipiv);
+    int rc = dev_laswp(ctx, a, len, L, ipiv);
+    CHECK(rc == 0, "dlaswp_crrb nb %d, %d columns, r1 %d, npiv %d: %s: %s", L->nb, L->ncols,
+          L->r1, L->npiv, hyt_strerror(rc), hyt_last_error());
+    CHECK(!rc && !memcmp(a, ref, len * sizeof *a) && !memcmp(a, e, len * sizeof *a),
+          "dlaswp_crrb nb %d, %d columns (stride %lld), r1 %d, npiv %d: differs from the "
+          "reference", L->nb, L->ncols, (long long)L->colstride, L->r1, L->npiv);
+    hyt_host_free(ctx, a);
+    hyt_host_free(ctx, ipiv);
+    free(ref);
+    free(e);
+}
+
+static void test_dev_laswp(hyt_context_t *ctx)
+{
+    static const int nbs[] = {1, 7, 32, 256};
+    static const int npiv256[] = {0, 1, 2, 17, 128, 255, 256};
+    test_rng_t rng = {22};
+    for (size_t i = 0; i < sizeof nbs / sizeof nbs[0]; i++) {
+        int nb = nbs[i];
+        for (int ncols = 1; ncols <= 5; ncols++) {
+            int np = nb <= 32 ? nb + 1 : (int)(sizeof npiv256 / sizeof npiv256[0]);
+            for (int j = 0; j < np; j++) {
+                lcase_t L = laswp_case(&rng, nb, ncols, nb <= 32 ? j : npiv256[j]);
+                run_laswp_case(ctx, &rng, &L);
+            }
+        }
+        /* the pivots of several steps at once */
+        lcase_t L = laswp_case(&rng, nb, 2, 2 * nb + 1);
+        run_laswp_case(ctx, &rng, &L);
+    }
+    /* more columns than grid.y takes */
+    lcase_t L = {2, 70000, 2, 1, 3, 8};
+    run_laswp_case(ctx, &rng, &L);
+}
+
+static void test_dev_gemm(hyt_context_t *ctx)
+{
+    static const int batches[] = {0, 1, 3};
+    test_rng_t rng = {23};
+    int variant = 0;
+    for (int s = 0; s < NSHAPES; s++)
+        for (int t = 0; t < NTRANS; t++)
+            for (int bi = 0; bi < 3; bi++)
+                for (int per_call = 0; per_call <= 1; per_call++, variant++) {
+                    gcase_t g = gemm_case(&rng, gemm_trans[t][0], gemm_trans[t][1],
+                                          gemm_shapes[s][0], gemm_shapes[s][1], gemm_shapes[s][2],
+                                          batches[bi], variant);
+                    double *A, *B, *C;
+                    gemm_data(&rng, &g, &A, &B, &C);
+                    size_t la = len_a(&g), lb = len_b(&g), lc = len_c(&g);
+                    double *hA = hmalloc(ctx, la), *hB = hmalloc(ctx, lb), *hC = hmalloc(ctx, lc);
+                    memcpy(hA, A, la * sizeof *A);
+                    memcpy(hB, B, lb * sizeof *B);
+                    memcpy(hC, C, lc * sizeof *C);
+                    hyt_ref_dgemm_batched(g.ta, g.tb, g.m, g.n, g.k, g.alpha, A, g.lda, g.sa, B,
+                                          g.ldb, g.sb, g.beta, C, g.ldc, g.sc, g.batch);
+                    char label[200];
+                    gemm_label(&g, label, sizeof label);
+                    int rc = dev_gemm(ctx, &g, hA, hB, hC, per_call, HYT_STREAM_COMPUTE);
+                    CHECK(rc == 0, "gemm %s per_call %d: %s: %s", label, per_call,
+                          hyt_strerror(rc), hyt_last_error());
+                    unsigned char *act = gemm_active(&g);
+                    double scale = 0, diff = 0;
+                    int bad_rest = 0, nan = 0;
+                    for (size_t i = 0; i < lc; i++) {
+                        if (act[i]) {
+                            scale = fmax(scale, fabs(C[i]));
+                            diff = fmax(diff, fabs(hC[i] - C[i]));
+                            nan += isnan(hC[i]);
+                        } else {
+                            bad_rest += memcmp(&hC[i], &C[i], sizeof *C) != 0;
+                        }
+                    }
+                    CHECK(!rc && !nan && diff <= 1e-12 * scale, "gemm %s per_call %d: max "
+                          "difference %.3g relative to %.3g (%d NaN)", label, per_call, diff,
+                          scale, nan);
+                    CHECK(!rc && !bad_rest, "gemm %s per_call %d: %d elements outside the C_b "
+                          "changed", label, per_call, bad_rest);
+                    free(act);
+                    free(A);
+                    free(B);
+                    free(C);
+                    hyt_host_free(ctx, hA);
+                    hyt_host_free(ctx, hB);
+                    hyt_host_free(ctx, hC);
+                }
+
+    if (use_cuda) {
+        /* cuBLAS only on the compute stream: a GEMM task on a copy stream is refused */
+        gcase_t g = gemm_case(&rng, 'N', 'N', 4, 4, 4, 1, 0);
+        double *hA = hmalloc(ctx, len_a(&g)), *hB = hmalloc(ctx, len_b(&g));
+        double *hC = hmalloc(ctx, len_c(&g));
+        fill(&rng, hA, len_a(&g));
+        fill(&rng, hB, len_b(&g));
+        fill(&rng, hC, len_c(&g));
+        int rc = dev_gemm(ctx, &g, hA, hB, hC, 0, HYT_STREAM_H2D);
+        CHECK(rc == HYT_ERR_INVALID && strstr(hyt_last_error(), "cuBLAS"), "GEMM on a copy "
+              "stream: %s: %s", hyt_strerror(rc), hyt_last_error());
+        hyt_host_free(ctx, hA);
+        hyt_host_free(ctx, hB);
+        hyt_host_free(ctx, hC);
+    }
+}
+
+/* Argument checks, called directly (they return before touching the device). */
+static void test_dev_args(hyt_context_t *ctx)
+{
+    hyt_devctx_t dc = {.dev = hyt_context_device(ctx, 0), .stream = HYT_STREAM_COMPUTE};
+    double x[64] = {0};
+    int ip[4] = {1, 2, 3, 4};
+#define EXPECT(call, code)                                                                     \
+    do {                                                                                       \
+        int rc_ = (call);                                                                      \
+        CHECK(rc_ == (code), "%s returned %s, expected %s (%s)", #call, hyt_strerror(rc_),     \
+              hyt_strerror(code), hyt_last_error());                                           \
+        CHECK(rc_ == 0 || strstr(hyt_last_error(), "hyt_gpu_") != NULL, "%s: message '%s'",    \
+              #call, hyt_last_error());                                                        \
+    } while (0)
+
+    EXPECT(hyt_gpu_transpose_tiles(NULL, x, 2, 1), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_transpose_tiles(&dc, x, 0, 1), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_transpose_tiles(&dc, x, 2, -1), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_transpose_tiles(&dc, NULL, 2, 1), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_transpose_tiles(&dc, x, 1 << 20, INT64_MAX / 1000), HYT_ERR_TOO_LARGE);
+    EXPECT(hyt_gpu_transpose_tiles(&dc, NULL, 8, 0), 0);
+    EXPECT(hyt_gpu_transpose_tiles(&dc, x, 1, 64), 0);
+
+    EXPECT(hyt_gpu_dlaswp_crrb(NULL, x, 16, 2, 2, 0, 2, ip), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_crrb(&dc, x, 16, 2, 0, 0, 2, ip), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_crrb(&dc, x, 16, -1, 2, 0, 2, ip), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_crrb(&dc, x, 16, 2, 2, -1, 2, ip), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_crrb(&dc, x, 16, 2, 2, 0, -1, ip), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_crrb(&dc, x, 16, 2, 2, INT_MAX - 1, 2, ip), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_crrb(&dc, x, 16, 2, 2, 0, 2, NULL), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_crrb(&dc, NULL, 16, 2, 2, 0, 2, ip), HYT_ERR_INVALID);
+    /* rows 0..3 of nb 2 take 8 doubles: a stride of 7 overlaps the next column */
+    EXPECT(hyt_gpu_dlaswp_crrb(&dc, x, 7, 2, 2, 2, 2, ip), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_crrb(&dc, x, -8, 2, 2, 0, 2, ip), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_crrb(&dc, NULL, 16, 0, 2, 0, 2, ip), 0);
+    EXPECT(hyt_gpu_dlaswp_crrb(&dc, NULL, 16, 2, 2, 0, 0, NULL), 0);
+    if (!use_cuda) {
+        int bad[2] = {1, 0};
+        EXPECT(hyt_gpu_dlaswp_crrb(&dc, x, 16, 2, 2, 0, 2, bad), HYT_ERR_INVALID);
+        /* a single column needs no stride */
+        EXPECT(hyt_gpu_dlaswp_crrb(&dc, x, 0, 1, 2, 0, 2, ip), 0);
+    }
+
+    EXPECT(hyt_gpu_dgemm_batched(NULL, 'N', 'N', 2, 2, 2, 1, x, 2, 4, x, 2, 4, 0, x, 2, 4, 1, 0),
+           HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dgemm_batched(&dc, 'X', 'N', 2, 2, 2, 1, x, 2, 4, x, 2, 4, 0, x, 2, 4, 1, 0),
+           HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dgemm_batched(&dc, 'N', 'C', 2, 2, 2, 1, x, 2, 4, x, 2, 4, 0, x, 2, 4, 1, 0),
+           HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dgemm_batched(&dc, 'N', 'N', -1, 2, 2, 1, x, 2, 4, x, 2, 4, 0, x, 2, 4, 1, 0),
+           HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dgemm_batched(&dc, 'N', 'N', 2, 2, -1, 1, x, 2, 4, x, 2, 4, 0, x, 2, 4, 1, 0),
+           HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dgemm_batched(&dc, 'N', 'N', 2, 2, 2, 1, x, 2, 4, x, 2, 4, 0, x, 2, 4, -1, 0),
+           HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dgemm_batched(&dc, 'N', 'N', 3, 2, 2, 1, x, 2, 6, x, 2, 4, 0, x, 3, 6, 1, 0),
+           HYT_ERR_INVALID); /* lda < m */
+    EXPECT(hyt_gpu_dgemm_batched(&dc, 'T', 'N', 2, 2, 3, 1, x, 2, 6, x, 3, 6, 0, x, 2, 4, 1, 0),
+           HYT_ERR_INVALID); /* lda < k with A transposed */
+    EXPECT(hyt_gpu_dgemm_batched(&dc, 'N', 'T', 2, 3, 2, 1, x, 2, 4, x, 2, 6, 0, x, 2, 6, 1, 0),
+           HYT_ERR_INVALID); /* ldb < n with B transposed */
+    EXPECT(hyt_gpu_dgemm_batched(&dc, 'N', 'N', 2, 2, 2, 1, x, 2, 4, x, 2, 4, 0, x, 1, 4, 1, 0),
+           HYT_ERR_INVALID); /* ldc < m */
+    EXPECT(hyt_gpu_dgemm_batched(&dc, 'N', 'N', 0, 2, 2, 1, x, 0, 4, x, 2, 4, 0, x, 1, 4, 1, 0),
+           HYT_ERR_INVALID); /* lda 0 < 1 */
+    EXPECT(hyt_gpu_dgemm_batched(&dc, 'N', 'N', 2, 2, 2, 1, x, 2, -4, x, 2, 4, 0, x, 2, 4, 2, 0),
+           HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dgemm_batched(&dc, 'N', 'N', 2, 2, 2, 1, x, 2, 4, x, 2, 4, 0, NULL, 2, 4, 1, 0),
+           HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dgemm_batched(&dc, 'N', 'N', 2, 2, 2, 1, NULL, 2, 4, x, 2, 4, 0, x, 2, 4, 1, 0),
+           HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dgemm_batched(&dc, 'N', 'N', 0, 2, 2, 1, x, 1, 4, x, 2, 4, 0, NULL, 1, 4, 1, 0),
+           0);
+    EXPECT(hyt_gpu_dgemm_batched(&dc, 'N', 'N', 2, 2, 2, 1, x, 2, 4, x, 2, 4, 0, NULL, 2, 4, 0, 1),
+           0);
+#undef EXPECT
+}
+
+/* A context with `devices` and debug.fault_device = fault (0: none); 0 or the error. */
+static int make_context(const char *devices, long fault, hyt_context_t **ctx)
+{
+    hyt_config_t *cfg;
+    char buf[32];
+    *ctx = NULL;
+    REQUIRE(!hyt_config_create(&cfg), "config");
+    snprintf(buf, sizeof buf, "%ld", fault);
+    REQUIRE(!hyt_config_set(cfg, "runtime.workers", "2", HYT_SRC_API, NULL) &&
+            !hyt_config_set(cfg, "runtime.devices", devices, HYT_SRC_API, NULL) &&
+            !hyt_config_set(cfg, "debug.fault_device", buf, HYT_SRC_API, NULL), "%s",
+            hyt_last_error());
+    int rc = hyt_context_create(cfg, ctx);
+    hyt_config_destroy(cfg);
+    return rc;
+}
+
+/* Fault injection: the k-th device call fails, for k = 1, 2, ... until four runs in a row pass
+ * (k is then past the last call; a single pass can be a fault the runtime absorbs, such as
+ * page-locking that falls back to pageable memory).  Every failure is reported (never a silent
+ * wrong result), and exactly one k hits the kernel itself (host devices: the dispatcher's fault
+ * point; CUDA: the launch check or the cuBLAS call). */
+static void test_dev_faults(const char *devices)
+{
+    static const char *names[] = {"transpose", "dlaswp_crrb", "dgemm"};
+    static const char *host_needle[] = {"hyt_gpu_transpose_tiles", "hyt_gpu_dlaswp_crrb",
+                                        "hyt_gpu_dgemm_batched"};
+    static const char *cuda_needle[] = {"gpu_transpose.cu", "gpu_dlaswp_crrb.cu", "cublasDgemm"};
+    for (int kern = 0; kern < 3; kern++) {
+        int passed = 0, in_kernel = 0;
+        for (long k = 1; k <= 150 && passed < 4; k++) {
+            hyt_context_t *ctx;
+            int rc = make_context(devices, k, &ctx);
+            if (rc) {
+                CHECK(rc == HYT_ERR_DEVICE || rc == HYT_ERR_NOMEM, "fault %ld at context "
+                      "creation: %s: %s", k, hyt_strerror(rc), hyt_last_error());
+                continue;
+            }
+            test_rng_t rng = {(unsigned long long)k};
+            int ok = 0;
+            if (kern == 0) {
+                int nb = 7, nt = 3, n = nb * nb * nt;
+                double *a = hmalloc(ctx, (size_t)n), ref[147];
+                fill(&rng, a, (size_t)n);
+                memcpy(ref, a, sizeof ref);
+                hyt_ref_transpose_tiles(ref, nb, nt);
+                rc = dev_transpose(ctx, a, nb, nt);
+                ok = !rc && !memcmp(a, ref, sizeof ref);
+                hyt_host_free(ctx, a);
+            } else if (kern == 1) {
+                lcase_t L = {4, 2, 2, 1, 4, 40};
+                size_t len = lcase_len(&L) + 4;
+                double *a = hmalloc(ctx, len), *e = xmalloc(len * sizeof *a);
+                int *ipiv = hyt_host_malloc(ctx, 5 * sizeof *ipiv);
+                REQUIRE(ipiv, "hyt_host_malloc");
+                fill(&rng, a, len);
+                make_pivots(&rng, ipiv, &L);
+                expected_laswp(&L, ipiv, a, e);
+                rc = dev_laswp(ctx, a, len, &L, ipiv);
+                ok = !rc && !memcmp(a, e, len * sizeof *a);
+                hyt_host_free(ctx, a);
+                hyt_host_free(ctx, ipiv);
+                free(e);
+            } else {
+                gcase_t g = gemm_case(&rng, 'N', 'T', 5, 4, 3, 2, 3);
+                double *A, *B, *C;
+                gemm_data(&rng, &g, &A, &B, &C);
+                size_t la = len_a(&g), lb = len_b(&g), lc = len_c(&g);
+                double *hA = hmalloc(ctx, la), *hB = hmalloc(ctx, lb), *hC = hmalloc(ctx, lc);
+                memcpy(hA, A, la * sizeof *A);
+                memcpy(hB, B, lb * sizeof *B);
+                memcpy(hC, C, lc * sizeof *C);
+                hyt_ref_dgemm_batched(g.ta, g.tb, g.m, g.n, g.k, g.alpha, A, g.lda, g.sa, B,
+                                      g.ldb, g.sb, g.beta, C, g.ldc, g.sc, g.batch);
+                rc = dev_gemm(ctx, &g, hA, hB, hC, 0, HYT_STREAM_COMPUTE);
+                ok = !rc;
+                for (size_t i = 0; ok && i < lc; i++)
+                    ok = fabs(hC[i] - C[i]) <= 1e-12 * (1 + fabs(C[i]));
+                free(A);
+                free(B);
+                free(C);
+                hyt_host_free(ctx, hA);
+                hyt_host_free(ctx, hB);
+                hyt_host_free(ctx, hC);
+            }
+            if (!rc) {
+                CHECK(ok, "%s with fault %ld: no error reported but a wrong result", names[kern],
+                      k);
+                passed++;
+            } else {
+                passed = 0;
+                CHECK(rc == HYT_ERR_DEVICE || rc == HYT_ERR_DEVICE_MEMORY, "%s with fault %ld: "
+                      "%s: %s", names[kern], k, hyt_strerror(rc), hyt_last_error());
+                const char *needle = use_cuda ? cuda_needle[kern] : host_needle[kern];
+                in_kernel += strstr(hyt_last_error(), "injected") != NULL &&
+                             strstr(hyt_last_error(), needle) != NULL;
+            }
+            hyt_context_destroy(ctx);
+        }
+        CHECK(passed >= 4, "%s: still failing with the 150th device call faulted", names[kern]);
+        CHECK(in_kernel == 1, "%s: %d injected faults reported by the kernel (expected 1)",
+              names[kern], in_kernel);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    use_cuda = argc > 1 && !strcmp(argv[1], "cuda");
+    if (argc > 1 && !use_cuda) {
+        fprintf(stderr, "usage: %s [cuda]\n", argv[0]);
+        return 2;
+    }
+    const char *devices = "host:1";
+    if (use_cuda) {
+#if !HYT_HAVE_CUDA
+        printf("test_gpu_kernels cuda: skipped: hytile was built without CUDA (meson setup "
+               "-Dcuda=enabled to build it)\n");
+        return 77;
+#endif
+        devices = "cuda:0";
+    }
+    hyt_context_t *ctx;
+    int rc = make_context(devices, 0, &ctx);
+    if (rc && use_cuda && (rc == HYT_ERR_DEVICE || rc == HYT_ERR_NOT_AVAILABLE)) {
+        printf("test_gpu_kernels cuda: skipped: no usable GPU (%s)\n", hyt_last_error());
+        return 77;
+    }
+    REQUIRE(!rc, "context with devices %s: %s", devices, hyt_last_error());
+
+    if (!use_cuda) {
+        test_ref_transpose();
+        test_ref_laswp();
+        test_ref_gemm();
+        test_geometry();
+    }
+    test_dev_transpose(ctx);
+    test_dev_laswp(ctx);
+    test_dev_gemm(ctx);
+    test_dev_args(ctx);
+    hyt_context_destroy(ctx);
+    test_dev_faults(devices);
+    return test_result(use_cuda ? "test_gpu_kernels (cuda:0)" : "test_gpu_kernels (host:1)");
+}
