@@ -13,6 +13,7 @@ typedef struct cmd {
 
 static const cmd_t cmds[] = {
     {"bench-cpu", hyt_cmd_bench_cpu, "CPU LU and panel against OpenBLAS dgetrf"},
+    {"bench-gpu", hyt_cmd_bench_gpu, "hybrid LU against cuSOLVER / cusolverMg"},
     {"bench-runtime", hyt_cmd_bench_runtime, "runtime cost per task (empty tasks)"},
     {"hpl", hyt_cmd_hpl, "HPL's benchmark: generate, factor, solve, check HPL's residual"},
     {"tune", hyt_cmd_tune, "sweep nb, lookahead, panel cores; write the best to a config file"},

@@ -6,6 +6,7 @@
 
 int hyt_cmd_bench_runtime(int argc, char **argv);
 int hyt_cmd_bench_cpu(int argc, char **argv);
+int hyt_cmd_bench_gpu(int argc, char **argv);
 int hyt_cmd_hpl(int argc, char **argv);
 int hyt_cmd_tune(int argc, char **argv);
 

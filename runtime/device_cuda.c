@@ -124,6 +124,18 @@ static int cuda_init(hyt_device_t *dev)
     HYT_CUBLAS_TRY(dev, cublasCreate(&p->blas));
     HYT_CUBLAS_TRY(dev, cublasSetStream(p->blas, p->stream[HYT_STREAM_COMPUTE]));
     HYT_CUDA_TRY(dev, cudaEventCreate(&p->ref));
+    /* cuBLAS loads its kernels on first use (about 0.1 s): do it now, not in the first task */
+    double *w;
+    const double one = 1.0, zero = 0.0;
+    HYT_CUDA_TRY(dev, cudaMalloc((void **)&w, 3 * sizeof(double)));
+    cublasStatus_t st = cublasDgemm(p->blas, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, w, 1, w + 1,
+                                    1, &zero, w + 2, 1);
+    cudaError_t e = cudaStreamSynchronize(p->stream[HYT_STREAM_COMPUTE]);
+    cudaFree(w);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return hyt_cublas_error((int)st, "cublasDgemm (warm-up)", __FILE__, __LINE__);
+    if (e != cudaSuccess)
+        return hyt_cuda_error((int)e, "cudaStreamSynchronize (warm-up)", __FILE__, __LINE__);
     return HYT_SUCCESS;
 }
 

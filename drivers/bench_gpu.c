@@ -1,0 +1,271 @@
+/*
+ * hytile bench-gpu: hytile's hybrid LU against the vendor's LU (cusolverDnDgetrf on one GPU,
+ * cusolverMgGetrf on several) on the same HPL matrix, in one process on one machine.  Both
+ * factorizations are timed alone (matrix already in place: hytile's in page-locked host tiles,
+ * the peer's on its GPUs), both results are checked by solving with them and computing HPL's
+ * scaled residual before any rate is printed.
+ *
+ *   hytile bench-gpu [-n N ...] [--devices cuda:0,1,...] [--nb NB] [--lookahead L]
+ *                    [--panel-cores P] [--reps R] [--mg-block B] [--no-peer] [--trace FILE]
+ */
+#include "hytile_cli.h"
+
+#include "hytile.h"
+#include "peer_cusolver.h"
+
+#include <cblas.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* HPL's scaled residual of x for A x = b; A is the LAPACK view of the original matrix. */
+static double hpl_residual(hyt_context_t *ctx, const hyt_desc_t *A, const double *b,
+                           const double *x)
+{
+    int64_t n = A->n;
+    double *r = malloc((size_t)n * sizeof *r);
+    if (!r)
+        return NAN;
+    memcpy(r, b, (size_t)n * sizeof *r);
+    double anorm = 0, xn = 0, bn = 0, rn = 0;
+    hyt_sequence_t *seq;
+    hyt_sequence_create(ctx, &seq);
+    int rc = hyt_dgemv_tile_async(seq, -1.0, A, x, 1.0, r);
+    if (!rc)
+        rc = hyt_dlange_tile_async(seq, 'I', A, &anorm);
+    rc = hyt_sequence_finish(seq, rc);
+    for (int64_t i = 0; i < n; i++) {
+        xn = fmax(xn, fabs(x[i]));
+        bn = fmax(bn, fabs(b[i]));
+        rn = isnan(r[i]) ? r[i] : fmax(rn, fabs(r[i]));
+    }
+    free(r);
+    if (rc)
+        return NAN;
+    return rn / (DBL_EPSILON * (anorm * xn + bn) * (double)n);
+}
+
+static int set_int(hyt_context_t *ctx, const char *key, int v)
+{
+    char buf[16];
+    snprintf(buf, sizeof buf, "%d", v);
+    if (hyt_context_set(ctx, key, buf)) {
+        fprintf(stderr, "hytile: %s\n", hyt_last_error());
+        return 1;
+    }
+    return 0;
+}
+
+/* "0,1,2" -> values >= 0; returns the count or -1. */
+static int parse_list(const char *text, int *v, int max)
+{
+    int n = 0;
+    char *end;
+    const char *p = text;
+    while (*p && n < max) {
+        long x = strtol(p, &end, 10);
+        if (end == p || x < 0 || x > 100000)
+            return -1;
+        v[n++] = (int)x;
+        p = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',')
+            return -1;
+    }
+    return n ? n : -1;
+}
+
+static int usage(void)
+{
+    fprintf(stderr,
+            "usage: hytile bench-gpu [-n N ...] [--devices cuda:0,1,...] [--nb NB]\n"
+            "                        [--lookahead L[,L...]] [--panel-cores P[,P...]] [--reps R]\n"
+            "                        [--mg-block B] [--no-peer] [--trace FILE]\n"
+            "  hytile's hybrid LU and cuSOLVER (one GPU) / cusolverMg (several) on the same\n"
+            "  HPL matrix; TFLOP/s of the factorizations and their ratio.  Lists of lookahead\n"
+            "  and panel cores run every combination on the same matrix (the peer once).\n");
+    return 2;
+}
+
+int hyt_cmd_bench_gpu(int argc, char **argv)
+{
+    int ns[32], nn = 0, nb = -1, las[16] = {-1}, pcs[16] = {-1}, nla = 1, npc = 1, reps = 1;
+    int mg_block = 0, peer = 1;
+    const char *devices = "cuda", *trace = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--no-peer")) {
+            peer = 0;
+            continue;
+        }
+        if (!v)
+            return usage();
+        if (!strcmp(a, "-n") && nn < 32)
+            ns[nn++] = atoi(v);
+        else if (!strcmp(a, "--devices"))
+            devices = v;
+        else if (!strcmp(a, "--nb"))
+            nb = atoi(v);
+        else if (!strcmp(a, "--lookahead")) {
+            if ((nla = parse_list(v, las, 16)) < 0)
+                return usage();
+        } else if (!strcmp(a, "--panel-cores")) {
+            if ((npc = parse_list(v, pcs, 16)) < 0)
+                return usage();
+        }
+        else if (!strcmp(a, "--reps"))
+            reps = atoi(v);
+        else if (!strcmp(a, "--mg-block"))
+            mg_block = atoi(v);
+        else if (!strcmp(a, "--trace"))
+            trace = v;
+        else
+            return usage();
+        i++;
+    }
+    if (!nn)
+        ns[nn++] = 16384;
+    for (int t = 0; t < nn; t++)
+        if (ns[t] < 1)
+            return usage();
+
+    hyt_config_t *cfg;
+    hyt_context_t *ctx;
+    hyt_config_create(&cfg);
+    if (hyt_config_load_env(cfg) ||
+        hyt_config_set(cfg, "runtime.devices", devices, HYT_SRC_API, "--devices") ||
+        hyt_context_create(cfg, &ctx)) {
+        fprintf(stderr, "hytile: %s\n", hyt_last_error());
+        hyt_config_destroy(cfg);
+        return 2;
+    }
+    hyt_config_destroy(cfg);
+    int ndev = hyt_context_num_devices(ctx);
+    if (nb > 0 && set_int(ctx, "lu.nb", nb)) {
+        hyt_context_destroy(ctx);
+        return 2;
+    }
+    char ver[256];
+    hyt_peer_version(ver, sizeof ver);
+    printf("hytile bench-gpu: %d CPU workers, %d devices:", hyt_context_num_workers(ctx), ndev);
+    for (int g = 0; g < ndev; g++)
+        printf(" %s", hyt_device_name(hyt_context_device(ctx, g)));
+    printf("\npeer: %s\n", peer ? ver : "(not run)");
+    int ids[64];
+    for (int g = 0; g < ndev && g < 64; g++) /* the peer uses the same GPUs */
+        ids[g] = hyt_device_ordinal(hyt_context_device(ctx, g));
+    printf("\n%7s %5s %3s %3s | %9s %9s %9s | %9s %9s %9s | %6s\n", "N", "nb", "la", "pc",
+           "hytile s", "TFLOP/s", "residual", "peer s", "TFLOP/s", "residual", "ratio");
+    int status = 0;
+    for (int t = 0; t < nn; t++) {
+        int n = ns[t];
+        double flops = 2.0 / 3.0 * (double)n * n * n;
+        hyt_lu_params_t p;
+        hyt_lu_params(ctx, n, n, &p);
+        hyt_desc_t A, L;
+        double *a0 = malloc((size_t)n * n * sizeof *a0), *b = malloc((size_t)n * sizeof *b);
+        double *x = malloc((size_t)n * sizeof *x);
+        int *ipiv = malloc((size_t)n * sizeof *ipiv);
+        if (!a0 || !b || !x || !ipiv || hyt_desc_create(ctx, n, n, p.nb, &A)) {
+            fprintf(stderr, "hytile bench-gpu: not enough host memory for n = %d\n", n);
+            free(a0);
+            free(b);
+            free(x);
+            free(ipiv);
+            status = 1;
+            break;
+        }
+        /* HPL's matrix, as a LAPACK array (for the peer and the residual) and as tiles */
+        hyt_desc_lapack(n, n, p.nb, a0, n, &L);
+        for (int64_t i = 0; i < n; i++)
+            b[i] = hyt_hpl_entry(n, i, n, 100);
+        hyt_sequence_t *seq;
+        hyt_sequence_create(ctx, &seq);
+        int rc = hyt_sequence_finish(seq, hyt_dplghpl_tile_async(seq, &L, 0, 100));
+        double best[256], res[256];
+        int ncombo = nla * npc;
+        for (int c = 0; c < ncombo && !rc; c++) {
+            int la = las[c / npc], pc = pcs[c % npc];
+            if ((la >= 0 && set_int(ctx, "lu.lookahead", la)) ||
+                (pc > 0 && set_int(ctx, "lu.panel_cores", pc))) {
+                rc = 2;
+                break;
+            }
+            best[c] = 1e30;
+            res[c] = NAN;
+            for (int r = 0; r < reps && !rc; r++) {
+                hyt_sequence_create(ctx, &seq);
+                rc = hyt_sequence_finish(seq, hyt_dplghpl_tile_async(seq, &A, 0, 100));
+                if (rc)
+                    break;
+                int tr = trace && r == reps - 1 && c == ncombo - 1;
+                if (tr)
+                    hyt_trace_start(ctx, 0);
+                double t0 = hyt_wtime();
+                int info = hyt_dgetrf_tile(ctx, &A, ipiv);
+                double th = hyt_wtime() - t0;
+                if (tr) {
+                    hyt_trace_stop(ctx);
+                    if (hyt_trace_write_json(ctx, trace))
+                        fprintf(stderr, "hytile: %s\n", hyt_last_error());
+                }
+                if (info) {
+                    fprintf(stderr, "hytile: factorization failed: %d %s\n", info,
+                            info < 0 ? hyt_last_error() : "(singular)");
+                    rc = info;
+                    break;
+                }
+                best[c] = fmin(best[c], th);
+                if (r == 0) {
+                    hyt_desc_t B;
+                    hyt_desc_lapack(n, 1, p.nb, x, n, &B);
+                    memcpy(x, b, (size_t)n * sizeof *x);
+                    if (hyt_dgetrs_tile(ctx, 'N', &A, ipiv, &B) == 0)
+                        res[c] = hpl_residual(ctx, &L, b, x);
+                }
+            }
+        }
+        hyt_desc_destroy(&A);
+        double tp = NAN, res_p = NAN;
+        if (peer && !rc) {
+            double tbest = 1e30;
+            for (int r = 0; r < reps; r++) {
+                double tf;
+                int info;
+                int prc = hyt_peer_dgesv(ndev, ids, n, mg_block, a0, b, x, &tf, &info);
+                if (prc) {
+                    fprintf(stderr, "peer: %s\n", hyt_last_error());
+                    break;
+                }
+                tbest = fmin(tbest, tf);
+                if (r == 0 && info == 0)
+                    res_p = hpl_residual(ctx, &L, b, x);
+            }
+            if (tbest < 1e30)
+                tp = tbest;
+        }
+        if (rc) {
+            fprintf(stderr, "hytile bench-gpu: n = %d: %s\n", n, hyt_last_error());
+            status = 1;
+        }
+        for (int c = 0; c < ncombo && !rc; c++) {
+            hyt_lu_params_t q;
+            int la = las[c / npc], pc = pcs[c % npc];
+            hyt_lu_params(ctx, n, n, &q);
+            printf("%7d %5d %3d %3d | %9.3f %9.2f %9.2e | %9.3f %9.2f %9.2e | %6.2f%s\n", n,
+                   p.nb, la >= 0 ? la : q.lookahead, pc > 0 ? pc : q.panel_cores, best[c],
+                   flops / best[c] * 1e-12, res[c], tp, flops / tp * 1e-12, res_p, tp / best[c],
+                   res[c] < 16 ? "" : "   FAILED (hytile residual)");
+            if (!(res[c] < 16))
+                status = 1;
+        }
+        fflush(stdout);
+        free(a0);
+        free(b);
+        free(x);
+        free(ipiv);
+    }
+    hyt_context_destroy(ctx);
+    return status;
+}

@@ -1,0 +1,568 @@
+/*
+ * The vendor peer of the GPU benchmark: A x = b solved by cusolverDnDgetrf/getrs on one GPU or
+ * by cusolverMgGetrf/getrs on several, timing the factorization alone.
+ *
+ * Multi-GPU layout (cusolverMg, 1 x ndev grid, column-major mapping): the global n x n matrix
+ * is cut into column blocks of nb columns; block j lives on devices[j % ndev] as local block
+ * j / ndev.  Each device holds its blocks packed one after another, every block a full tile of
+ * nb columns with leading dimension n (the last, partial block is padded to a full tile, as in
+ * NVIDIA's cusolverMg getrf example).  Its pivots follow the same layout (nb ints per tile).
+ * b is an n x 1 matrix with column block 1: its one tile lives on devices[0].
+ *
+ *     columns:  | blk 0 | blk 1 | blk 2 | blk 3 | blk 4 | ...      (ndev = 2)
+ *     device:   |  d0   |  d1   |  d0   |  d1   |  d0   |
+ *     local:    d0 = [blk 0 | blk 2 | blk 4 ...]   d1 = [blk 1 | blk 3 ...]
+ *
+ * Every CUDA / cuSOLVER call is checked (name, file, line, status); once a function holds
+ * anything, every path out goes through its one cleanup label.  No fault injection here
+ * (debug.fault_device needs a hyt_device_t, which the peer does not use).
+ */
+#include "peer_cusolver.h"
+
+#include "config.h"
+#include "hyt_runtime.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if HYT_HAVE_CUDA
+
+/* CUDA 13 marks the whole cusolverMg API deprecated; it is still NVIDIA's multi-GPU dense LU,
+ * which is exactly what this peer exists to measure. */
+#define DISABLE_CUSOLVERMG_DEPRECATED
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+#include <cusolverMg.h>
+
+enum { HYT_PEER_DEFAULT_MG_BLOCK = 256 };
+
+static const char *peer_solver_status_name(cusolverStatus_t s)
+{
+    switch (s) {
+    case CUSOLVER_STATUS_SUCCESS: return "CUSOLVER_STATUS_SUCCESS";
+    case CUSOLVER_STATUS_NOT_INITIALIZED: return "CUSOLVER_STATUS_NOT_INITIALIZED";
+    case CUSOLVER_STATUS_ALLOC_FAILED: return "CUSOLVER_STATUS_ALLOC_FAILED";
+    case CUSOLVER_STATUS_INVALID_VALUE: return "CUSOLVER_STATUS_INVALID_VALUE";
+    case CUSOLVER_STATUS_ARCH_MISMATCH: return "CUSOLVER_STATUS_ARCH_MISMATCH";
+    case CUSOLVER_STATUS_MAPPING_ERROR: return "CUSOLVER_STATUS_MAPPING_ERROR";
+    case CUSOLVER_STATUS_EXECUTION_FAILED: return "CUSOLVER_STATUS_EXECUTION_FAILED";
+    case CUSOLVER_STATUS_INTERNAL_ERROR: return "CUSOLVER_STATUS_INTERNAL_ERROR";
+    case CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED:
+        return "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
+    case CUSOLVER_STATUS_NOT_SUPPORTED: return "CUSOLVER_STATUS_NOT_SUPPORTED";
+    case CUSOLVER_STATUS_ZERO_PIVOT: return "CUSOLVER_STATUS_ZERO_PIVOT";
+    case CUSOLVER_STATUS_INVALID_LICENSE: return "CUSOLVER_STATUS_INVALID_LICENSE";
+    case CUSOLVER_STATUS_INVALID_WORKSPACE: return "CUSOLVER_STATUS_INVALID_WORKSPACE";
+    default: return "unknown cuSOLVER status";
+    }
+}
+
+static int peer_cuda_error(cudaError_t e, const char *call, const char *file, int line)
+{
+    int device = -1;
+    char where[32] = "";
+    /* Which GPU, for the per-device calls of a multi-GPU run (nothing when even this fails). */
+    if (cudaGetDevice(&device) == cudaSuccess)
+        snprintf(where, sizeof where, ", current device %d", device);
+    return hyt_error(HYT_ERR_DEVICE, "%s:%d: %s failed: %s (%s%s)", file, line, call,
+                     cudaGetErrorName(e), cudaGetErrorString(e), where);
+}
+
+static int peer_solver_error(cusolverStatus_t s, const char *call, const char *file, int line)
+{
+    return hyt_error(HYT_ERR_DEVICE, "%s:%d: %s failed: cuSOLVER status %d (%s)", file, line,
+                     call, (int)s, peer_solver_status_name(s));
+}
+
+/* Check one call; on failure record the error in rc and jump to the function's cleanup. */
+#define HYT_PEER_CUDA(call)                                                                    \
+    do {                                                                                       \
+        cudaError_t peer_e = (call);                                                           \
+        if (peer_e != cudaSuccess) {                                                           \
+            rc = peer_cuda_error(peer_e, #call, __FILE__, __LINE__);                           \
+            goto cleanup;                                                                      \
+        }                                                                                      \
+    } while (0)
+
+#define HYT_PEER_SOLVER(call)                                                                  \
+    do {                                                                                       \
+        cusolverStatus_t peer_s = (call);                                                      \
+        if (peer_s != CUSOLVER_STATUS_SUCCESS) {                                               \
+            rc = peer_solver_error(peer_s, #call, __FILE__, __LINE__);                         \
+            goto cleanup;                                                                      \
+        }                                                                                      \
+    } while (0)
+
+/* Inside cleanup: check the call, keep the first error (and its message), carry on freeing. */
+#define HYT_PEER_CUDA_CLEAN(call)                                                              \
+    do {                                                                                       \
+        cudaError_t peer_e = (call);                                                           \
+        if (peer_e != cudaSuccess && rc == 0)                                                  \
+            rc = peer_cuda_error(peer_e, #call, __FILE__, __LINE__);                           \
+    } while (0)
+
+#define HYT_PEER_SOLVER_CLEAN(call)                                                            \
+    do {                                                                                       \
+        cusolverStatus_t peer_s = (call);                                                      \
+        if (peer_s != CUSOLVER_STATUS_SUCCESS && rc == 0)                                      \
+            rc = peer_solver_error(peer_s, #call, __FILE__, __LINE__);                         \
+    } while (0)
+
+/* HYT_ERR_DEVICE_MEMORY unless `need` bytes are free on `device` (the current device). */
+static int peer_check_memory(int device, size_t need, int n, int ndev, const char *what)
+{
+    int rc = 0;
+    size_t free_bytes = 0, total_bytes = 0;
+    HYT_PEER_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (need > free_bytes) {
+        const double gib = 1024.0 * 1024.0 * 1024.0;
+        rc = hyt_error(HYT_ERR_DEVICE_MEMORY,
+                       "hyt_peer_dgesv (n = %d on %d GPU%s): %s need %zu bytes (%.2f GiB) on "
+                       "device %d, but only %zu bytes (%.2f GiB) of its %.2f GiB are free",
+                       n, ndev, ndev > 1 ? "s" : "", what, need, (double)need / gib, device,
+                       free_bytes, (double)free_bytes / gib, (double)total_bytes / gib);
+    }
+cleanup:
+    return rc;
+}
+
+/* cudaDeviceSynchronize on every device of the list. */
+static int peer_sync_all(int ndev, const int *devices)
+{
+    int rc = 0;
+    for (int p = 0; p < ndev; p++) {
+        HYT_PEER_CUDA(cudaSetDevice(devices[p]));
+        HYT_PEER_CUDA(cudaDeviceSynchronize());
+    }
+cleanup:
+    return rc;
+}
+
+/* Tiles of the block-cyclic distribution that device p holds (at least one, so that every
+ * device hands cusolverMg a valid pointer even when it owns no column of a small matrix). */
+static int64_t peer_local_tiles(int64_t nblk, int ndev, int p)
+{
+    int64_t tiles = nblk > p ? (nblk - 1 - p) / ndev + 1 : 0;
+    return tiles > 0 ? tiles : 1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * One GPU: cusolverDn on a stream of our own.
+ */
+static int peer_dn(int device, int n, const double *a, const double *b, double *x,
+                   double *factor_seconds, int *info)
+{
+    int rc = 0;
+    const size_t nn = (size_t)n * (size_t)n;
+    cudaStream_t stream = NULL;
+    cusolverDnHandle_t handle = NULL;
+    double *d_a = NULL, *d_b = NULL, *d_work = NULL;
+    int *d_ipiv = NULL, *d_info = NULL;
+    int lwork = 0, h_info = 0;
+    double t0 = 0.0;
+
+    HYT_PEER_CUDA(cudaSetDevice(device));
+    HYT_PEER_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    HYT_PEER_SOLVER(cusolverDnCreate(&handle));
+    HYT_PEER_SOLVER(cusolverDnSetStream(handle, stream));
+
+    rc = peer_check_memory(device, nn * sizeof(double) + (size_t)n * sizeof(double)
+                                       + (size_t)n * sizeof(int) + sizeof(int),
+                           n, 1, "A, b, ipiv and info");
+    if (rc)
+        goto cleanup;
+    HYT_PEER_CUDA(cudaMalloc((void **)&d_a, nn * sizeof(double)));
+    HYT_PEER_CUDA(cudaMalloc((void **)&d_b, (size_t)n * sizeof(double)));
+    HYT_PEER_CUDA(cudaMalloc((void **)&d_ipiv, (size_t)n * sizeof(int)));
+    HYT_PEER_CUDA(cudaMalloc((void **)&d_info, sizeof(int)));
+
+    HYT_PEER_SOLVER(cusolverDnDgetrf_bufferSize(handle, n, n, d_a, n, &lwork));
+    if (lwork < 1)
+        lwork = 1;
+    rc = peer_check_memory(device, (size_t)lwork * sizeof(double), n, 1,
+                           "the cusolverDnDgetrf workspace");
+    if (rc)
+        goto cleanup;
+    HYT_PEER_CUDA(cudaMalloc((void **)&d_work, (size_t)lwork * sizeof(double)));
+
+    HYT_PEER_CUDA(cudaMemcpyAsync(d_a, a, nn * sizeof(double), cudaMemcpyHostToDevice, stream));
+    HYT_PEER_CUDA(cudaMemcpyAsync(d_b, b, (size_t)n * sizeof(double), cudaMemcpyHostToDevice,
+                                  stream));
+
+    // factorization, timed alone
+    HYT_PEER_CUDA(cudaDeviceSynchronize());
+    t0 = hyt_wtime();
+    HYT_PEER_SOLVER(cusolverDnDgetrf(handle, n, n, d_a, n, d_work, d_ipiv, d_info));
+    HYT_PEER_CUDA(cudaDeviceSynchronize());
+    *factor_seconds = hyt_wtime() - t0;
+
+    HYT_PEER_CUDA(cudaMemcpyAsync(&h_info, d_info, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    HYT_PEER_CUDA(cudaStreamSynchronize(stream));
+    if (h_info < 0) {
+        rc = hyt_error(HYT_ERR_DEVICE, "%s:%d: cusolverDnDgetrf rejected its argument %d "
+                       "(n = %d, lwork = %d)", __FILE__, __LINE__, -h_info, n, lwork);
+        goto cleanup;
+    }
+    *info = h_info;
+    if (h_info > 0)
+        goto cleanup; /* singular: no solve, x not written */
+
+    // solve
+    HYT_PEER_SOLVER(cusolverDnDgetrs(handle, CUBLAS_OP_N, n, 1, d_a, n, d_ipiv, d_b, n, d_info));
+    HYT_PEER_CUDA(cudaMemcpyAsync(&h_info, d_info, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    HYT_PEER_CUDA(cudaStreamSynchronize(stream));
+    if (h_info != 0) {
+        rc = hyt_error(HYT_ERR_DEVICE, "%s:%d: cusolverDnDgetrs rejected its argument %d (n = %d)",
+                       __FILE__, __LINE__, -h_info, n);
+        goto cleanup;
+    }
+    HYT_PEER_CUDA(cudaMemcpyAsync(x, d_b, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost,
+                                  stream));
+    HYT_PEER_CUDA(cudaStreamSynchronize(stream));
+
+cleanup:
+    if (d_work)
+        HYT_PEER_CUDA_CLEAN(cudaFree(d_work));
+    if (d_info)
+        HYT_PEER_CUDA_CLEAN(cudaFree(d_info));
+    if (d_ipiv)
+        HYT_PEER_CUDA_CLEAN(cudaFree(d_ipiv));
+    if (d_b)
+        HYT_PEER_CUDA_CLEAN(cudaFree(d_b));
+    if (d_a)
+        HYT_PEER_CUDA_CLEAN(cudaFree(d_a));
+    if (handle)
+        HYT_PEER_SOLVER_CLEAN(cusolverDnDestroy(handle));
+    if (stream)
+        HYT_PEER_CUDA_CLEAN(cudaStreamDestroy(stream));
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Several GPUs: cusolverMg, 1-D column block-cyclic (layout in the header comment).
+ */
+static int peer_mg(int ndev, const int *devices, int n, int nb, const double *a,
+                   const double *b, double *x, double *factor_seconds, int *info)
+{
+    int rc = 0;
+    const int64_t nblk = ((int64_t)n + nb - 1) / nb;
+    const size_t tile_elems = (size_t)nb * (size_t)n; /* one tile of A: nb columns of n */
+    cusolverMgHandle_t handle = NULL;
+    cudaLibMgGrid_t grid_a = NULL, grid_b = NULL;
+    cudaLibMgMatrixDesc_t desc_a = NULL, desc_b = NULL;
+    int *ids = NULL;
+    void **d_a = NULL, **d_b = NULL, **d_work = NULL;
+    int **d_ipiv = NULL;
+    unsigned char *peer_on = NULL; /* [i * ndev + j]: this call enabled access devices i -> j */
+    int64_t lwork_getrf = 0, lwork_getrs = 0, lwork = 0;
+    int h_info = 0;
+    double t0 = 0.0;
+
+    ids = malloc((size_t)ndev * sizeof *ids);
+    d_a = calloc((size_t)ndev, sizeof *d_a);
+    d_b = calloc((size_t)ndev, sizeof *d_b);
+    d_work = calloc((size_t)ndev, sizeof *d_work);
+    d_ipiv = calloc((size_t)ndev, sizeof *d_ipiv);
+    peer_on = calloc((size_t)ndev * (size_t)ndev, 1);
+    if (!ids || !d_a || !d_b || !d_work || !d_ipiv || !peer_on) {
+        rc = hyt_error(HYT_ERR_NOMEM, "hyt_peer_dgesv: no host memory for %d device tables",
+                       ndev);
+        goto cleanup;
+    }
+    for (int p = 0; p < ndev; p++)
+        ids[p] = devices[p];
+
+    // peer access between all pairs; access that is already on stays on after we return
+    for (int i = 0; i < ndev; i++) {
+        HYT_PEER_CUDA(cudaSetDevice(devices[i]));
+        for (int j = 0; j < ndev; j++) {
+            if (j == i)
+                continue;
+            cudaError_t e = cudaDeviceEnablePeerAccess(devices[j], 0);
+            if (e == cudaErrorPeerAccessAlreadyEnabled) {
+                /* Not an error; reading it back clears the thread's last-error state, which
+                 * would otherwise surface in the next cudaGetLastError() check. */
+                (void)cudaGetLastError();
+            } else if (e != cudaSuccess) {
+                rc = hyt_error(HYT_ERR_DEVICE, "%s:%d: cudaDeviceEnablePeerAccess(devices[j], 0) "
+                               "failed (device %d to device %d): %s (%s)", __FILE__, __LINE__,
+                               devices[i], devices[j], cudaGetErrorName(e),
+                               cudaGetErrorString(e));
+                goto cleanup;
+            } else {
+                peer_on[(size_t)i * (size_t)ndev + (size_t)j] = 1;
+            }
+        }
+    }
+
+    // handle, grid, descriptors
+    HYT_PEER_SOLVER(cusolverMgCreate(&handle));
+    HYT_PEER_SOLVER(cusolverMgDeviceSelect(handle, ndev, ids));
+    HYT_PEER_SOLVER(cusolverMgCreateDeviceGrid(&grid_a, 1, ndev, ids,
+                                               CUDALIBMG_GRID_MAPPING_COL_MAJOR));
+    HYT_PEER_SOLVER(cusolverMgCreateDeviceGrid(&grid_b, 1, ndev, ids,
+                                               CUDALIBMG_GRID_MAPPING_COL_MAJOR));
+    HYT_PEER_SOLVER(cusolverMgCreateMatrixDesc(&desc_a, n, n, n, nb, CUDA_R_64F, grid_a));
+    HYT_PEER_SOLVER(cusolverMgCreateMatrixDesc(&desc_b, n, 1, n, 1, CUDA_R_64F, grid_b));
+
+    // local parts: check every device first, then allocate (zeroed, padding included)
+    for (int p = 0; p < ndev; p++) {
+        const size_t tiles = (size_t)peer_local_tiles(nblk, ndev, p);
+        HYT_PEER_CUDA(cudaSetDevice(devices[p]));
+        rc = peer_check_memory(devices[p], tiles * tile_elems * sizeof(double)
+                                               + tiles * (size_t)nb * sizeof(int)
+                                               + (size_t)n * sizeof(double),
+                               n, ndev, "the local columns of A, ipiv and b");
+        if (rc)
+            goto cleanup;
+    }
+    for (int p = 0; p < ndev; p++) {
+        const size_t tiles = (size_t)peer_local_tiles(nblk, ndev, p);
+        const size_t a_bytes = tiles * tile_elems * sizeof(double);
+        const size_t ipiv_bytes = tiles * (size_t)nb * sizeof(int);
+        const size_t b_bytes = (size_t)n * sizeof(double);
+        HYT_PEER_CUDA(cudaSetDevice(devices[p]));
+        HYT_PEER_CUDA(cudaMalloc(&d_a[p], a_bytes));
+        HYT_PEER_CUDA(cudaMemset(d_a[p], 0, a_bytes));
+        HYT_PEER_CUDA(cudaMalloc((void **)&d_ipiv[p], ipiv_bytes));
+        HYT_PEER_CUDA(cudaMemset(d_ipiv[p], 0, ipiv_bytes));
+        HYT_PEER_CUDA(cudaMalloc(&d_b[p], b_bytes));
+        HYT_PEER_CUDA(cudaMemset(d_b[p], 0, b_bytes));
+    }
+
+    // host to devices: column block j to local tile j / ndev of devices[j % ndev]
+    for (int p = 0; p < ndev; p++) {
+        HYT_PEER_CUDA(cudaSetDevice(devices[p]));
+        for (int64_t j = p; j < nblk; j += ndev) {
+            const int64_t cols = (int64_t)n - j * nb < nb ? (int64_t)n - j * nb : nb;
+            double *dst = (double *)d_a[p] + (size_t)(j / ndev) * tile_elems;
+            const double *src = a + (size_t)j * tile_elems;
+            HYT_PEER_CUDA(cudaMemcpy(dst, src, (size_t)cols * (size_t)n * sizeof(double),
+                                     cudaMemcpyHostToDevice));
+        }
+    }
+    HYT_PEER_CUDA(cudaSetDevice(devices[0]));
+    HYT_PEER_CUDA(cudaMemcpy(d_b[0], b, (size_t)n * sizeof(double), cudaMemcpyHostToDevice));
+
+    // workspace: one size (elements of double) for getrf and getrs, on every device
+    HYT_PEER_SOLVER(cusolverMgGetrf_bufferSize(handle, n, n, d_a, 1, 1, desc_a, d_ipiv,
+                                               CUDA_R_64F, &lwork_getrf));
+    HYT_PEER_SOLVER(cusolverMgGetrs_bufferSize(handle, CUBLAS_OP_N, n, 1, d_a, 1, 1, desc_a,
+                                               d_ipiv, d_b, 1, 1, desc_b, CUDA_R_64F,
+                                               &lwork_getrs));
+    lwork = lwork_getrf > lwork_getrs ? lwork_getrf : lwork_getrs;
+    if (lwork < 1)
+        lwork = 1;
+    for (int p = 0; p < ndev; p++) {
+        HYT_PEER_CUDA(cudaSetDevice(devices[p]));
+        rc = peer_check_memory(devices[p], (size_t)lwork * sizeof(double), n, ndev,
+                               "the cusolverMg workspace");
+        if (rc)
+            goto cleanup;
+        HYT_PEER_CUDA(cudaMalloc(&d_work[p], (size_t)lwork * sizeof(double)));
+    }
+
+    // factorization, timed alone
+    rc = peer_sync_all(ndev, devices);
+    if (rc)
+        goto cleanup;
+    t0 = hyt_wtime();
+    HYT_PEER_SOLVER(cusolverMgGetrf(handle, n, n, d_a, 1, 1, desc_a, d_ipiv, CUDA_R_64F, d_work,
+                                    lwork, &h_info));
+    rc = peer_sync_all(ndev, devices);
+    if (rc)
+        goto cleanup;
+    *factor_seconds = hyt_wtime() - t0;
+    if (h_info < 0) {
+        rc = hyt_error(HYT_ERR_DEVICE, "%s:%d: cusolverMgGetrf rejected its argument %d "
+                       "(n = %d, nb = %d, %d GPUs, lwork = %lld)", __FILE__, __LINE__, -h_info,
+                       n, nb, ndev, (long long)lwork);
+        goto cleanup;
+    }
+    *info = h_info;
+    if (h_info > 0)
+        goto cleanup; /* singular: no solve, x not written */
+
+    // solve
+    HYT_PEER_SOLVER(cusolverMgGetrs(handle, CUBLAS_OP_N, n, 1, d_a, 1, 1, desc_a, d_ipiv, d_b,
+                                    1, 1, desc_b, CUDA_R_64F, d_work, lwork, &h_info));
+    rc = peer_sync_all(ndev, devices);
+    if (rc)
+        goto cleanup;
+    if (h_info != 0) {
+        rc = hyt_error(HYT_ERR_DEVICE, "%s:%d: cusolverMgGetrs rejected its argument %d "
+                       "(n = %d, %d GPUs)", __FILE__, __LINE__, -h_info, n, ndev);
+        goto cleanup;
+    }
+    HYT_PEER_CUDA(cudaSetDevice(devices[0]));
+    HYT_PEER_CUDA(cudaMemcpy(x, d_b[0], (size_t)n * sizeof(double), cudaMemcpyDeviceToHost));
+
+cleanup:
+    for (int p = 0; p < ndev && d_a && d_b && d_work && d_ipiv; p++) {
+        if (!d_a[p] && !d_b[p] && !d_work[p] && !d_ipiv[p])
+            continue;
+        HYT_PEER_CUDA_CLEAN(cudaSetDevice(devices[p]));
+        if (d_work[p])
+            HYT_PEER_CUDA_CLEAN(cudaFree(d_work[p]));
+        if (d_ipiv[p])
+            HYT_PEER_CUDA_CLEAN(cudaFree(d_ipiv[p]));
+        if (d_b[p])
+            HYT_PEER_CUDA_CLEAN(cudaFree(d_b[p]));
+        if (d_a[p])
+            HYT_PEER_CUDA_CLEAN(cudaFree(d_a[p]));
+    }
+    if (desc_b)
+        HYT_PEER_SOLVER_CLEAN(cusolverMgDestroyMatrixDesc(desc_b));
+    if (desc_a)
+        HYT_PEER_SOLVER_CLEAN(cusolverMgDestroyMatrixDesc(desc_a));
+    if (grid_b)
+        HYT_PEER_SOLVER_CLEAN(cusolverMgDestroyGrid(grid_b));
+    if (grid_a)
+        HYT_PEER_SOLVER_CLEAN(cusolverMgDestroyGrid(grid_a));
+    if (handle)
+        HYT_PEER_SOLVER_CLEAN(cusolverMgDestroy(handle));
+    // leave peer access as we found it: hytile's own run must not inherit it
+    for (int i = 0; i < ndev && peer_on; i++) {
+        const unsigned char *on = peer_on + (size_t)i * (size_t)ndev;
+        if (!memchr(on, 1, (size_t)ndev))
+            continue;
+        cudaError_t e = cudaSetDevice(devices[i]);
+        if (e != cudaSuccess) {
+            /* not on device i: disabling now would act on another device's access */
+            if (rc == 0)
+                rc = peer_cuda_error(e, "cudaSetDevice(devices[i])", __FILE__, __LINE__);
+            continue;
+        }
+        for (int j = 0; j < ndev; j++) {
+            if (on[j])
+                HYT_PEER_CUDA_CLEAN(cudaDeviceDisablePeerAccess(devices[j]));
+        }
+    }
+    free(peer_on);
+    free(d_ipiv);
+    free(d_work);
+    free(d_b);
+    free(d_a);
+    free(ids);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Entry points.
+ */
+int hyt_peer_dgesv(int ndev, const int *devices, int n, int mg_block, const double *a,
+                   const double *b, double *x, double *factor_seconds, int *info)
+{
+    int rc = 0, count = 0, current = -1;
+    int nb = mg_block > 0 ? mg_block : HYT_PEER_DEFAULT_MG_BLOCK;
+
+    if (ndev < 1 || !devices)
+        return hyt_error(HYT_ERR_INVALID, "hyt_peer_dgesv: ndev = %d, devices %s: need at least "
+                         "one device", ndev, devices ? "given" : "NULL");
+    if (n < 0)
+        return hyt_error(HYT_ERR_INVALID, "hyt_peer_dgesv: n = %d < 0", n);
+    if (n > 0 && (!a || !b || !x))
+        return hyt_error(HYT_ERR_INVALID, "hyt_peer_dgesv: a, b and x must not be NULL");
+    if (!factor_seconds || !info)
+        return hyt_error(HYT_ERR_INVALID,
+                         "hyt_peer_dgesv: factor_seconds and info must not be NULL");
+    *factor_seconds = 0.0;
+    *info = 0;
+    for (int i = 0; i < ndev; i++) {
+        for (int j = 0; j < i; j++) {
+            if (devices[i] == devices[j])
+                return hyt_error(HYT_ERR_INVALID, "hyt_peer_dgesv: device %d listed twice",
+                                 devices[i]);
+        }
+    }
+    if (n == 0)
+        return 0;
+    if ((size_t)n > SIZE_MAX / sizeof(double) / (size_t)n)
+        return hyt_error(HYT_ERR_TOO_LARGE, "hyt_peer_dgesv: n = %d: n^2 doubles overflow size_t",
+                         n);
+
+    HYT_PEER_CUDA(cudaGetDeviceCount(&count));
+    for (int i = 0; i < ndev; i++) {
+        if (devices[i] < 0 || devices[i] >= count) {
+            rc = hyt_error(HYT_ERR_INVALID, "hyt_peer_dgesv: device %d does not exist (%d CUDA "
+                           "device%s visible)", devices[i], count, count == 1 ? "" : "s");
+            goto cleanup;
+        }
+    }
+    HYT_PEER_CUDA(cudaGetDevice(&current));
+
+    if (ndev == 1)
+        rc = peer_dn(devices[0], n, a, b, x, factor_seconds, info);
+    else
+        rc = peer_mg(ndev, devices, n, nb < n ? nb : n, a, b, x, factor_seconds, info);
+
+cleanup:
+    if (current >= 0)
+        HYT_PEER_CUDA_CLEAN(cudaSetDevice(current));
+    if (rc != 0) {
+        /* A failed runtime call is also recorded as the thread's last error; read it back so
+         * that it does not surface in hytile's next cudaGetLastError() check. */
+        (void)cudaGetLastError();
+    }
+    return rc;
+}
+
+void hyt_peer_version(char *buf, size_t len)
+{
+    int sv[3] = {0, 0, 0}, bv[3] = {0, 0, 0}, runtime = 0, driver = 0;
+    const libraryPropertyType props[3] = {MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL};
+    int have_solver = 1, have_blas = 1;
+    char drv[32];
+
+    if (!buf || len == 0)
+        return;
+    for (int i = 0; i < 3; i++) {
+        if (cusolverGetProperty(props[i], &sv[i]) != CUSOLVER_STATUS_SUCCESS)
+            have_solver = 0;
+        if (cublasGetProperty(props[i], &bv[i]) != CUBLAS_STATUS_SUCCESS)
+            have_blas = 0;
+    }
+    if (cudaRuntimeGetVersion(&runtime) != cudaSuccess)
+        runtime = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0)
+        snprintf(drv, sizeof drv, "no driver");
+    else
+        snprintf(drv, sizeof drv, "driver %d.%d", driver / 1000, driver % 1000 / 10);
+    (void)cudaGetLastError(); /* leave no error behind from the queries above */
+
+    char solver[48], blas[48];
+    if (have_solver)
+        snprintf(solver, sizeof solver, "cuSOLVER %d.%d.%d", sv[0], sv[1], sv[2]);
+    else
+        snprintf(solver, sizeof solver, "cuSOLVER (version unknown)");
+    if (have_blas)
+        snprintf(blas, sizeof blas, "cuBLAS %d.%d.%d", bv[0], bv[1], bv[2]);
+    else
+        snprintf(blas, sizeof blas, "cuBLAS (version unknown)");
+    snprintf(buf, len, "%s, %s, CUDA runtime %d.%d, %s", solver, blas, runtime / 1000,
+             runtime % 1000 / 10, drv);
+}
+
+#else /* !HYT_HAVE_CUDA */
+
+int hyt_peer_dgesv(int ndev, const int *devices, int n, int mg_block, const double *a,
+                   const double *b, double *x, double *factor_seconds, int *info)
+{
+    (void)ndev, (void)devices, (void)n, (void)mg_block, (void)a, (void)b, (void)x;
+    if (factor_seconds)
+        *factor_seconds = 0.0;
+    if (info)
+        *info = 0;
+    return hyt_error(HYT_ERR_NOT_AVAILABLE,
+                     "hyt_peer_dgesv: hytile was built without CUDA; no cuSOLVER peer");
+}
+
+void hyt_peer_version(char *buf, size_t len)
+{
+    if (buf && len > 0)
+        snprintf(buf, len, "cuSOLVER not available (built without CUDA)");
+}
+
+#endif /* HYT_HAVE_CUDA */
