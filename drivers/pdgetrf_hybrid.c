@@ -101,7 +101,7 @@ int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int 
     h->ctx = ctx;
     h->ndev = ndev;
     h->nt = nt;
-    h->npbuf = la + 3;
+    h->npbuf = la + 3 < 16 ? la + 3 : 16; /* panels in flight per device */
     h->g = calloc((size_t)ndev, sizeof *h->g);
     h->tok = hyt_tokens_create((size_t)(ndev * (1 + h->npbuf) + nt));
     h->h_linv = hyt_host_malloc(ctx, (size_t)kt * tile * sizeof(double));
@@ -153,9 +153,13 @@ int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int 
 
     // the devices' columns, before the first step
     int rc = 0;
-    for (int g = 0; g < ndev && !rc; g++)
+    for (int g = 0; g < ndev && !rc; g++) {
+        const void *slots[64];
+        for (int k = 0; k < h->npbuf && k < 64; k++)
+            slots[k] = panel_key(h, g, k);
         rc = hyt_insert_gpu_lu_init(seq, (hyt_tag_t){PRIO_PANEL, -1, -1, g}, &h->g[g],
-                                    state_key(h, g));
+                                    state_key(h, g), slots);
+    }
     for (int j = la + 1; j < nt && !rc; j++)
         rc = hyt_insert_gpu_column_load(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, -1, -1, j},
                                         &h->g[j % ndev], A, j, col_key(h, j),

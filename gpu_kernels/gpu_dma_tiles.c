@@ -74,14 +74,25 @@ static const hyt_kernel_t init_kernel = {.name = "gpu_init", .dev = init_body,
                                          .cat = HYT_CAT_GPU};
 
 int hyt_insert_gpu_lu_init(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
-                           const void *state_key)
+                           const void *state_key, const void *const *panel_keys)
 {
     init_args_t args = {*g};
-    hyt_dep_t dep = {state_key, HYT_WRITE};
-    hyt_task_desc_t d = hyt_tagged_desc(&init_kernel, &args, sizeof args, &dep, 1, tag);
+    /* The panel slots are zeroed here: the broadcasts that fill them wait for it (they write
+     * the slot keys), as the column loads and updates do through the state key. */
+    hyt_dep_t stack[17], *deps = g->npbuf + 1 <= 17 ? stack : malloc((size_t)(g->npbuf + 1) * sizeof *deps);
+    if (!deps)
+        return HYT_ERR_NOMEM;
+    deps[0] = (hyt_dep_t){state_key, HYT_WRITE};
+    for (int s = 0; s < g->npbuf; s++)
+        deps[1 + s] = (hyt_dep_t){panel_keys[s], HYT_WRITE};
+    hyt_task_desc_t d = hyt_tagged_desc(&init_kernel, &args, sizeof args, deps, g->npbuf + 1,
+                                        tag);
     d.device = hyt_device_index(g->dev);
     d.stream = HYT_STREAM_COMPUTE;
-    return hyt_task_insert(seq, &d);
+    int rc = hyt_task_insert(seq, &d);
+    if (deps != stack)
+        free(deps);
+    return rc;
 }
 
 /* ---- column load ---------------------------------------------------------------------------- */

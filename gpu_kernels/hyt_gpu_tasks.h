@@ -43,9 +43,9 @@ size_t hyt_gpu_lu_bytes(int nb, int mt, int ncols, int npbuf);
 int hyt_gpu_lu_alloc(hyt_gpu_lu_t *g);
 void hyt_gpu_lu_free(hyt_gpu_lu_t *g);
 
-/* Zero the device workspaces (compute stream). */
+/* Zero the device workspaces (compute stream); panel_keys: the npbuf slot keys. */
 int hyt_insert_gpu_lu_init(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
-                           const void *state_key);
+                           const void *state_key, const void *const *panel_keys);
 
 /* Column load: host CCRB tile column j -> device column (CRRB), on the H2D stream. */
 int hyt_insert_gpu_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,

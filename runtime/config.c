@@ -21,6 +21,7 @@
  *   HYT_FAULT_TASK          debug.fault_task
  *   HYT_FAULT_ALLOC         debug.fault_alloc
  *   HYT_FAULT_DEVICE        debug.fault_device
+ *   HYT_CHAOS               debug.chaos
  * Any other HYT_ variable is rejected, so a misspelt one never goes unnoticed.
  */
 #include "rt_internal.h"
@@ -97,6 +98,10 @@ static const keydef_t keys[] = {
      HYT_KEY_INT, 0, LONG_MAX, 0, 0},
     {{"debug.fault_alloc", "HYT_FAULT_ALLOC", "0",
       "testing: make the k-th runtime allocation fail (0: off)"},
+     HYT_KEY_INT, 0, LONG_MAX, 0, 0},
+    {{"debug.chaos", "HYT_CHAOS", "0",
+      "testing: with a nonzero seed, ready tasks run in random order and device tasks with "
+      "random delays, so that a missing dependency shows"},
      HYT_KEY_INT, 0, LONG_MAX, 0, 0},
     {{"debug.fault_device", "HYT_FAULT_DEVICE", "0",
       "testing: make the k-th device (CUDA/cuBLAS/host backend) call fail (0: off)"},

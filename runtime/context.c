@@ -123,6 +123,7 @@ int hyt_context_create(const hyt_config_t *cfg_in, hyt_context_t **out)
     ctx->fault_task = hyt_config_get_int(ctx->cfg, "debug.fault_task");
     ctx->fault_alloc = hyt_config_get_int(ctx->cfg, "debug.fault_alloc");
     ctx->fault_device = hyt_config_get_int(ctx->cfg, "debug.fault_device");
+    ctx->chaos = (uint64_t)hyt_config_get_int(ctx->cfg, "debug.chaos");
 
     /* devices first: they decide how many cores the CPU workers get */
     hyt_devspec_t spec;

@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct alloc_rec {
     void *p;
@@ -144,9 +145,19 @@ static void *device_main(void *arg)
             pthread_mutex_unlock(&dev->lock);
             break;
         }
-        while (n < 16 && dev->ready.n)
-            batch[n++] = hyt_heap_pop(&dev->ready);
+        if (dev->chaos) {
+            /* one random ready task at a time, after a random pause that lets others pile up */
+            if (dev->ready.n)
+                batch[n++] = hyt_heap_pop_chaos(&dev->ready, &dev->chaos);
+        } else {
+            while (n < 16 && dev->ready.n)
+                batch[n++] = hyt_heap_pop(&dev->ready);
+        }
         pthread_mutex_unlock(&dev->lock);
+        if (dev->chaos && n) {
+            struct timespec ts = {0, (long)((dev->chaos >> 40) % 300) * 1000};
+            nanosleep(&ts, NULL);
+        }
         for (int i = 0; i < n; i++)
             submit(dev, batch[i], bind_rc);
         int done = dev->ninflight ? poll(dev) : 0;
@@ -242,6 +253,7 @@ int hyt_devices_create(hyt_context_t *ctx, const hyt_devspec_t *spec)
         dev->backend = spec->backend;
         dev->ops = ops;
         dev->mem_cap = cap;
+        dev->chaos = ctx->chaos ? ctx->chaos + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1) : 0;
         pthread_mutex_init(&dev->lock, NULL);
         pthread_cond_init(&dev->cond, NULL);
         pthread_mutex_init(&extra_of(dev)->allocs.lock, NULL);

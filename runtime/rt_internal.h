@@ -120,6 +120,8 @@ typedef struct hyt_heap {
 } hyt_heap_t;
 int hyt_heap_push(hyt_heap_t *h, hyt_task_t *t);
 hyt_task_t *hyt_heap_pop(hyt_heap_t *h);
+hyt_task_t *hyt_heap_remove(hyt_heap_t *h, int at);
+hyt_task_t *hyt_heap_pop_chaos(hyt_heap_t *h, uint64_t *state);
 static inline hyt_task_t *hyt_heap_top(const hyt_heap_t *h) { return h->n ? h->a[0] : NULL; }
 void hyt_heap_free(hyt_heap_t *h);
 
@@ -231,6 +233,7 @@ struct hyt_device {
     hyt_task_t *inflight_head[HYT_NUM_STREAMS], *inflight_tail[HYT_NUM_STREAMS];
     int ninflight;
 
+    uint64_t chaos;            /* debug.chaos: random order and delays (state, device thread) */
     size_t mem_cap;            /* bytes the runtime may allocate (0: no cap) */
     atomic_size_t mem_used;
     void *scratch;
@@ -326,7 +329,8 @@ struct hyt_context {
     hyt_task_t *pool;
     long pool_n;
 
-    /* fault injection (debug.*) */
+    /* fault injection and chaos mode (debug.*) */
+    uint64_t chaos;            /* random ready-task order when nonzero (state, under lock) */
     long fault_task, fault_alloc, fault_device;
     atomic_long count_task, count_alloc, count_device;
 

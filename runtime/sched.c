@@ -83,12 +83,31 @@ int hyt_heap_push(hyt_heap_t *h, hyt_task_t *t)
     return HYT_SUCCESS;
 }
 
-hyt_task_t *hyt_heap_pop(hyt_heap_t *h)
+hyt_task_t *hyt_heap_pop(hyt_heap_t *h) { return hyt_heap_remove(h, 0); }
+
+/* Chaos mode (debug.chaos = seed): ready tasks are taken in random order instead of by
+ * priority, which makes a missing dependency show up as a wrong result in the tests. */
+hyt_task_t *hyt_heap_pop_chaos(hyt_heap_t *h, uint64_t *state)
 {
     if (!h->n)
         return NULL;
-    hyt_task_t *top = h->a[0], *last = h->a[--h->n];
-    int i = 0, n = h->n;
+    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return hyt_heap_remove(h, (int)((*state >> 33) % (uint64_t)h->n));
+}
+
+hyt_task_t *hyt_heap_remove(hyt_heap_t *h, int at)
+{
+    if (at >= h->n)
+        return NULL;
+    hyt_task_t *top = h->a[at], *last = h->a[--h->n];
+    int i = at, n = h->n;
+    if (i == n)
+        return top;
+    /* last goes to the hole: up if it beats the parent, else down */
+    while (i > 0 && before(last, h->a[(i - 1) / 2])) {
+        h->a[i] = h->a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
     for (;;) {
         int c = 2 * i + 1;
         if (c >= n)
@@ -466,7 +485,8 @@ static hyt_task_t *next_task(hyt_worker_t *w, int *rank)
             join_gang(ctx, w);
             continue;
         }
-        hyt_task_t *t = hyt_heap_pop(&ctx->ready);
+        hyt_task_t *t = ctx->chaos ? hyt_heap_pop_chaos(&ctx->ready, &ctx->chaos)
+                                   : hyt_heap_pop(&ctx->ready);
         if (t) {
             atomic_fetch_sub_explicit(&ctx->nready, 1, memory_order_relaxed);
             if (t->nthreads <= 1) {

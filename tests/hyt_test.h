@@ -70,6 +70,8 @@ static inline hyt_context_t *test_context(int workers, const char *devices, ...)
     hyt_config_t *cfg;
     char buf[16];
     hyt_config_create(&cfg);
+    /* HYT_* variables apply (e.g. HYT_CHAOS), below what the test sets */
+    REQUIRE(!hyt_config_load_env(cfg), "%s", hyt_last_error());
     snprintf(buf, sizeof buf, "%d", workers);
     REQUIRE(!hyt_config_set(cfg, "runtime.workers", buf, HYT_SRC_API, NULL), "%s",
             hyt_last_error());
