@@ -288,6 +288,23 @@ static int rec_body(const hyt_task_ctx_t *tc, void *p)
     return rc;
 }
 
+int hyt_core_dgetrf_seq(int m, int n, double *a, int64_t lda, int *ipiv)
+{
+    piv_slot_t slot;
+    seg_t seg = {a, 0, m, (int)lda};
+    hyt_barrier_t bar;
+    hyt_barrier_init(&bar, 1);
+    int info = 0;
+    panel_t P = {.r0 = 0, .h = m, .W = n, .p = m < n ? m : n, .ipiv = ipiv, .info = &info,
+                 .rank = 0, .size = 1, .bar = &bar, .slots = &slot, .segs = &seg, .my = &seg};
+    if (P.p > 0)
+        rec(&P, 0, P.p);
+    if (P.W > P.p)
+        cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, P.p,
+                    P.W - P.p, 1.0, a, (int)lda, a + (int64_t)P.p * lda, (int)lda);
+    return info;
+}
+
 static const hyt_kernel_t rec_kernel = {.name = "dgetrf_panel", .cpu = rec_body,
                                         .cat = HYT_CAT_PANEL};
 

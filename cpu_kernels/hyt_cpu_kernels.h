@@ -42,6 +42,9 @@ static inline hyt_task_desc_t hyt_tagged_desc(const hyt_kernel_t *kernel, const 
  * columns get their U part.  Declares RW on the panel's tiles and WRITE on ipiv_token. */
 int hyt_insert_dgetrf_rec(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_desc_t *A, int k,
                           int *ipiv, int *info, int nthreads, const void *ipiv_token);
+/* The same algorithm on one thread for an m x n LAPACK-layout block: LU with partial pivoting
+ * in place, ipiv 1-based within the block; returns the first zero pivot (1-based) or 0. */
+int hyt_core_dgetrf_seq(int m, int n, double *a, int64_t lda, int *ipiv);
 /* The recursion leaf width (columns factored by rank-1 updates). */
 #define HYT_PANEL_LEAF 2
 

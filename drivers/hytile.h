@@ -32,6 +32,8 @@ typedef struct hyt_lu_params {
     int nb, lookahead, panel_cores;
     hyt_source_t src_nb, src_lookahead, src_panel_cores;
     int ndevices;
+    int gpu_panel;          /* panels factored on the devices (lu.panel) */
+    hyt_source_t src_panel;
 } hyt_lu_params_t;
 int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p);
 

@@ -7,6 +7,7 @@
 #include "drv_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p)
 {
@@ -33,6 +34,9 @@ int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p)
     }
     if (pc > nw)
         pc = nw;
+    const char *panel = hyt_config_get(cfg, "lu.panel", &p->src_panel);
+    int cuda = p->ndevices && hyt_device_backend(hyt_context_device(ctx, 0)) == HYT_BACKEND_CUDA;
+    p->gpu_panel = p->ndevices && (!strcmp(panel, "gpu") || (!strcmp(panel, "auto") && cuda));
     p->nb = (int)nb;
     p->lookahead = (int)la;
     p->panel_cores = (int)pc;

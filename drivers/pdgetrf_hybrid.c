@@ -19,6 +19,20 @@
  * `lookahead` steps ahead of the bulk GPU updates, and the copies overlap the computation
  * (the seed's Figure 2b).  Dependencies of the device updates over their whole block of
  * columns are one token per device (see gpu_dgetrf_update.c): no transitive edges.
+ *
+ * With lu.panel = gpu (the default with CUDA GPUs: today a GPU factors a panel some 15 times
+ * faster than 64 cores, and the CPUs cannot keep pace), every column stays on its device:
+ *
+ *   panel k                       on its owner's high-priority stream (cuSOLVER), inv(L_kk)
+ *   panel copies                  owner -> other devices (GPU to GPU), pivots -> host IPIV
+ *   lookahead columns             k+1 .. k+lookahead, each on its owner's panel stream
+ *   rest of the update            one task per device on its compute stream, which also swaps
+ *                                 the rows of the finished columns (the swaps to the left)
+ *   columns back to the host      after the last step
+ *
+ * The rest of step k also updates column k+lookahead+1, which becomes a lookahead column of
+ * step k+1: that column's token orders the two, so the next panels wait only for the small
+ * lookahead updates, not for the bulk of the previous steps.
  */
 #include "drv_internal.h"
 #include "hyt_gpu_tasks.h"
@@ -35,12 +49,14 @@ typedef struct hybrid {
     hyt_context_t *ctx;
     int ndev, npbuf, nt;
     hyt_gpu_lu_t *g;
-    double *h_linv; /* kt tiles: inv(L_kk) of each step (page-locked) */
-    int *h_piv;     /* kt * ndev * nb: the pivots staged for each device's copy (page-locked) */
+    double *h_linv; /* kt tiles: inv(L_kk) of each step (page-locked; CPU panels) */
+    int *h_piv;     /* kt * ndev * nb: pivots staged for the copies (page-locked) */
+    int *h_info;    /* kt: INFO of each GPU panel (page-locked) */
+    double *h_ident; /* the identity tile (GPU panels) */
     hyt_tokens_t *tok;
 } hybrid_t;
 
-/* Tokens: the device's state, its panel slots, each device column. */
+/* Tokens: the device's state, its panel slots, each device column, the pivot tasks' order. */
 static const void *state_key(const hybrid_t *h, int g) { return hyt_token(h->tok, (size_t)g); }
 static const void *panel_key(const hybrid_t *h, int g, int k)
 {
@@ -50,6 +66,11 @@ static const void *col_key(const hybrid_t *h, int j)
 {
     return hyt_token(h->tok, (size_t)(h->ndev * (1 + h->npbuf) + j));
 }
+static const void *order_key(const hybrid_t *h)
+{
+    return hyt_token(h->tok, (size_t)(h->ndev * (1 + h->npbuf) + h->nt));
+}
+static size_t ntokens(const hybrid_t *h) { return (size_t)(h->ndev * (1 + h->npbuf) + h->nt + 1); }
 
 static void hybrid_free(hybrid_t *h)
 {
@@ -57,6 +78,8 @@ static void hybrid_free(hybrid_t *h)
         hyt_gpu_lu_free(&h->g[g]);
     hyt_host_free(h->ctx, h->h_linv);
     hyt_host_free(h->ctx, h->h_piv);
+    hyt_host_free(h->ctx, h->h_info);
+    free(h->h_ident);
     hyt_tokens_destroy(h->tok);
     free(h->g);
     free(h);
@@ -80,86 +103,72 @@ static int first_local_after(int j, int g, int ndev)
     return j0 / ndev;
 }
 
-int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int *info,
-                       const hyt_lu_params_t *p)
+/* The loop nest with GPU panels (see the top of the file). */
+static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t *A, int *ipiv,
+                             int *info, int la)
 {
-    hyt_context_t *ctx = hyt_sequence_context(seq);
-    const int mt = A->mt, nt = A->nt, nb = A->nb, la = p->lookahead, ndev = p->ndevices;
-    const int minmn = A->m < A->n ? A->m : A->n;
-    const int kt = (minmn + nb - 1) / nb;
-    const int nw = hyt_context_num_workers(ctx);
-    const int64_t tile = (int64_t)nb * nb;
-    if (A->layout != HYT_LAYOUT_CCRB)
-        return hyt_error(HYT_ERR_INVALID, "the hybrid LU needs a CCRB (tile layout) matrix");
-    if (kt == 0)
-        return HYT_SUCCESS;
-
-    // setup: check and allocate device memory before inserting anything
-    hybrid_t *h = calloc(1, sizeof *h);
-    if (!h)
-        return hyt_error(HYT_ERR_NOMEM, "out of memory");
-    h->ctx = ctx;
-    h->ndev = ndev;
-    h->nt = nt;
-    h->npbuf = la + 3 < 16 ? la + 3 : 16; /* panels in flight per device */
-    h->g = calloc((size_t)ndev, sizeof *h->g);
-    h->tok = hyt_tokens_create((size_t)(ndev * (1 + h->npbuf) + nt));
-    h->h_linv = hyt_host_malloc(ctx, (size_t)kt * tile * sizeof(double));
-    h->h_piv = hyt_host_malloc(ctx, (size_t)kt * ndev * nb * sizeof(int));
-    if (!h->g || !h->tok || !h->h_linv || !h->h_piv) {
-        hybrid_free(h);
-        return hyt_error(HYT_ERR_NOMEM, "out of host memory for the hybrid LU's workspaces");
-    }
-    const char *pc = getenv("HYTILE_GEMM_PER_CALL");
-    for (int g = 0; g < ndev; g++) {
-        hyt_gpu_lu_t *d = &h->g[g];
-        d->dev = hyt_context_device(ctx, g);
-        d->index = g;
-        d->ndev = ndev;
-        d->nb = nb;
-        d->mt = mt;
-        d->tile = tile;
-        d->colsz = tile * mt;
-        d->ncols = g < nt ? (nt - g + ndev - 1) / ndev : 0;
-        d->npbuf = h->npbuf;
-        d->per_call_gemm = pc && *pc == '1';
-        size_t need = hyt_gpu_lu_bytes(nb, mt, d->ncols, d->npbuf);
-        size_t avail = hyt_device_mem_available(d->dev);
-        if (need > avail) {
-            int rc = hyt_error(HYT_ERR_DEVICE_MEMORY,
-                             "the hybrid LU of a %d x %d matrix (nb %d, %d devices) needs %.2f "
-                             "GiB on %s but %.2f GiB are available (free memory, or "
-                             "gpu.memory_limit): use more devices, a smaller matrix, or "
-                             "runtime.devices = none",
-                             A->m, A->n, nb, ndev, need / 1073741824.0,
-                             hyt_device_name(d->dev), avail / 1073741824.0);
-            hybrid_free(h);
-            return rc;
-        }
-        int rc = hyt_gpu_lu_alloc(d);
-        if (rc) {
-            char msg[512];
-            snprintf(msg, sizeof msg, "%s", hyt_last_error());
-            hybrid_free(h);
-            return hyt_error(rc, "%s", msg);
-        }
-    }
-    const void **piv_keys = hyt_piv_keys(ipiv, kt, nb);
-    if (!piv_keys) {
-        hybrid_free(h);
-        return hyt_error(HYT_ERR_NOMEM, "out of memory");
-    }
-    hyt_progress_reset(ctx, kt);
-
-    // the devices' columns, before the first step
+    const int nt = A->nt, nb = A->nb, ndev = h->ndev;
+    const int minmn = A->m < A->n ? A->m : A->n, kt = (minmn + nb - 1) / nb;
+    const int D = la < 1 ? 1 : la; /* lookahead columns; at least the next panel's */
     int rc = 0;
-    for (int g = 0; g < ndev && !rc; g++) {
-        const void *slots[64];
-        for (int k = 0; k < h->npbuf && k < 64; k++)
-            slots[k] = panel_key(h, g, k);
-        rc = hyt_insert_gpu_lu_init(seq, (hyt_tag_t){PRIO_PANEL, -1, -1, g}, &h->g[g],
-                                    state_key(h, g), slots);
+    for (int j = 0; j < nt && !rc; j++)
+        rc = hyt_insert_gpu_column_load(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, -1, -1, j},
+                                        &h->g[j % ndev], A, j, col_key(h, j),
+                                        state_key(h, j % ndev));
+    for (int k = 0; k < kt && !rc; k++) {
+        const int mrows = A->m - k * nb, wk = hyt_tile_nb(A, k), dk = mrows < wk ? mrows : wk;
+        const int o = k % ndev;
+
+        // panel, on its owner, then its pivots to the host and copies to the other devices
+        rc = hyt_insert_gpu_panel(seq, (hyt_tag_t){PRIO_PANEL, k, k, k}, &h->g[o], k, mrows, wk,
+                                  h->h_piv + (int64_t)k * nb, h->h_info + k, col_key(h, k),
+                                  panel_key(h, o, k));
+        if (!rc)
+            rc = hyt_insert_gpu_panel_pivots(seq, (hyt_tag_t){PRIO_PANEL, k, k, k}, k, dk, nb,
+                                             h->h_piv + (int64_t)k * nb, h->h_info + k, ipiv,
+                                             info, order_key(h));
+        for (int g = 0; g < ndev && !rc; g++)
+            if (g != o)
+                rc = hyt_insert_gpu_panel_peer(seq, (hyt_tag_t){PRIO_PANEL - 1, k, k, g},
+                                               &h->g[g], &h->g[o], k, dk, panel_key(h, o, k),
+                                               panel_key(h, g, k));
+
+        // lookahead: the next columns, each on its owner's panel stream
+        for (int j = k + 1; j <= k + D && j < nt && !rc; j++)
+            rc = hyt_insert_gpu_dgetrf_update(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, k, k + 1, j},
+                                              &h->g[j % ndev], k, dk, j / ndev, j / ndev + 1, 0,
+                                              HYT_STREAM_PANEL, panel_key(h, j % ndev, k), NULL,
+                                              col_key(h, j));
+
+        // the rest of each device's columns, and the swaps to the left of its finished ones;
+        // the boundary column k+D+1 (a lookahead column of the next step) keeps its token
+        for (int g = 0; g < ndev && !rc; g++) {
+            /* lf: the finished local columns (j < k); the panel's own column was swapped by its
+             * factorization */
+            int jb = k + D + 1, lf = first_local_after(k - 1, g, ndev);
+            rc = hyt_insert_gpu_dgetrf_update(seq, (hyt_tag_t){nt - k, k, k + 1, -1}, &h->g[g], k,
+                                              dk, first_local_after(k + D, g, ndev),
+                                              h->g[g].ncols, lf, HYT_STREAM_COMPUTE,
+                                              panel_key(h, g, k), state_key(h, g),
+                                              jb < nt && jb % ndev == g ? col_key(h, jb) : NULL);
+        }
     }
+    // every column back to the host
+    for (int j = 0; j < nt && !rc; j++)
+        rc = hyt_insert_gpu_column_return(seq, (hyt_tag_t){0, kt, -1, j}, &h->g[j % ndev], A, j,
+                                          state_key(h, j % ndev), col_key(h, j));
+    return rc;
+}
+
+/* The loop nest with CPU panels (see the top of the file). */
+static int insert_cpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t *A, int *ipiv,
+                             int *info, const hyt_lu_params_t *p, const void **piv_keys)
+{
+    const int mt = A->mt, nt = A->nt, nb = A->nb, la = p->lookahead, ndev = h->ndev;
+    const int minmn = A->m < A->n ? A->m : A->n, kt = (minmn + nb - 1) / nb;
+    const int nw = hyt_context_num_workers(h->ctx);
+    const int64_t tile = (int64_t)nb * nb;
+    int rc = 0;
     for (int j = la + 1; j < nt && !rc; j++)
         rc = hyt_insert_gpu_column_load(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, -1, -1, j},
                                         &h->g[j % ndev], A, j, col_key(h, j),
@@ -207,32 +216,128 @@ int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int 
         // trailing update on the devices: the lead column first, and its return
         const int gl = lead % ndev, ll = lead / ndev;
         rc = hyt_insert_gpu_dgetrf_update(seq, (hyt_tag_t){PRIO_LOOKAHEAD - lead, k, k, lead},
-                                          &h->g[gl], k, dk, ll, ll + 1, panel_key(h, gl, k),
-                                          state_key(h, gl), col_key(h, lead));
+                                          &h->g[gl], k, dk, ll, ll + 1, 0, HYT_STREAM_COMPUTE,
+                                          panel_key(h, gl, k), state_key(h, gl),
+                                          col_key(h, lead));
         if (!rc)
             rc = hyt_insert_gpu_column_return(seq, (hyt_tag_t){PRIO_LOOKAHEAD - lead, k, -1,
                                                                lead},
-                                              &h->g[gl], A, lead, col_key(h, lead));
+                                              &h->g[gl], A, lead, col_key(h, lead), NULL);
         // the rest of each device's columns, older steps first
         for (int g = 0; g < ndev && !rc; g++)
             rc = hyt_insert_gpu_dgetrf_update(seq, (hyt_tag_t){nt - k, k, k + 1, -1}, &h->g[g],
                                               k, dk, first_local_after(lead, g, ndev),
-                                              h->g[g].ncols, panel_key(h, g, k),
-                                              state_key(h, g), NULL);
+                                              h->g[g].ncols, 0, HYT_STREAM_COMPUTE,
+                                              panel_key(h, g, k), state_key(h, g), NULL);
     }
     // columns right of the last lead column (wide matrices) come back after the last update
     for (int j = kt + la + 1; j < nt && !rc; j++)
         rc = hyt_insert_gpu_column_return(seq, (hyt_tag_t){0, kt, -1, j}, &h->g[j % ndev], A, j,
-                                          state_key(h, j % ndev));
+                                          state_key(h, j % ndev), NULL);
 
     // swaps to the left, on the host tiles of L
     for (int j = 0; j + 1 < kt && !rc; j++)
         rc = hyt_insert_dlaswp(seq, (hyt_tag_t){0, -1, -1, j}, A, j, j + 1, kt, ipiv, minmn, 1,
                                piv_keys);
+    return rc;
+}
+
+int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int *info,
+                       const hyt_lu_params_t *p)
+{
+    hyt_context_t *ctx = hyt_sequence_context(seq);
+    const int mt = A->mt, nt = A->nt, nb = A->nb, la = p->lookahead, ndev = p->ndevices;
+    const int minmn = A->m < A->n ? A->m : A->n;
+    const int kt = (minmn + nb - 1) / nb;
+    const int gpu = p->gpu_panel;
+    const int64_t tile = (int64_t)nb * nb;
+    if (A->layout != HYT_LAYOUT_CCRB)
+        return hyt_error(HYT_ERR_INVALID, "the hybrid LU needs a CCRB (tile layout) matrix");
+    if (kt == 0)
+        return HYT_SUCCESS;
+
+    // setup: check and allocate device memory before inserting anything
+    hybrid_t *h = calloc(1, sizeof *h);
+    if (!h)
+        return hyt_error(HYT_ERR_NOMEM, "out of memory");
+    h->ctx = ctx;
+    h->ndev = ndev;
+    h->nt = nt;
+    h->npbuf = la + 3 < 16 ? la + 3 : 16; /* panels in flight per device */
+    h->g = calloc((size_t)ndev, sizeof *h->g);
+    h->tok = hyt_tokens_create(ntokens(h));
+    h->h_piv = hyt_host_malloc(ctx, (size_t)kt * ndev * nb * sizeof(int));
+    if (gpu) {
+        h->h_info = hyt_host_malloc(ctx, (size_t)kt * sizeof(int));
+        h->h_ident = calloc((size_t)tile, sizeof(double));
+        for (int i = 0; h->h_ident && i < nb; i++)
+            h->h_ident[i + (int64_t)i * nb] = 1.0;
+    } else {
+        h->h_linv = hyt_host_malloc(ctx, (size_t)kt * tile * sizeof(double));
+    }
+    if (!h->g || !h->tok || !h->h_piv || (gpu ? !h->h_info || !h->h_ident : !h->h_linv)) {
+        hybrid_free(h);
+        return hyt_error(HYT_ERR_NOMEM, "out of host memory for the hybrid LU's workspaces");
+    }
+    const char *pc = getenv("HYTILE_GEMM_PER_CALL");
+    for (int g = 0; g < ndev; g++) {
+        hyt_gpu_lu_t *d = &h->g[g];
+        d->dev = hyt_context_device(ctx, g);
+        d->index = g;
+        d->ndev = ndev;
+        d->nb = nb;
+        d->mt = mt;
+        d->tile = tile;
+        d->colsz = tile * mt;
+        d->ncols = g < nt ? (nt - g + ndev - 1) / ndev : 0;
+        d->npbuf = h->npbuf;
+        d->per_call_gemm = pc && *pc == '1';
+        d->gpu_panel = gpu;
+        d->h_ident = h->h_ident;
+        int rc = gpu ? hyt_gpu_dgetrf_panel_bufsize(d->dev, mt * nb, nb, &d->lwork) : 0;
+        size_t need = hyt_gpu_lu_bytes(d);
+        size_t avail = hyt_device_mem_available(d->dev);
+        if (!rc && need > avail)
+            rc = hyt_error(HYT_ERR_DEVICE_MEMORY,
+                           "the hybrid LU of a %d x %d matrix (nb %d, %d devices) needs %.2f "
+                           "GiB on %s but %.2f GiB are available (free memory, or "
+                           "gpu.memory_limit): use more devices, a smaller matrix, or "
+                           "runtime.devices = none",
+                           A->m, A->n, nb, ndev, need / 1073741824.0, hyt_device_name(d->dev),
+                           avail / 1073741824.0);
+        if (!rc)
+            rc = hyt_gpu_lu_alloc(d);
+        if (rc) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", hyt_last_error());
+            hybrid_free(h);
+            return hyt_error(rc, "%s", msg);
+        }
+    }
+    const void **piv_keys = hyt_piv_keys(ipiv, kt, nb);
+    if (!piv_keys) {
+        hybrid_free(h);
+        return hyt_error(HYT_ERR_NOMEM, "out of memory");
+    }
+    hyt_progress_reset(ctx, kt);
+
+    // the devices' workspaces, then the loop nest
+    int rc = 0;
+    for (int g = 0; g < ndev && !rc; g++) {
+        const void *slots[16];
+        for (int k = 0; k < h->npbuf; k++)
+            slots[k] = panel_key(h, g, k);
+        rc = hyt_insert_gpu_lu_init(seq, (hyt_tag_t){PRIO_PANEL, -1, -1, g}, &h->g[g],
+                                    state_key(h, g), slots);
+    }
+    if (!rc)
+        rc = gpu ? insert_gpu_panels(seq, h, A, ipiv, info, la)
+                 : insert_cpu_panels(seq, h, A, ipiv, info, p, piv_keys);
     free(piv_keys);
 
     // cleanup after every device task (inserted even after an error: it is an "always" task)
-    hyt_dep_t *deps = malloc((size_t)(ndev * (1 + h->npbuf) + nt) * sizeof *deps);
+    size_t nk = ntokens(h);
+    hyt_dep_t *deps = malloc(nk * sizeof *deps);
     if (!deps) {
         /* cannot order the cleanup: wait for the sequence instead and free here */
         hyt_sequence_fail(seq, HYT_ERR_NOMEM, "out of memory");
@@ -240,12 +345,11 @@ int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int 
         hybrid_free(h);
         return HYT_ERR_NOMEM;
     }
-    int nd = 0;
-    for (size_t t = 0; t < (size_t)(ndev * (1 + h->npbuf) + nt); t++)
-        deps[nd++] = (hyt_dep_t){hyt_token(h->tok, t), HYT_RW};
+    for (size_t t = 0; t < nk; t++)
+        deps[t] = (hyt_dep_t){hyt_token(h->tok, t), HYT_RW};
     hyt_task_desc_t d = hyt_task_desc(&cleanup_kernel, &h, sizeof h);
     d.deps = deps;
-    d.ndeps = nd;
+    d.ndeps = (int)nk;
     int rc2 = hyt_task_insert(seq, &d);
     free(deps);
     if (rc2) {

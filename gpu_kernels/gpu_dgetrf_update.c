@@ -3,6 +3,7 @@
  * CRRB columns, all in one device task on the compute stream:
  *
  *   swaps of step k                    one launch for all columns and all pivots of the step
+ *                                      (pivots relative to the panel's first row)
  *   W = U_kj^T = A_kj^T inv(L_kk)^T     "TRSM" as a GEMM with the inverse computed on a CPU
  *   A_kj = U_kj                         copy W back into tile k of each column
  *   A_ij -= L_ik U_kj, i > k            one strided-batched GEMM over the columns
@@ -14,7 +15,7 @@
 
 typedef struct upd_args {
     hyt_gpu_lu_t g;
-    int k, dk, l1, l2;
+    int k, dk, l1, l2, lf;
 } upd_args_t;
 
 static int upd_body(const hyt_devctx_t *dc, void *p)
@@ -25,10 +26,15 @@ static int upd_body(const hyt_devctx_t *dc, void *p)
     const int s = k % g->npbuf;
     double *cols = g->cols + a->l1 * g->colsz, *W = g->work + a->l1 * g->tile;
     const double *panel = g->pbuf + s * g->colsz, *linvT = g->linv + s * g->tile;
-    if (nc <= 0)
-        return 0;
+    const int *piv = g->piv + s * nb; /* 1-based from the panel's first row, k*nb */
+    int rc = 0;
+    // swaps to the left: the step's interchanges on the finished columns
+    if (a->lf > 0)
+        rc = hyt_gpu_dlaswp_crrb(dc, g->cols + k * g->tile, g->colsz, a->lf, nb, 0, dk, piv);
+    if (nc <= 0 || rc)
+        return rc;
     // swaps
-    int rc = hyt_gpu_dlaswp_crrb(dc, cols, g->colsz, nc, nb, k * nb, dk, g->piv + s * nb);
+    rc = hyt_gpu_dlaswp_crrb(dc, cols + k * g->tile, g->colsz, nc, nb, 0, dk, piv);
     // W_b = A_kj^T inv(L_kk)^T  (nb x dk each)
     if (!rc)
         rc = hyt_gpu_dgemm_batched(dc, 'N', 'N', nb, dk, dk, 1.0, cols + k * g->tile, nb,
@@ -51,19 +57,25 @@ static const hyt_kernel_t upd_kernel = {.name = "gpu_update", .dev = upd_body,
                                         .cat = HYT_CAT_GPU};
 
 int hyt_insert_gpu_dgetrf_update(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
-                                 int k, int dk, int l1, int l2, const void *panel_key,
-                                 const void *state_key, const void *col_key)
+                                 int k, int dk, int l1, int l2, int lf, int stream,
+                                 const void *panel_key, const void *state_key,
+                                 const void *col_key)
 {
-    if (l2 <= l1)
+    if (l2 <= l1 && lf <= 0)
         return HYT_SUCCESS;
-    upd_args_t args = {*g, k, dk, l1, l2};
+    upd_args_t args = {*g, k, dk, l1, l2, lf};
     /* Dependencies over the device's whole block of columns reduce to one token: every
      * update of this device is ordered after the previous one through state_key, so listing
      * its columns one by one would add only transitive edges. */
-    hyt_dep_t deps[3] = {{panel_key, HYT_READ}, {state_key, HYT_RW}, {col_key, HYT_RW}};
-    hyt_task_desc_t d = hyt_tagged_desc(&upd_kernel, &args, sizeof args, deps, col_key ? 3 : 2,
-                                        tag);
+    hyt_dep_t deps[3];
+    int nd = 0;
+    deps[nd++] = (hyt_dep_t){panel_key, HYT_READ};
+    if (state_key)
+        deps[nd++] = (hyt_dep_t){state_key, HYT_RW};
+    if (col_key)
+        deps[nd++] = (hyt_dep_t){col_key, HYT_RW};
+    hyt_task_desc_t d = hyt_tagged_desc(&upd_kernel, &args, sizeof args, deps, nd, tag);
     d.device = hyt_device_index(g->dev);
-    d.stream = HYT_STREAM_COMPUTE;
+    d.stream = stream;
     return hyt_task_insert(seq, &d);
 }

@@ -10,20 +10,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t hyt_gpu_lu_bytes(int nb, int mt, int ncols, int npbuf)
+size_t hyt_gpu_lu_bytes(const hyt_gpu_lu_t *g)
 {
-    size_t tile = (size_t)nb * nb, colsz = tile * (size_t)mt;
-    return sizeof(double) * ((size_t)ncols * colsz + (size_t)npbuf * (colsz + tile) +
-                             (size_t)ncols * tile) +
-           sizeof(int) * (size_t)npbuf * nb + 5 * 256;
+    size_t tile = (size_t)g->tile, colsz = (size_t)g->colsz;
+    size_t b = sizeof(double) * ((size_t)g->ncols * colsz + (size_t)g->npbuf * (colsz + tile) +
+                                 (size_t)g->ncols * tile) +
+               sizeof(int) * (size_t)g->npbuf * g->nb + 8 * 256;
+    if (g->gpu_panel)
+        b += sizeof(double) * (colsz + 2 * tile) + g->lwork + sizeof(int) * (size_t)g->npbuf;
+    return b;
 }
 
 int hyt_gpu_lu_alloc(hyt_gpu_lu_t *g)
 {
     int rc = 0;
     size_t d = sizeof(double);
-    g->cols = g->pbuf = g->linv = g->work = NULL;
-    g->piv = NULL;
+    g->cols = g->pbuf = g->linv = g->work = g->pwork = g->swork = g->tmp = g->ident = NULL;
+    g->piv = g->dinfo = NULL;
     if (!rc && g->ncols)
         rc = hyt_device_malloc(g->dev, (void **)&g->cols, (size_t)g->ncols * g->colsz * d);
     if (!rc)
@@ -34,6 +37,18 @@ int hyt_gpu_lu_alloc(hyt_gpu_lu_t *g)
         rc = hyt_device_malloc(g->dev, (void **)&g->piv, (size_t)g->npbuf * g->nb * sizeof(int));
     if (!rc && g->ncols)
         rc = hyt_device_malloc(g->dev, (void **)&g->work, (size_t)g->ncols * g->tile * d);
+    if (g->gpu_panel) {
+        if (!rc)
+            rc = hyt_device_malloc(g->dev, (void **)&g->pwork, (size_t)g->colsz * d);
+        if (!rc)
+            rc = hyt_device_malloc(g->dev, (void **)&g->swork, g->lwork ? g->lwork : d);
+        if (!rc)
+            rc = hyt_device_malloc(g->dev, (void **)&g->dinfo, (size_t)g->npbuf * sizeof(int));
+        if (!rc)
+            rc = hyt_device_malloc(g->dev, (void **)&g->tmp, (size_t)g->tile * d);
+        if (!rc)
+            rc = hyt_device_malloc(g->dev, (void **)&g->ident, (size_t)g->tile * d);
+    }
     if (rc)
         hyt_gpu_lu_free(g);
     return rc;
@@ -41,13 +56,15 @@ int hyt_gpu_lu_alloc(hyt_gpu_lu_t *g)
 
 void hyt_gpu_lu_free(hyt_gpu_lu_t *g)
 {
-    hyt_device_free(g->dev, g->cols);
-    hyt_device_free(g->dev, g->pbuf);
-    hyt_device_free(g->dev, g->linv);
+    double **dp[] = {&g->cols, &g->pbuf, &g->linv, &g->work, &g->pwork, &g->swork, &g->tmp,
+                     &g->ident};
+    for (size_t i = 0; i < sizeof dp / sizeof dp[0]; i++) {
+        hyt_device_free(g->dev, *dp[i]);
+        *dp[i] = NULL;
+    }
     hyt_device_free(g->dev, g->piv);
-    hyt_device_free(g->dev, g->work);
-    g->cols = g->pbuf = g->linv = g->work = NULL;
-    g->piv = NULL;
+    hyt_device_free(g->dev, g->dinfo);
+    g->piv = g->dinfo = NULL;
 }
 
 /* ---- init: zero the workspaces, so that padding never holds NaN ---------------------------- */
@@ -67,6 +84,8 @@ static int init_body(const hyt_devctx_t *dc, void *p)
         rc = hyt_dev_memset(dc, g->piv, 0, (size_t)g->npbuf * g->nb * sizeof(int));
     if (!rc && g->ncols)
         rc = hyt_dev_memset(dc, g->work, 0, (size_t)g->ncols * g->tile * d);
+    if (!rc && g->gpu_panel)
+        rc = hyt_dev_memcpy_h2d(dc, g->ident, g->h_ident, (size_t)g->tile * d);
     return rc;
 }
 
@@ -157,14 +176,17 @@ static const hyt_kernel_t return_kernel = {.name = "column_return", .dev = retur
                                            .cat = HYT_CAT_DMA};
 
 int hyt_insert_gpu_column_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
-                                 const hyt_desc_t *A, int j, const void *after_key)
+                                 const hyt_desc_t *A, int j, const void *after_key,
+                                 const void *after_key2)
 {
     col_args_t args = {*g, hyt_tile(A, 0, j), dcol_of(g, j)};
-    hyt_dep_t stack[66], *deps = A->mt + 1 <= 66 ? stack : malloc((size_t)(A->mt + 1) * sizeof *deps);
+    hyt_dep_t stack[66], *deps = A->mt + 2 <= 66 ? stack : malloc((size_t)(A->mt + 2) * sizeof *deps);
     if (!deps)
         return HYT_ERR_NOMEM;
     int nd = 0;
     deps[nd++] = (hyt_dep_t){after_key, HYT_READ};
+    if (after_key2)
+        deps[nd++] = (hyt_dep_t){after_key2, HYT_READ};
     for (int i = 0; i < A->mt; i++)
         deps[nd++] = (hyt_dep_t){hyt_tile(A, i, j), HYT_WRITE};
     hyt_task_desc_t d = hyt_tagged_desc(&return_kernel, &args, sizeof args, deps, nd, tag);
@@ -195,7 +217,10 @@ static int bcast_body(const hyt_devctx_t *dc, void *p)
     double *panel = g->pbuf + s * g->colsz + (int64_t)a->k * g->tile;
     double *linv = g->linv + s * g->tile;
     int *piv = g->piv + (int64_t)s * g->nb;
-    memcpy(a->h_piv, a->ipiv + (int64_t)a->k * g->nb, (size_t)a->dk * sizeof(int));
+    /* the devices apply the interchanges from the panel's first row: pivots relative to it */
+    const int64_t r0 = (int64_t)a->k * g->nb;
+    for (int q = 0; q < a->dk; q++)
+        a->h_piv[q] = (int)(a->ipiv[r0 + q] - r0);
     int rc = hyt_dev_memcpy_h2d(dc, panel, a->host_panel,
                                 (size_t)a->ntiles * g->tile * sizeof(double));
     if (!rc)

@@ -35,10 +35,18 @@ typedef struct hyt_gpu_lu {
     int *piv;              /* npbuf * nb */
     double *work;          /* ncols * tile */
     int per_call_gemm;     /* one cuBLAS call per column instead of a batched call */
+    /* GPU panels (lu.panel = gpu) */
+    int gpu_panel;
+    double *pwork;         /* mt*nb x nb column-major panel workspace */
+    double *swork;         /* cuSOLVER workspace, lwork bytes */
+    size_t lwork;
+    int *dinfo;            /* npbuf */
+    double *tmp, *ident;   /* one tile each; ident is the identity */
+    const double *h_ident; /* the identity on the host, copied in by the init task */
 } hyt_gpu_lu_t;
 
 /* Bytes of device memory the factorization needs on one device. */
-size_t hyt_gpu_lu_bytes(int nb, int mt, int ncols, int npbuf);
+size_t hyt_gpu_lu_bytes(const hyt_gpu_lu_t *g);
 /* Allocates the device buffers (synchronous); frees what it got on failure. */
 int hyt_gpu_lu_alloc(hyt_gpu_lu_t *g);
 void hyt_gpu_lu_free(hyt_gpu_lu_t *g);
@@ -59,16 +67,38 @@ int hyt_insert_gpu_panel_bcast(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu
                                const int *ipiv, int *h_piv, const void *panel_key);
 
 /* Update of local columns [l1, l2) by step k: swaps, U = inv(L_kk) A_kj (GEMM), A_ij -= L_ik
- * U_kj for the rows below; on the compute stream.  Keys: panel READ, state RW, col RW (the
- * lead column's token, or NULL). */
+ * U_kj for the rows below; plus the swaps of step k on the finished local columns [0, lf)
+ * (the swaps to the left, when the columns stay on the device).  On `stream`.  Keys: panel
+ * READ, state RW (may be NULL), col RW (a column's token, or NULL). */
 int hyt_insert_gpu_dgetrf_update(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
-                                 int k, int dk, int l1, int l2, const void *panel_key,
-                                 const void *state_key, const void *col_key);
+                                 int k, int dk, int l1, int l2, int lf, int stream,
+                                 const void *panel_key, const void *state_key,
+                                 const void *col_key);
 
-/* Column return: device column j back to the host tiles (CCRB), on the D2H stream.  after_key
- * is READ (the lead column's token, or the device state for the final returns). */
+/* ---- GPU panels (gpu_dgetrf_panel.c) -------------------------------------------------------
+ * cuSOLVER's workspace for an m x n panel (0 on host devices). */
+int hyt_gpu_dgetrf_panel_bufsize(hyt_device_t *dev, int m, int n, size_t *bytes);
+/* Panel k (m rows, n columns) factored on its owner g: column k RW, g's slot of step k WRITE;
+ * pivots (1-based in the panel) and INFO staged in h_piv / h_info (page-locked host). */
+int hyt_insert_gpu_panel(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g, int k, int m,
+                         int n, int *h_piv, int *h_info, const void *col_key,
+                         const void *slot_key);
+/* LAPACK's IPIV and INFO of step k from the staging (CPU task, after the panel). */
+int hyt_insert_gpu_panel_pivots(hyt_sequence_t *seq, hyt_tag_t tag, int k, int dk, int nb,
+                                const int *h_piv, const int *h_info, int *ipiv, int *info,
+                                const void *order_key);
+/* The factored panel of step k, inv(L_kk) and the pivots from src's slot to dst's (on dst's
+ * H2D stream; GPU to GPU). */
+int hyt_insert_gpu_panel_peer(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *dst,
+                              const hyt_gpu_lu_t *src, int k, int dk, const void *src_slot_key,
+                              const void *dst_slot_key);
+
+/* Column return: device column j back to the host tiles (CCRB), on the D2H stream, after
+ * after_key and after_key2 (READ; the second may be NULL): the column's token and / or the
+ * device's state. */
 int hyt_insert_gpu_column_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
-                                 const hyt_desc_t *A, int j, const void *after_key);
+                                 const hyt_desc_t *A, int j, const void *after_key,
+                                 const void *after_key2);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
  *   HYT_NB                  lu.nb
  *   HYT_LOOKAHEAD           lu.lookahead
  *   HYT_PANEL_CORES         lu.panel_cores
+ *   HYT_PANEL               lu.panel
  *   HYT_CORES               runtime.cores
  *   HYT_WORKERS             runtime.workers
  *   HYT_DEVICES             runtime.devices
@@ -56,6 +57,10 @@ static const keydef_t keys[] = {
       "cores that factor a panel together (1..workers); auto: a quarter of the workers (at "
       "least 1, at most 16)"},
      HYT_KEY_INT, 1, HYT_MAX_WORKERS, 1, 1},
+    {{"lu.panel", "HYT_PANEL", "auto",
+      "where panels are factored with devices: cpu, gpu, or auto (gpu with CUDA GPUs, cpu "
+      "otherwise)"},
+     HYT_KEY_STRING, 0, 0, 0, 1},
     {{"runtime.cores", "HYT_CORES", "all",
       "cores for CPU workers: all, a count (first N cores), or a list like 0-7,16"},
      HYT_KEY_STRING, 0, 0, 0, 0},
@@ -396,6 +401,13 @@ static int validate(int i, const char *value, char *err, size_t errlen)
             if (hyt_parse_sizes(value, ns, 64) < 0) {
                 snprintf(err, errlen, "'%.40s': expected auto or up to 64 sizes like 4000,8000 "
                          "(1..10000000)", value);
+                return -1;
+            }
+            return 0;
+        }
+        if (strcmp(k->pub.name, "lu.panel") == 0) {
+            if (strcmp(value, "cpu") && strcmp(value, "gpu") && strcmp(value, "auto")) {
+                snprintf(err, errlen, "'%.40s': expected cpu, gpu or auto", value);
                 return -1;
             }
             return 0;

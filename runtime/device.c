@@ -269,6 +269,10 @@ int hyt_devices_create(hyt_context_t *ctx, const hyt_devspec_t *spec)
         dev->started = 1;
     }
     ctx->have_cuda = spec->backend == HYT_BACKEND_CUDA;
+#if HYT_HAVE_CUDA
+    if (ctx->have_cuda)
+        hyt_cuda_enable_peers(ctx->devices, ctx->ndevices);
+#endif
     return HYT_SUCCESS;
 }
 

@@ -6,6 +6,8 @@
 
 #include "hyt_cuda_check.h"
 
+#include <cusolverDn.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +20,8 @@ typedef struct evpool {
 
 typedef struct cuda_priv {
     cudaStream_t stream[HYT_NUM_STREAMS];
-    cublasHandle_t blas;
+    cublasHandle_t blas, blas_panel;
+    cusolverDnHandle_t solver, solver_panel;
     evpool_t plain, timed;
     cudaEvent_t ref;
     double ref_time;
@@ -64,6 +67,22 @@ void *hyt_cuda_host_alloc(size_t bytes)
 }
 
 void hyt_cuda_host_free(void *p) { cudaFreeHost(p); }
+
+/* Peer access between every pair of the context's GPUs that allows it (copies of panels go
+ * GPU to GPU over NVLink); pairs without it copy through the host, slower but correct. */
+void hyt_cuda_enable_peers(hyt_device_t **devs, int n)
+{
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++) {
+            int can = 0;
+            if (a == b || cudaDeviceCanAccessPeer(&can, devs[a]->ordinal, devs[b]->ordinal) ||
+                !can)
+                continue;
+            if (cudaSetDevice(devs[a]->ordinal) == cudaSuccess)
+                cudaDeviceEnablePeerAccess(devs[b]->ordinal, 0);
+            cudaGetLastError(); /* already enabled is fine */
+        }
+}
 
 static int ev_get(hyt_device_t *dev, evpool_t *pool, cudaEvent_t *out)
 {
@@ -119,10 +138,27 @@ static int cuda_init(hyt_device_t *dev)
     HYT_CUDA_TRY(dev, cudaSetDevice(dev->ordinal));
     HYT_CUDA_TRY(dev, cudaGetDeviceProperties(&prop, dev->ordinal));
     snprintf(dev->name, sizeof dev->name, "gpu%d (%.64s)", dev->ordinal, prop.name);
+    int lo, hi; /* the panel stream gets the highest priority: it is the critical path */
+    HYT_CUDA_TRY(dev, cudaDeviceGetStreamPriorityRange(&lo, &hi));
     for (int s = 0; s < HYT_NUM_STREAMS; s++)
-        HYT_CUDA_TRY(dev, cudaStreamCreateWithFlags(&p->stream[s], cudaStreamNonBlocking));
+        HYT_CUDA_TRY(dev, cudaStreamCreateWithPriority(&p->stream[s], cudaStreamNonBlocking,
+                                                       s == HYT_STREAM_PANEL ? hi : lo));
     HYT_CUBLAS_TRY(dev, cublasCreate(&p->blas));
     HYT_CUBLAS_TRY(dev, cublasSetStream(p->blas, p->stream[HYT_STREAM_COMPUTE]));
+    HYT_CUBLAS_TRY(dev, cublasCreate(&p->blas_panel));
+    HYT_CUBLAS_TRY(dev, cublasSetStream(p->blas_panel, p->stream[HYT_STREAM_PANEL]));
+    if (hyt_device_fault_point(dev))
+        return hyt_cuda_injected("cusolverDnCreate", __FILE__, __LINE__);
+    cusolverStatus_t ss = cusolverDnCreate(&p->solver);
+    if (ss == CUSOLVER_STATUS_SUCCESS)
+        ss = cusolverDnSetStream(p->solver, p->stream[HYT_STREAM_COMPUTE]);
+    if (ss == CUSOLVER_STATUS_SUCCESS)
+        ss = cusolverDnCreate(&p->solver_panel);
+    if (ss == CUSOLVER_STATUS_SUCCESS)
+        ss = cusolverDnSetStream(p->solver_panel, p->stream[HYT_STREAM_PANEL]);
+    if (ss != CUSOLVER_STATUS_SUCCESS)
+        return hyt_error(HYT_ERR_DEVICE, "%s: cuSOLVER handle creation failed (status %d)",
+                         dev->name, (int)ss);
     HYT_CUDA_TRY(dev, cudaEventCreate(&p->ref));
     /* cuBLAS loads its kernels on first use (about 0.1 s): do it now, not in the first task */
     double *w;
@@ -150,6 +186,12 @@ static void cuda_fini(hyt_device_t *dev)
         cudaEventDestroy(p->ref);
     if (p->blas)
         cublasDestroy(p->blas);
+    if (p->blas_panel)
+        cublasDestroy(p->blas_panel);
+    if (p->solver)
+        cusolverDnDestroy(p->solver);
+    if (p->solver_panel)
+        cusolverDnDestroy(p->solver_panel);
     for (int s = 0; s < HYT_NUM_STREAMS; s++)
         if (p->stream[s])
             cudaStreamDestroy(p->stream[s]);
@@ -197,7 +239,12 @@ static void cuda_prepare(hyt_device_t *dev, hyt_devctx_t *dc)
 {
     cuda_priv_t *p = dev->priv;
     dc->cuda_stream = p->stream[dc->stream];
-    dc->cublas = dc->stream == HYT_STREAM_COMPUTE ? p->blas : NULL;
+    dc->cublas = dc->stream == HYT_STREAM_COMPUTE ? p->blas
+                 : dc->stream == HYT_STREAM_PANEL ? p->blas_panel
+                                                  : NULL;
+    dc->cusolver = dc->stream == HYT_STREAM_COMPUTE ? (void *)p->solver
+                   : dc->stream == HYT_STREAM_PANEL ? (void *)p->solver_panel
+                                                    : NULL;
 }
 
 static int cuda_begin(hyt_device_t *dev, hyt_task_t *t, int tracing)
@@ -265,8 +312,10 @@ static void cuda_release(hyt_device_t *dev, hyt_task_t *t)
     t->ev_start = t->event = NULL;
 }
 
+/* device to device through unified addressing: also between two GPUs (peer access is enabled
+ * between all the context's GPUs that allow it) */
 static const enum cudaMemcpyKind kinds[3] = {cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
-                                             cudaMemcpyDeviceToDevice};
+                                             cudaMemcpyDefault};
 
 static int cuda_memcpy(const hyt_devctx_t *dc, void *dst, const void *src, size_t bytes, int kind)
 {

@@ -176,8 +176,15 @@ typedef struct hyt_dep {
     hyt_mode_t mode;
 } hyt_dep_t;
 
-/* Stream of a device task. */
-enum { HYT_STREAM_COMPUTE = 0, HYT_STREAM_H2D = 1, HYT_STREAM_D2H = 2, HYT_NUM_STREAMS = 3 };
+/* Stream of a device task.  PANEL is a high-priority compute stream for the critical path
+ * (panels and lookahead updates); COMPUTE and PANEL have cuBLAS (and cuSOLVER) handles. */
+enum {
+    HYT_STREAM_COMPUTE = 0,
+    HYT_STREAM_H2D = 1,
+    HYT_STREAM_D2H = 2,
+    HYT_STREAM_PANEL = 3,
+    HYT_NUM_STREAMS = 4
+};
 
 /* Generation barrier for the threads of one gang task (C11 atomics, busy-waiting).  Opaque to
  * C++ (CUDA sources), which only pass pointers to it. */
@@ -209,7 +216,8 @@ typedef struct hyt_devctx {
     hyt_device_t *dev;
     int stream;               /* HYT_STREAM_* */
     void *cuda_stream;        /* cudaStream_t (CUDA backend) or NULL */
-    void *cublas;             /* cublasHandle_t bound to cuda_stream (CUDA backend) or NULL */
+    void *cublas;             /* cublasHandle_t bound to cuda_stream (compute streams) or NULL */
+    void *cusolver;           /* cusolverDnHandle_t bound to cuda_stream (compute streams) */
     void *scratch;            /* per-device scratch of desc.scratch_bytes (host memory) */
     hyt_sequence_t *seq;
 } hyt_devctx_t;

@@ -244,6 +244,7 @@ extern const hyt_devops_t hyt_devops_host;
 #if HYT_HAVE_CUDA
 extern const hyt_devops_t hyt_devops_cuda;
 int hyt_cuda_device_count(void);
+void hyt_cuda_enable_peers(hyt_device_t **devs, int n);
 #endif
 
 int hyt_devices_create(hyt_context_t *ctx, const hyt_devspec_t *spec);

@@ -115,7 +115,7 @@ void hyt_trace_edge(hyt_context_t *ctx, uint64_t from, uint64_t to)
 
 void hyt_trace_track_name(hyt_context_t *ctx, int track, char *buf, size_t len)
 {
-    static const char *sn[HYT_NUM_STREAMS] = {"compute", "h2d", "d2h"};
+    static const char *sn[HYT_NUM_STREAMS] = {"compute", "h2d", "d2h", "panel"};
     if (track < ctx->nworkers) {
         int core = ctx->workers[track].core;
         if (core >= 0)

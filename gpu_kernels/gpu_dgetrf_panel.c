@@ -1,0 +1,265 @@
+/*
+ * The panel factorization on a GPU (DESIGN.md: "a GPU panel for the steps where the CPUs
+ * cannot keep pace").  The panel lives in its owner's CRRB column; a device task on the
+ * high-priority panel stream
+ *
+ *   transposes it into a column-major workspace        cublasDgeam
+ *   factors it with partial pivoting                   cusolverDnDgetrf (LAPACK's rule)
+ *   transposes the factors back into the column         cublasDgeam
+ *   computes inv(L_kk) for the "TRSM as GEMM"           cublasDtrsm on the identity
+ *   copies the factored panel into its own panel slot  for this device's updates
+ *   copies the pivots and INFO to page-locked staging  for the host's IPIV and INFO
+ *
+ * The host version (host devices, CI) does the same with the CPU panel kernel.  Pivots stay
+ * relative to the panel (1-based): the row swaps on the devices are applied from the panel's
+ * first row, and a CPU task turns them into LAPACK's global IPIV.
+ */
+#include "hyt_gpu_tasks.h"
+
+#include "config.h"
+
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if HYT_HAVE_CUDA
+#include "hyt_cuda_check.h"
+
+#include <cusolverDn.h>
+
+#define HYT_CUSOLVER_TRY(dev, call)                                                            \
+    do {                                                                                       \
+        if (hyt_device_fault_point(dev))                                                       \
+            return hyt_cuda_injected(#call, __FILE__, __LINE__);                               \
+        cusolverStatus_t hyt_s_ = (call);                                                      \
+        if (hyt_s_ != CUSOLVER_STATUS_SUCCESS)                                                 \
+            return hyt_error(HYT_ERR_DEVICE, "%s:%d: %s failed: cuSOLVER status %d", __FILE__, \
+                             __LINE__, #call, (int)hyt_s_);                                    \
+    } while (0)
+#endif
+
+/* What one panel factorization works on (device memory unless said otherwise). */
+typedef struct panel_args {
+    double *col;          /* the panel's first tile in its CRRB column */
+    int m, n, nb;         /* panel rows, width (<= nb), tile size */
+    double *P;            /* m x n column-major workspace */
+    double *work;         /* cuSOLVER workspace */
+    int *dpiv, *dinfo;    /* pivots (1-based in the panel) and INFO */
+    double *linv;         /* inv(L_kk), CRRB */
+    double *tmp;          /* nb x nb */
+    const double *ident;  /* nb x nb identity, column-major */
+    double *slot;         /* the owner's panel slot, same offset as col */
+    int64_t slot_bytes;
+    int *h_piv, *h_info;  /* page-locked host staging */
+} panel_args_t;
+
+int hyt_gpu_dgetrf_panel_bufsize(hyt_device_t *dev, int m, int n, size_t *bytes)
+{
+    *bytes = 0;
+    if (hyt_device_backend(dev) != HYT_BACKEND_CUDA)
+        return HYT_SUCCESS;
+#if HYT_HAVE_CUDA
+    cusolverDnHandle_t h;
+    int lwork = 0;
+    HYT_CUDA_TRY(dev, cudaSetDevice(hyt_device_ordinal(dev)));
+    HYT_CUSOLVER_TRY(dev, cusolverDnCreate(&h));
+    cusolverStatus_t s = cusolverDnDgetrf_bufferSize(h, m, n, NULL, m > 1 ? m : 1, &lwork);
+    cusolverDnDestroy(h);
+    if (s != CUSOLVER_STATUS_SUCCESS)
+        return hyt_error(HYT_ERR_DEVICE, "cusolverDnDgetrf_bufferSize(%d, %d) failed: status %d",
+                         m, n, (int)s);
+    *bytes = (size_t)lwork * sizeof(double);
+    return HYT_SUCCESS;
+#else
+    return hyt_error(HYT_ERR_NOT_AVAILABLE, "built without CUDA");
+#endif
+}
+
+static int panel_host(const panel_args_t *a)
+{
+    const int m = a->m, n = a->n, nb = a->nb, dk = m < n ? m : n;
+    for (int c = 0; c < n; c++)
+        for (int r = 0; r < m; r++)
+            a->P[r + (int64_t)c * m] = a->col[c + (int64_t)r * nb];
+    *a->dinfo = hyt_core_dgetrf_seq(m, n, a->P, m, a->dpiv);
+    for (int c = 0; c < n; c++)
+        for (int r = 0; r < m; r++)
+            a->col[c + (int64_t)r * nb] = a->P[r + (int64_t)c * m];
+    memcpy(a->tmp, a->ident, (size_t)nb * nb * sizeof(double));
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, dk, dk, 1.0, a->P,
+                m, a->tmp, nb);
+    for (int c = 0; c < nb; c++)
+        for (int r = 0; r < nb; r++)
+            a->linv[c + (int64_t)r * nb] = a->tmp[r + (int64_t)c * nb];
+    memcpy(a->slot, a->col, (size_t)a->slot_bytes);
+    memcpy(a->h_piv, a->dpiv, (size_t)dk * sizeof(int));
+    *a->h_info = *a->dinfo;
+    return HYT_SUCCESS;
+}
+
+#if HYT_HAVE_CUDA
+static int panel_cuda(const hyt_devctx_t *dc, const panel_args_t *a)
+{
+    hyt_device_t *dev = dc->dev;
+    cublasHandle_t h = (cublasHandle_t)dc->cublas;
+    cusolverDnHandle_t sh = (cusolverDnHandle_t)dc->cusolver;
+    cudaStream_t st = (cudaStream_t)dc->cuda_stream;
+    const int m = a->m, n = a->n, nb = a->nb, dk = m < n ? m : n;
+    const double one = 1.0, zero = 0.0;
+    if (!h || !sh)
+        return hyt_error(HYT_ERR_INVALID, "%s: the GPU panel runs on a compute or panel stream",
+                         hyt_device_name(dev));
+    /* P (m x n) = the CRRB panel's column-major view (nb x m, ld nb) transposed */
+    HYT_CUBLAS_TRY(dev, cublasDgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, a->col, nb, &zero,
+                                    a->P, m, a->P, m));
+    HYT_CUSOLVER_TRY(dev, cusolverDnDgetrf(sh, m, n, a->P, m, a->work, a->dpiv, a->dinfo));
+    HYT_CUBLAS_TRY(dev, cublasDgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, &one, a->P, m, &zero,
+                                    a->col, nb, a->col, nb));
+    /* inv(L_kk): the unit lower triangle of P's top, solved on the identity, stored CRRB */
+    HYT_CUDA_TRY(dev, cudaMemcpyAsync(a->tmp, a->ident, (size_t)nb * nb * sizeof(double),
+                                      cudaMemcpyDeviceToDevice, st));
+    HYT_CUBLAS_TRY(dev, cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                                    CUBLAS_DIAG_UNIT, dk, dk, &one, a->P, m, a->tmp, nb));
+    HYT_CUBLAS_TRY(dev, cublasDgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, nb, nb, &one, a->tmp, nb, &zero,
+                                    a->linv, nb, a->linv, nb));
+    HYT_CUDA_TRY(dev, cudaMemcpyAsync(a->slot, a->col, (size_t)a->slot_bytes,
+                                      cudaMemcpyDeviceToDevice, st));
+    HYT_CUDA_TRY(dev, cudaMemcpyAsync(a->h_piv, a->dpiv, (size_t)dk * sizeof(int),
+                                      cudaMemcpyDeviceToHost, st));
+    HYT_CUDA_TRY(dev, cudaMemcpyAsync(a->h_info, a->dinfo, sizeof(int), cudaMemcpyDeviceToHost,
+                                      st));
+    return HYT_SUCCESS;
+}
+#endif
+
+/* ---- the device task ------------------------------------------------------------------------ */
+
+typedef struct gpanel_args {
+    hyt_gpu_lu_t g;
+    int k, m, n;
+    int *h_piv, *h_info;
+} gpanel_args_t;
+
+static int gpanel_body(const hyt_devctx_t *dc, void *p)
+{
+    gpanel_args_t *t = p;
+    const hyt_gpu_lu_t *g = &t->g;
+    const int s = t->k % g->npbuf, nb = g->nb;
+    const int64_t off = (int64_t)t->k * g->tile; /* the panel's first tile in a column */
+    panel_args_t a = {
+        .col = g->cols + (int64_t)(t->k / g->ndev) * g->colsz + off,
+        .m = t->m,
+        .n = t->n,
+        .nb = nb,
+        .P = g->pwork,
+        .work = g->swork,
+        .dpiv = g->piv + (int64_t)s * nb,
+        .dinfo = g->dinfo + s,
+        .linv = g->linv + s * g->tile,
+        .tmp = g->tmp,
+        .ident = g->ident,
+        .slot = g->pbuf + s * g->colsz + off,
+        .slot_bytes = (g->mt - t->k) * g->tile * (int64_t)sizeof(double),
+        .h_piv = t->h_piv,
+        .h_info = t->h_info,
+    };
+    if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
+        if (hyt_device_fault_point(dc->dev))
+            return hyt_error(HYT_ERR_DEVICE, "GPU panel on %s failed: injected fault "
+                             "(debug.fault_device)", hyt_device_name(dc->dev));
+        return panel_host(&a);
+    }
+#if HYT_HAVE_CUDA
+    return panel_cuda(dc, &a);
+#else
+    return hyt_error(HYT_ERR_NOT_AVAILABLE, "built without CUDA");
+#endif
+}
+
+static const hyt_kernel_t gpanel_kernel = {.name = "gpu_panel", .dev = gpanel_body,
+                                           .cat = HYT_CAT_PANEL};
+
+int hyt_insert_gpu_panel(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g, int k, int m,
+                         int n, int *h_piv, int *h_info, const void *col_key,
+                         const void *slot_key)
+{
+    gpanel_args_t args = {*g, k, m, n, h_piv, h_info};
+    hyt_dep_t deps[3] = {{col_key, HYT_RW}, {slot_key, HYT_WRITE}, {h_piv, HYT_WRITE}};
+    hyt_task_desc_t d = hyt_tagged_desc(&gpanel_kernel, &args, sizeof args, deps, 3, tag);
+    d.device = hyt_device_index(g->dev);
+    d.stream = HYT_STREAM_PANEL;
+    return hyt_task_insert(seq, &d);
+}
+
+/* ---- the host's IPIV and INFO from the staged panel pivots ---------------------------------- */
+
+typedef struct piv_args {
+    int k, dk, nb;
+    const int *h_piv, *h_info;
+    int *ipiv, *info;
+} piv_args_t;
+
+static int piv_body(const hyt_task_ctx_t *tc, void *p)
+{
+    (void)tc;
+    piv_args_t *a = p;
+    int64_t r0 = (int64_t)a->k * a->nb;
+    for (int q = 0; q < a->dk; q++)
+        a->ipiv[r0 + q] = (int)(r0 + a->h_piv[q]);
+    if (*a->h_info > 0 && *a->info == 0)
+        *a->info = (int)(r0 + *a->h_info);
+    return 0;
+}
+
+static const hyt_kernel_t piv_kernel = {.name = "panel_pivots", .cpu = piv_body,
+                                        .cat = HYT_CAT_OTHER};
+
+int hyt_insert_gpu_panel_pivots(hyt_sequence_t *seq, hyt_tag_t tag, int k, int dk, int nb,
+                                const int *h_piv, const int *h_info, int *ipiv, int *info,
+                                const void *order_key)
+{
+    piv_args_t args = {k, dk, nb, h_piv, h_info, ipiv, info};
+    /* order_key: the pivot tasks one after the other (INFO is the first zero pivot) */
+    hyt_dep_t deps[3] = {{h_piv, HYT_READ}, {&ipiv[(int64_t)k * nb], HYT_WRITE},
+                         {order_key, HYT_RW}};
+    hyt_task_desc_t d = hyt_tagged_desc(&piv_kernel, &args, sizeof args, deps, 3, tag);
+    return hyt_task_insert(seq, &d);
+}
+
+/* ---- the panel from its owner to another device --------------------------------------------- */
+
+typedef struct peer_args {
+    hyt_gpu_lu_t dst, src;
+    int k, dk;
+} peer_args_t;
+
+static int peer_body(const hyt_devctx_t *dc, void *p)
+{
+    peer_args_t *a = p;
+    const int s = a->k % a->dst.npbuf;
+    const int64_t off = s * a->dst.colsz + (int64_t)a->k * a->dst.tile;
+    int rc = hyt_dev_memcpy_d2d(dc, a->dst.pbuf + off, a->src.pbuf + off,
+                                (size_t)(a->dst.mt - a->k) * a->dst.tile * sizeof(double));
+    if (!rc)
+        rc = hyt_dev_memcpy_d2d(dc, a->dst.linv + s * a->dst.tile, a->src.linv + s * a->src.tile,
+                                (size_t)a->dst.tile * sizeof(double));
+    if (!rc)
+        rc = hyt_dev_memcpy_d2d(dc, a->dst.piv + (int64_t)s * a->dst.nb,
+                                a->src.piv + (int64_t)s * a->src.nb, (size_t)a->dk * sizeof(int));
+    return rc;
+}
+
+static const hyt_kernel_t peer_kernel = {.name = "panel_peer_copy", .dev = peer_body,
+                                         .cat = HYT_CAT_DMA};
+
+int hyt_insert_gpu_panel_peer(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *dst,
+                              const hyt_gpu_lu_t *src, int k, int dk, const void *src_slot_key,
+                              const void *dst_slot_key)
+{
+    peer_args_t args = {*dst, *src, k, dk};
+    hyt_dep_t deps[2] = {{src_slot_key, HYT_READ}, {dst_slot_key, HYT_WRITE}};
+    hyt_task_desc_t d = hyt_tagged_desc(&peer_kernel, &args, sizeof args, deps, 2, tag);
+    d.device = hyt_device_index(dst->dev);
+    d.stream = HYT_STREAM_H2D;
+    return hyt_task_insert(seq, &d);
+}
