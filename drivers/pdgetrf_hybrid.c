@@ -70,7 +70,16 @@ static const void *order_key(const hybrid_t *h)
 {
     return hyt_token(h->tok, (size_t)(h->ndev * (1 + h->npbuf) + h->nt));
 }
-static size_t ntokens(const hybrid_t *h) { return (size_t)(h->ndev * (1 + h->npbuf) + h->nt + 1); }
+/* GPU panels: all of step k's work on device g, gathered; the return of tile row k waits for it */
+static const void *done_key(const hybrid_t *h, int g, int k)
+{
+    return hyt_token(h->tok, (size_t)(h->ndev * (1 + h->npbuf) + h->nt + 1 + g * h->npbuf +
+                                      k % h->npbuf));
+}
+static size_t ntokens(const hybrid_t *h)
+{
+    return (size_t)(h->ndev * (1 + 2 * h->npbuf) + h->nt + 1);
+}
 
 static void hybrid_free(hybrid_t *h)
 {
@@ -110,11 +119,12 @@ static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
     const int nt = A->nt, nb = A->nb, ndev = h->ndev;
     const int minmn = A->m < A->n ? A->m : A->n, kt = (minmn + nb - 1) / nb;
     const int D = la < 1 ? 1 : la; /* lookahead columns; at least the next panel's */
+    enum { CHUNK = 4 };            /* columns per update task of the first step */
     int rc = 0;
+    // the columns to their devices; each column's token orders its first users
     for (int j = 0; j < nt && !rc; j++)
         rc = hyt_insert_gpu_column_load(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, -1, -1, j},
-                                        &h->g[j % ndev], A, j, col_key(h, j),
-                                        state_key(h, j % ndev));
+                                        &h->g[j % ndev], A, j, col_key(h, j), NULL);
     for (int k = 0; k < kt && !rc; k++) {
         const int mrows = A->m - k * nb, wk = hyt_tile_nb(A, k), dk = mrows < wk ? mrows : wk;
         const int o = k % ndev;
@@ -122,7 +132,7 @@ static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
         // panel, on its owner, then its pivots to the host and copies to the other devices
         rc = hyt_insert_gpu_panel(seq, (hyt_tag_t){PRIO_PANEL, k, k, k}, &h->g[o], k, mrows, wk,
                                   h->h_piv + (int64_t)k * nb, h->h_info + k, col_key(h, k),
-                                  panel_key(h, o, k));
+                                  panel_key(h, o, k), done_key(h, o, k));
         if (!rc)
             rc = hyt_insert_gpu_panel_pivots(seq, (hyt_tag_t){PRIO_PANEL, k, k, k}, k, dk, nb,
                                              h->h_piv + (int64_t)k * nb, h->h_info + k, ipiv,
@@ -134,29 +144,62 @@ static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
                                                panel_key(h, g, k));
 
         // lookahead: the next columns, each on its owner's panel stream
-        for (int j = k + 1; j <= k + D && j < nt && !rc; j++)
-            rc = hyt_insert_gpu_dgetrf_update(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, k, k + 1, j},
-                                              &h->g[j % ndev], k, dk, j / ndev, j / ndev + 1, 0,
-                                              HYT_STREAM_PANEL, panel_key(h, j % ndev, k), NULL,
-                                              col_key(h, j));
-
-        // the rest of each device's columns, and the swaps to the left of its finished ones;
-        // the boundary column k+D+1 (a lookahead column of the next step) keeps its token
-        for (int g = 0; g < ndev && !rc; g++) {
-            /* lf: the finished local columns (j < k); the panel's own column was swapped by its
-             * factorization */
-            int jb = k + D + 1, lf = first_local_after(k - 1, g, ndev);
-            rc = hyt_insert_gpu_dgetrf_update(seq, (hyt_tag_t){nt - k, k, k + 1, -1}, &h->g[g], k,
-                                              dk, first_local_after(k + D, g, ndev),
-                                              h->g[g].ncols, lf, HYT_STREAM_COMPUTE,
-                                              panel_key(h, g, k), state_key(h, g),
-                                              jb < nt && jb % ndev == g ? col_key(h, jb) : NULL);
+        for (int j = k + 1; j <= k + D && j < nt && !rc; j++) {
+            int g = j % ndev;
+            hyt_dep_t deps[3] = {{panel_key(h, g, k), HYT_READ}, {col_key(h, j), HYT_RW},
+                                 {done_key(h, g, k), HYT_GATHER}};
+            rc = hyt_insert_gpu_dgetrf_update_deps(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, k, k + 1,
+                                                                    j},
+                                                   &h->g[g], k, dk, j / ndev, j / ndev + 1, 0,
+                                                   HYT_STREAM_PANEL, deps, 3);
         }
+
+        // the rest of each device's columns, and the swaps to the left of its finished ones
+        for (int g = 0; g < ndev && !rc; g++) {
+            /* lf: the finished local columns (j < k; the panel's own column was swapped by its
+             * factorization); the rest starts after the lookahead columns */
+            int lf = first_local_after(k - 1, g, ndev), l1 = first_local_after(k + D, g, ndev);
+            int l2 = h->g[g].ncols, jb = k + D + 1;
+            hyt_tag_t tag = {nt - k, k, k + 1, -1};
+            if (k == 0) {
+                /* the first step in pieces, each after the loads of its columns: the GEMMs
+                 * start while the rest of the matrix is still on its way */
+                for (int c1 = l1; c1 < l2 && !rc; c1 += CHUNK) {
+                    int c2 = c1 + CHUNK < l2 ? c1 + CHUNK : l2, nd = 0;
+                    hyt_dep_t deps[3 + CHUNK];
+                    deps[nd++] = (hyt_dep_t){panel_key(h, g, k), HYT_READ};
+                    deps[nd++] = (hyt_dep_t){state_key(h, g), HYT_RW};
+                    deps[nd++] = (hyt_dep_t){done_key(h, g, k), HYT_GATHER};
+                    for (int l = c1; l < c2; l++)
+                        deps[nd++] = (hyt_dep_t){col_key(h, l * ndev + g), HYT_READ};
+                    rc = hyt_insert_gpu_dgetrf_update_deps(seq, tag, &h->g[g], k, dk, c1, c2, 0,
+                                                           HYT_STREAM_COMPUTE, deps, nd);
+                }
+                continue;
+            }
+            /* the boundary column k+D+1, a lookahead column of the next step, keeps its token */
+            hyt_dep_t deps[4];
+            int nd = 0;
+            deps[nd++] = (hyt_dep_t){panel_key(h, g, k), HYT_READ};
+            deps[nd++] = (hyt_dep_t){state_key(h, g), HYT_RW};
+            deps[nd++] = (hyt_dep_t){done_key(h, g, k), HYT_GATHER};
+            if (jb < nt && jb % ndev == g)
+                deps[nd++] = (hyt_dep_t){col_key(h, jb), HYT_RW};
+            rc = hyt_insert_gpu_dgetrf_update_deps(seq, tag, &h->g[g], k, dk, l1, l2, lf,
+                                                   HYT_STREAM_COMPUTE, deps, nd);
+        }
+
+        // tile row k is final everywhere after step k: back to the host while the
+        // factorization goes on
+        for (int g = 0; g < ndev && !rc; g++)
+            rc = hyt_insert_gpu_tilerow_return(seq, (hyt_tag_t){PRIO_LOOKAHEAD, k, k, -1},
+                                               &h->g[g], A, k, done_key(h, g, k));
     }
-    // every column back to the host
-    for (int j = 0; j < nt && !rc; j++)
-        rc = hyt_insert_gpu_column_return(seq, (hyt_tag_t){0, kt, -1, j}, &h->g[j % ndev], A, j,
-                                          state_key(h, j % ndev), col_key(h, j));
+    // the tile rows below the last step (tall matrices)
+    for (int r = kt; r < A->mt && !rc; r++)
+        for (int g = 0; g < ndev && !rc; g++)
+            rc = hyt_insert_gpu_tilerow_return(seq, (hyt_tag_t){0, kt, r, -1}, &h->g[g], A, r,
+                                               done_key(h, g, kt - 1));
     return rc;
 }
 

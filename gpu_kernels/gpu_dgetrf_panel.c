@@ -181,11 +181,14 @@ static const hyt_kernel_t gpanel_kernel = {.name = "gpu_panel", .dev = gpanel_bo
 
 int hyt_insert_gpu_panel(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g, int k, int m,
                          int n, int *h_piv, int *h_info, const void *col_key,
-                         const void *slot_key)
+                         const void *slot_key, const void *done_key)
 {
     gpanel_args_t args = {*g, k, m, n, h_piv, h_info};
-    hyt_dep_t deps[3] = {{col_key, HYT_RW}, {slot_key, HYT_WRITE}, {h_piv, HYT_WRITE}};
-    hyt_task_desc_t d = hyt_tagged_desc(&gpanel_kernel, &args, sizeof args, deps, 3, tag);
+    /* done_key: the step's work on this device, gathered (the tile row's return waits for it) */
+    hyt_dep_t deps[4] = {{col_key, HYT_RW}, {slot_key, HYT_WRITE}, {h_piv, HYT_WRITE},
+                         {done_key, HYT_GATHER}};
+    hyt_task_desc_t d = hyt_tagged_desc(&gpanel_kernel, &args, sizeof args, deps,
+                                        done_key ? 4 : 3, tag);
     d.device = hyt_device_index(g->dev);
     d.stream = HYT_STREAM_PANEL;
     return hyt_task_insert(seq, &d);

@@ -56,14 +56,24 @@ static int upd_body(const hyt_devctx_t *dc, void *p)
 static const hyt_kernel_t upd_kernel = {.name = "gpu_update", .dev = upd_body,
                                         .cat = HYT_CAT_GPU};
 
+int hyt_insert_gpu_dgetrf_update_deps(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
+                                      int k, int dk, int l1, int l2, int lf, int stream,
+                                      const hyt_dep_t *deps, int ndeps)
+{
+    if (l2 <= l1 && lf <= 0)
+        return HYT_SUCCESS;
+    upd_args_t args = {*g, k, dk, l1, l2, lf};
+    hyt_task_desc_t d = hyt_tagged_desc(&upd_kernel, &args, sizeof args, deps, ndeps, tag);
+    d.device = hyt_device_index(g->dev);
+    d.stream = stream;
+    return hyt_task_insert(seq, &d);
+}
+
 int hyt_insert_gpu_dgetrf_update(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
                                  int k, int dk, int l1, int l2, int lf, int stream,
                                  const void *panel_key, const void *state_key,
                                  const void *col_key)
 {
-    if (l2 <= l1 && lf <= 0)
-        return HYT_SUCCESS;
-    upd_args_t args = {*g, k, dk, l1, l2, lf};
     /* Dependencies over the device's whole block of columns reduce to one token: every
      * update of this device is ordered after the previous one through state_key, so listing
      * its columns one by one would add only transitive edges. */
@@ -74,8 +84,5 @@ int hyt_insert_gpu_dgetrf_update(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_g
         deps[nd++] = (hyt_dep_t){state_key, HYT_RW};
     if (col_key)
         deps[nd++] = (hyt_dep_t){col_key, HYT_RW};
-    hyt_task_desc_t d = hyt_tagged_desc(&upd_kernel, &args, sizeof args, deps, nd, tag);
-    d.device = hyt_device_index(g->dev);
-    d.stream = stream;
-    return hyt_task_insert(seq, &d);
+    return hyt_insert_gpu_dgetrf_update_deps(seq, tag, g, k, dk, l1, l2, lf, stream, deps, nd);
 }

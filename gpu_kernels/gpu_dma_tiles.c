@@ -141,6 +141,7 @@ int hyt_insert_gpu_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu
                                const hyt_desc_t *A, int j, const void *col_key,
                                const void *state_key)
 {
+    /* state_key may be NULL: then only the column's token orders its users */
     col_args_t args = {*g, hyt_tile(A, 0, j), dcol_of(g, j)};
     hyt_dep_t stack[66], *deps = A->mt + 2 <= 66 ? stack : malloc((size_t)(A->mt + 2) * sizeof *deps);
     if (!deps)
@@ -150,7 +151,8 @@ int hyt_insert_gpu_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu
         deps[nd++] = (hyt_dep_t){hyt_tile(A, i, j), HYT_READ};
     deps[nd++] = (hyt_dep_t){col_key, HYT_WRITE};
     /* loads of different columns commute; the first update waits for all of them */
-    deps[nd++] = (hyt_dep_t){state_key, HYT_GATHER};
+    if (state_key)
+        deps[nd++] = (hyt_dep_t){state_key, HYT_GATHER};
     hyt_task_desc_t d = hyt_tagged_desc(&load_kernel, &args, sizeof args, deps, nd, tag);
     d.device = hyt_device_index(g->dev);
     d.stream = HYT_STREAM_H2D;
@@ -190,6 +192,56 @@ int hyt_insert_gpu_column_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_g
     for (int i = 0; i < A->mt; i++)
         deps[nd++] = (hyt_dep_t){hyt_tile(A, i, j), HYT_WRITE};
     hyt_task_desc_t d = hyt_tagged_desc(&return_kernel, &args, sizeof args, deps, nd, tag);
+    d.device = hyt_device_index(g->dev);
+    d.stream = HYT_STREAM_D2H;
+    int rc = hyt_task_insert(seq, &d);
+    if (deps != stack)
+        free(deps);
+    return rc;
+}
+
+/* ---- a tile row back to the host, for all of a device's columns ------------------------------- */
+
+typedef struct row_args {
+    hyt_gpu_lu_t g;
+    double *host;  /* host tile (r, g): the device's first column */
+    int r;
+    int64_t host_stride; /* doubles between the host tiles (r, j) and (r, j + ndev) */
+} row_args_t;
+
+static int row_body(const hyt_devctx_t *dc, void *p)
+{
+    row_args_t *a = p;
+    const hyt_gpu_lu_t *g = &a->g;
+    double *src = g->cols + (int64_t)a->r * g->tile;
+    /* the tiles are final and not read on the device any more: transpose them in place */
+    int rc = hyt_gpu_transpose_tiles_strided(dc, src, g->nb, g->ncols, g->colsz);
+    if (!rc)
+        rc = hyt_dev_memcpy2d(dc, a->host, (size_t)a->host_stride * sizeof(double), src,
+                              (size_t)g->colsz * sizeof(double), (size_t)g->tile * sizeof(double),
+                              (size_t)g->ncols, 1);
+    return rc;
+}
+
+static const hyt_kernel_t row_kernel = {.name = "tilerow_return", .dev = row_body,
+                                        .cat = HYT_CAT_DMA};
+
+int hyt_insert_gpu_tilerow_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
+                                  const hyt_desc_t *A, int r, const void *after_key)
+{
+    if (g->ncols == 0)
+        return HYT_SUCCESS;
+    row_args_t args = {*g, hyt_tile(A, r, g->index), r,
+                       (int64_t)g->ndev * A->mt * g->tile};
+    int cap = g->ncols + 1;
+    hyt_dep_t stack[66], *deps = cap <= 66 ? stack : malloc((size_t)cap * sizeof *deps);
+    if (!deps)
+        return HYT_ERR_NOMEM;
+    int nd = 0;
+    deps[nd++] = (hyt_dep_t){after_key, HYT_READ};
+    for (int l = 0; l < g->ncols; l++)
+        deps[nd++] = (hyt_dep_t){hyt_tile(A, r, l * g->ndev + g->index), HYT_WRITE};
+    hyt_task_desc_t d = hyt_tagged_desc(&row_kernel, &args, sizeof args, deps, nd, tag);
     d.device = hyt_device_index(g->dev);
     d.stream = HYT_STREAM_D2H;
     int rc = hyt_task_insert(seq, &d);

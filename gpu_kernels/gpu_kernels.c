@@ -42,6 +42,12 @@ static int no_cuda(const hyt_devctx_t *dc, const char *fn)
 
 int hyt_gpu_transpose_tiles(const hyt_devctx_t *dc, double *tiles, int nb, int64_t ntiles)
 {
+    return hyt_gpu_transpose_tiles_strided(dc, tiles, nb, ntiles, (int64_t)nb * nb);
+}
+
+int hyt_gpu_transpose_tiles_strided(const hyt_devctx_t *dc, double *tiles, int nb,
+                                    int64_t ntiles, int64_t stride)
+{
     static const char fn[] = "hyt_gpu_transpose_tiles";
     int rc = check_dc(dc, fn);
     if (rc)
@@ -56,16 +62,19 @@ int hyt_gpu_transpose_tiles(const hyt_devctx_t *dc, double *tiles, int nb, int64
                          "offsets", fn, (long long)ntiles, nb, nb);
     if (ntiles > 0 && !tiles)
         return hyt_error(HYT_ERR_INVALID, "%s: tiles is NULL", fn);
+    if (stride < (int64_t)nb * nb || (ntiles > 1 && stride > INT64_MAX / ntiles))
+        return hyt_error(HYT_ERR_INVALID, "%s: stride %lld for tiles of %d x %d", fn,
+                         (long long)stride, nb, nb);
     if (ntiles == 0 || nb == 1)
         return HYT_SUCCESS;
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if ((rc = host_fault(dc, fn)))
             return rc;
-        hyt_ref_transpose_tiles(tiles, nb, ntiles);
+        hyt_ref_transpose_tiles_strided(tiles, nb, ntiles, stride);
         return HYT_SUCCESS;
     }
 #if HYT_HAVE_CUDA
-    return hyt_cuda_transpose_tiles(dc->dev, dc->cuda_stream, tiles, nb, ntiles);
+    return hyt_cuda_transpose_tiles_strided(dc->dev, dc->cuda_stream, tiles, nb, ntiles, stride);
 #else
     return no_cuda(dc, fn);
 #endif

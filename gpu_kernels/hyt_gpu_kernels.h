@@ -24,6 +24,9 @@ extern "C" {
 /* In-place transposition of each of ntiles consecutive square nb x nb tiles (tile t at
  * tiles + t*nb*nb): CCRB -> CRRB and CRRB -> CCRB are the same operation. */
 int hyt_gpu_transpose_tiles(const hyt_devctx_t *dc, double *tiles, int nb, int64_t ntiles);
+/* The same for tiles `stride` doubles apart (stride >= nb*nb): one tile row of many columns. */
+int hyt_gpu_transpose_tiles_strided(const hyt_devctx_t *dc, double *tiles, int nb,
+                                    int64_t ntiles, int64_t stride);
 
 /* Row interchanges on ncols CRRB tile columns, column b starting at col0 + b*colstride
  * (doubles).  For q = 0..npiv-1 in order: global row r1+q is swapped with global row
@@ -48,6 +51,7 @@ int hyt_gpu_dgemm_batched(const hyt_devctx_t *dc, char transa, char transb, int 
  * arguments (the dispatchers check them); hyt_ref_dlaswp_crrb ignores pivots < 1, as the CUDA
  * kernel does. */
 void hyt_ref_transpose_tiles(double *tiles, int nb, int64_t ntiles);
+void hyt_ref_transpose_tiles_strided(double *tiles, int nb, int64_t ntiles, int64_t stride);
 void hyt_ref_dlaswp_crrb(double *col0, int64_t colstride, int ncols, int nb, int r1, int npiv,
                          const int *ipiv);
 void hyt_ref_dgemm_batched(char transa, char transb, int m, int n, int k, double alpha,
@@ -63,6 +67,8 @@ void hyt_ref_dgemm_batched(char transa, char transb, int m, int n, int k, double
  * pivot ipiv[q] < 1: it leaves that row alone (the host dispatcher rejects it). */
 int hyt_cuda_transpose_tiles(hyt_device_t *dev, void *stream, double *tiles, int nb,
                              int64_t ntiles);
+int hyt_cuda_transpose_tiles_strided(hyt_device_t *dev, void *stream, double *tiles, int nb,
+                                     int64_t ntiles, int64_t stride);
 int hyt_cuda_dlaswp_crrb(hyt_device_t *dev, void *stream, double *col0, int64_t colstride,
                          int ncols, int nb, int r1, int npiv, const int *ipiv);
 #endif

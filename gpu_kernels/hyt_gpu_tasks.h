@@ -55,10 +55,16 @@ void hyt_gpu_lu_free(hyt_gpu_lu_t *g);
 int hyt_insert_gpu_lu_init(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
                            const void *state_key, const void *const *panel_keys);
 
-/* Column load: host CCRB tile column j -> device column (CRRB), on the H2D stream. */
+/* Column load: host CCRB tile column j -> device column (CRRB), on the H2D stream; writes the
+ * column's token, and gathers into the device's state token when state_key is not NULL. */
 int hyt_insert_gpu_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
                                const hyt_desc_t *A, int j, const void *col_key,
                                const void *state_key);
+
+/* Tile row r of all the device's columns back to the host tiles (r, j), on the D2H stream,
+ * after after_key (READ). */
+int hyt_insert_gpu_tilerow_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
+                                  const hyt_desc_t *A, int r, const void *after_key);
 
 /* Panel broadcast of step k: panel tiles (k..mt-1, k), inv(L_kk) and the pivots of step k
  * (dk of them) to slot k % npbuf, transposed to CRRB, on the H2D stream. */
@@ -74,6 +80,10 @@ int hyt_insert_gpu_dgetrf_update(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_g
                                  int k, int dk, int l1, int l2, int lf, int stream,
                                  const void *panel_key, const void *state_key,
                                  const void *col_key);
+/* The same with the dependencies given. */
+int hyt_insert_gpu_dgetrf_update_deps(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
+                                      int k, int dk, int l1, int l2, int lf, int stream,
+                                      const hyt_dep_t *deps, int ndeps);
 
 /* ---- GPU panels (gpu_dgetrf_panel.c) -------------------------------------------------------
  * cuSOLVER's workspace for an m x n panel (0 on host devices). */
@@ -82,7 +92,7 @@ int hyt_gpu_dgetrf_panel_bufsize(hyt_device_t *dev, int m, int n, size_t *bytes)
  * pivots (1-based in the panel) and INFO staged in h_piv / h_info (page-locked host). */
 int hyt_insert_gpu_panel(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g, int k, int m,
                          int n, int *h_piv, int *h_info, const void *col_key,
-                         const void *slot_key);
+                         const void *slot_key, const void *done_key);
 /* LAPACK's IPIV and INFO of step k from the staging (CPU task, after the panel). */
 int hyt_insert_gpu_panel_pivots(hyt_sequence_t *seq, hyt_tag_t tag, int k, int dk, int nb,
                                 const int *h_piv, const int *h_info, int *ipiv, int *info,

@@ -61,3 +61,9 @@ void hyt_ref_dgemm_batched(char transa, char transb, int m, int n, int k, double
                     lda, Bb, ldb, beta, C + b * strideC, ldc);
     }
 }
+
+void hyt_ref_transpose_tiles_strided(double *tiles, int nb, int64_t ntiles, int64_t stride)
+{
+    for (int64_t t = 0; t < ntiles; t++)
+        hyt_ref_transpose_tiles(tiles + t * stride, nb, 1);
+}

@@ -160,18 +160,30 @@ static int cuda_init(hyt_device_t *dev)
         return hyt_error(HYT_ERR_DEVICE, "%s: cuSOLVER handle creation failed (status %d)",
                          dev->name, (int)ss);
     HYT_CUDA_TRY(dev, cudaEventCreate(&p->ref));
-    /* cuBLAS loads its kernels on first use (about 0.1 s): do it now, not in the first task */
+    /* cuBLAS and cuSOLVER load their kernels on first use (0.1 s each): do it now, on a tiny
+     * problem, not in the first task */
     double *w;
+    int *ip;
     const double one = 1.0, zero = 0.0;
-    HYT_CUDA_TRY(dev, cudaMalloc((void **)&w, 3 * sizeof(double)));
+    HYT_CUDA_TRY(dev, cudaMalloc((void **)&w, 16 * sizeof(double)));
+    HYT_CUDA_TRY(dev, cudaMalloc((void **)&ip, 4 * sizeof(int)));
+    HYT_CUDA_TRY(dev, cudaMemset(w, 0, 16 * sizeof(double)));
     cublasStatus_t st = cublasDgemm(p->blas, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, w, 1, w + 1,
                                     1, &zero, w + 2, 1);
-    cudaError_t e = cudaStreamSynchronize(p->stream[HYT_STREAM_COMPUTE]);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasDgemm(p->blas_panel, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, w, 1, w + 1, 1,
+                         &zero, w + 2, 1);
+    ss = cusolverDnDgetrf(p->solver_panel, 2, 2, w + 4, 2, w + 8, ip, ip + 2);
+    cudaError_t e = cudaDeviceSynchronize();
     cudaFree(w);
+    cudaFree(ip);
     if (st != CUBLAS_STATUS_SUCCESS)
         return hyt_cublas_error((int)st, "cublasDgemm (warm-up)", __FILE__, __LINE__);
+    if (ss != CUSOLVER_STATUS_SUCCESS)
+        return hyt_error(HYT_ERR_DEVICE, "%s: cusolverDnDgetrf (warm-up) failed: status %d",
+                         dev->name, (int)ss);
     if (e != cudaSuccess)
-        return hyt_cuda_error((int)e, "cudaStreamSynchronize (warm-up)", __FILE__, __LINE__);
+        return hyt_cuda_error((int)e, "cudaDeviceSynchronize (warm-up)", __FILE__, __LINE__);
     return HYT_SUCCESS;
 }
 

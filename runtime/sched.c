@@ -433,19 +433,23 @@ static void join_gang(hyt_context_t *ctx, hyt_worker_t *w)
         launch_gang(ctx);
 }
 
-/* Spins without the lock for up to spin_ns while cond() is false; returns with the lock. */
+/* Spins without the lock for up to spin_ns while there is nothing for w; returns with the
+ * lock.  When there is something, it only tries the lock, and keeps spinning if another thread
+ * holds it: many idle workers queueing on the mutex (and sleeping in the kernel for it) would
+ * slow down the thread that inserts or completes tasks. */
 static void spin_unlocked(hyt_context_t *ctx, hyt_worker_t *w, int for_assignment)
 {
     pthread_mutex_unlock(&ctx->lock);
     uint64_t end = hyt_now_ns() + (uint64_t)ctx->spin_ns;
     for (;;) {
-        if (for_assignment) {
-            if (atomic_load_explicit(&w->has_assignment, memory_order_acquire))
-                break;
-        } else if (atomic_load_explicit(&ctx->nready, memory_order_acquire) ||
-                   atomic_load_explicit(&ctx->pending_flag, memory_order_acquire)) {
-            break;
-        }
+        int some;
+        if (for_assignment)
+            some = atomic_load_explicit(&w->has_assignment, memory_order_acquire);
+        else
+            some = atomic_load_explicit(&ctx->nready, memory_order_acquire) ||
+                   atomic_load_explicit(&ctx->pending_flag, memory_order_acquire);
+        if (some && pthread_mutex_trylock(&ctx->lock) == 0)
+            return;
         if (hyt_now_ns() >= end)
             break;
         for (int i = 0; i < 64; i++)
