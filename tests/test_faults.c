@@ -124,9 +124,10 @@ int main(int argc, char **argv)
             return 77;
         }
         hyt_context_destroy(probe);
-        sweep("cuda, GPU panels, device calls", "cuda:0", "gpu", "debug.fault_device", 400, 3);
-        sweep("cuda, CPU panels, device calls", "cuda:0", "cpu", "debug.fault_device", 300, 3);
-        sweep("cuda, GPU panels, tasks", "cuda:0", "gpu", "debug.fault_task", 200, 3);
+        /* each k starts a CUDA context (streams, handles, warm-ups): a coarser stride */
+        sweep("cuda, GPU panels, device calls", "cuda:0", "gpu", "debug.fault_device", 400, 11);
+        sweep("cuda, CPU panels, device calls", "cuda:0", "cpu", "debug.fault_device", 300, 13);
+        sweep("cuda, GPU panels, tasks", "cuda:0", "gpu", "debug.fault_task", 200, 17);
         return test_result("test_faults (cuda)");
 #endif
     }
