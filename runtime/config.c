@@ -47,11 +47,13 @@ typedef struct keydef {
 /* The one table of keys.  Keep in sync with the README's configuration section. */
 static const keydef_t keys[] = {
     {{"lu.nb", "HYT_NB", "auto",
-      "tile size nb (1..4096); auto: 256 with GPUs, 192 on CPUs only"},
+      "tile size nb (1..4096); auto: 512 with GPU panels (256 below N = 8192), 192 on CPUs "
+      "only (less for small matrices)"},
      HYT_KEY_INT, 1, 4096, 1, 1},
     {{"lu.lookahead", "HYT_LOOKAHEAD", "auto",
-      "lookahead depth: columns owned by the CPUs ahead of the panel (0..64); auto: 1 on CPUs "
-      "only, 2 with GPUs"},
+      "lookahead depth (0..64): columns updated ahead of the bulk, on the CPUs (CPU panels) or "
+      "the GPUs' panel streams (GPU panels); auto: 1 on CPUs only, 4 with GPU panels, 2 with "
+      "CPU panels"},
      HYT_KEY_INT, 0, 64, 1, 1},
     {{"lu.panel_cores", "HYT_PANEL_CORES", "auto",
       "cores that factor a panel together (1..workers); auto: a quarter of the workers (at "
@@ -379,8 +381,9 @@ static int validate(int i, const char *value, char *err, size_t errlen)
     }
     case HYT_KEY_SIZE: {
         size_t s;
-        if (hyt_parse_size(value, &s)) {
-            snprintf(err, errlen, "'%.40s' is not a size (bytes, or with K, M, G, T)", value);
+        if (hyt_parse_size(value, &s) || s > (size_t)LONG_MAX) {
+            snprintf(err, errlen, "'%.40s' is not a size (bytes, or with K, M, G, T; at most "
+                     "8 EiB)", value);
             return -1;
         }
         return 0;
@@ -543,26 +546,41 @@ typedef struct iniparse {
     hyt_source_t src;
     FILE *f;
     int line;         /* line last read */
-    int too_long;     /* line number of an over-long line */
+    int too_long;     /* line number of an over-long line, or of a line with a NUL byte */
+    int nul;          /* that line has a NUL byte */
     int rc;           /* first error */
     int rc_line;      /* its line */
     char seen[HYT_CONFIG_MAX_KEYS];
 } iniparse_t;
 
+/* inih's line reader: counts lines (for file:line messages), and marks a line longer than
+ * inih's buffer or holding a NUL byte (which would silently cut the value short) as an error. */
 static char *ini_reader_fn(char *str, int num, void *stream)
 {
     iniparse_t *p = stream;
-    if (!fgets(str, num, p->f))
+    int n = 0, c = EOF, bad = 0;
+    while (n < num - 1 && (c = getc(p->f)) != EOF) {
+        if (c == '\0')
+            bad = 1;
+        str[n++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    if (n == 0 && c == EOF)
         return NULL;
+    str[n] = '\0';
     p->line++;
-    size_t len = strlen(str);
-    if (len == (size_t)num - 1 && str[len - 1] != '\n' && !feof(p->f)) {
-        /* longer than inih's line buffer: swallow the rest and report the line */
-        int c;
-        while ((c = fgetc(p->f)) != EOF && c != '\n')
+    if (n == num - 1 && str[n - 1] != '\n') {
+        /* longer than the buffer: swallow the rest of the line */
+        while ((c = getc(p->f)) != EOF && c != '\n')
             ;
-        if (!p->too_long)
+        bad = 2;
+    }
+    if (bad) {
+        if (!p->too_long) {
             p->too_long = p->line;
+            p->nul = bad == 1;
+        }
         str[0] = '\0';
     }
     return str;
@@ -578,7 +596,7 @@ static int ini_fail(iniparse_t *p, int rc)
 static int ini_handler_fn(void *user, const char *section, const char *name, const char *value)
 {
     iniparse_t *p = user;
-    char key[128], where[64];
+    char key[128], where[4200]; /* the whole path: messages must name the file */
     if (p->rc)
         return 1; /* keep the first error only */
     snprintf(where, sizeof where, "%s:%d", p->path, p->line);
@@ -622,7 +640,8 @@ int hyt_config_load_file(hyt_config_t *cfg, const char *path, hyt_source_t src)
     /* Report the earliest problem: an over-long line, a syntax error (inih's line), or a bad
      * key or value (the handler's line). */
     if (p.too_long && (!p.rc || p.too_long <= p.rc_line) && (line <= 0 || p.too_long <= line)) {
-        rc = hyt_rt_error(HYT_ERR_CONFIG, "%s:%d: line too long", path, p.too_long);
+        rc = hyt_rt_error(HYT_ERR_CONFIG, "%s:%d: %s", path, p.too_long,
+                          p.nul ? "NUL byte in the line" : "line too long");
         goto out;
     }
     if (p.rc && (line <= 0 || p.rc_line <= line)) {

@@ -52,7 +52,7 @@ typedef enum { HYT_KEY_INT, HYT_KEY_STRING, HYT_KEY_BOOL, HYT_KEY_SIZE, HYT_KEY_
 struct hyt_config {
     char value[HYT_CONFIG_MAX_KEYS][HYT_CONFIG_VALUE_MAX];
     hyt_source_t source[HYT_CONFIG_MAX_KEYS];
-    char where[HYT_CONFIG_MAX_KEYS][64];   /* file:line or variable, for reports */
+    char where[HYT_CONFIG_MAX_KEYS][160];  /* file:line or variable, for reports */
 };
 
 int hyt_config_key_index(const char *key);

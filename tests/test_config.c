@@ -5,6 +5,8 @@
 #include "hyt_runtime.h"
 #include "hyt_test.h"
 
+#include <sys/stat.h>
+
 static char path[64];
 
 static void write_file(const char *text)
@@ -130,6 +132,43 @@ int main(void)
     expect_file_error("[lu\nnb = 256\n", 1, "syntax error");
     expect_file_error("[gpus]\nmemory_limit = 1G\n", 2, "unknown key");
     expect_file_error("[runtime]\ndevices = cuda:x\n", 2, "devices");
+    /* found by fuzzing: sizes that do not fit a long, NUL bytes cutting values short */
+    expect_file_error("[gpu]\nmemory_limit = 13371215493478744062\n", 2, "8 EiB");
+    {
+        static const char text[] = "[lu]\nnb = 9\0006\n";
+        hyt_config_t *c;
+        hyt_config_create(&c);
+        snprintf(path, sizeof path, "/tmp/hyt_cfg_XXXXXX");
+        int fd = mkstemp(path);
+        REQUIRE(fd >= 0 && write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1), "w");
+        close(fd);
+        CHECK(hyt_config_load_file(c, path, HYT_SRC_FILE) == HYT_ERR_CONFIG, "NUL accepted");
+        CHECK(strstr(hyt_last_error(), ":2: NUL byte"), "%s", hyt_last_error());
+        unlink(path);
+        hyt_config_destroy(c);
+    }
+    {
+        /* a long path is named whole in messages */
+        char dir[] = "/tmp/hyt_cfg_dir_XXXXXX", sub[512], file[600];
+        REQUIRE(mkdtemp(dir), "mkdtemp");
+        snprintf(sub, sizeof sub, "%s/%0100d", dir, 0);
+        REQUIRE(mkdir(sub, 0700) == 0, "mkdir");
+        snprintf(file, sizeof file, "%s/my.ini", sub);
+        FILE *f = fopen(file, "w");
+        REQUIRE(f, "fopen");
+        fputs("[lu]\nnb = 0\n", f);
+        fclose(f);
+        hyt_config_t *c;
+        hyt_config_create(&c);
+        CHECK(hyt_config_load_file(c, file, HYT_SRC_FILE) == HYT_ERR_CONFIG, "nb 0 accepted");
+        char want[700];
+        snprintf(want, sizeof want, "%s:2:", file);
+        CHECK(strstr(hyt_last_error(), want), "'%s' does not name %s", hyt_last_error(), want);
+        hyt_config_destroy(c);
+        unlink(file);
+        rmdir(sub);
+        rmdir(dir);
+    }
     {
         char longline[600];
         memset(longline, 'x', sizeof longline);
