@@ -640,8 +640,10 @@ int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
 
     pthread_mutex_lock(&ctx->insert_lock);
     wait_inflight_below(ctx, ctx->window, 1);
-    if (atomic_load(&ctx->inflight) == 0 && ctx->regions.used)
-        hyt_rtable_clear(&ctx->regions); /* idle: forget finished tasks */
+    /* idle: forget finished tasks (not while the DAG is recorded: it shows every dependency) */
+    if (atomic_load(&ctx->inflight) == 0 && ctx->regions.used &&
+        !(ctx->trace.dag && atomic_load_explicit(&ctx->trace.on, memory_order_relaxed)))
+        hyt_rtable_clear(&ctx->regions);
 
     hyt_task_t *t = task_alloc(ctx);
     void *args = NULL;
