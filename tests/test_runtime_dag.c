@@ -232,17 +232,21 @@ static int run_case(unsigned long long seed, int workers, int ndev, int window, 
     return bad;
 }
 
-int main(void)
+/* Usage: test_runtime_dag [large]   (large: 3000 DAGs, workers from 1 to 16, up to 64 regions:
+ * more workers than regions and fewer) */
+int main(int argc, char **argv)
 {
-    int scale = test_scale();
+    int scale = test_scale(), large = argc > 1 && !strcmp(argv[1], "large");
     int cases = 0;
-    static const int workers[] = {1, 2, 3, 5, 8};
+    static const int workers[] = {1, 2, 3, 5, 8, 16, 12};
     static const int devs[] = {0, 0, 1, 2, 4};
     static const int windows[] = {16, 64, 100000};
-    for (int s = 0; s < 24 / scale; s++) {
-        int w = workers[s % 5], nd = devs[(s / 2) % 5], win = windows[s % 3];
-        int nt = 400 + (int)(test_mix((unsigned long long)s) % 1200) / scale;
-        int nr = 5 + s % 40;
+    int ncase = large ? 3000 : 24 / scale;
+    for (int s = 0; s < ncase; s++) {
+        int w = workers[s % (large ? 7 : 5)], nd = devs[(s / 2) % 5], win = windows[s % 3];
+        int nt = large ? 50 + (int)(test_mix((unsigned long long)s) % 600)
+                       : 400 + (int)(test_mix((unsigned long long)s) % 1200) / scale;
+        int nr = large ? 1 + (int)(test_mix((unsigned long long)s * 3) % 64) : 5 + s % 40;
         run_case(1000 + (unsigned long long)s, w, nd, win, nt, nr);
         cases++;
     }

@@ -100,14 +100,18 @@ static void run_shapes(int workers, unsigned long long seed, int ntasks, int cha
     free(expected_mask);
 }
 
-int main(void)
+/* Usage: test_runtime_gang [large]   (large: thousands of gangs, 1 to 16 workers, repeated) */
+int main(int argc, char **argv)
 {
+    int large = argc > 1 && !strcmp(argv[1], "large");
     signal(SIGALRM, alarm_handler);
-    alarm(240);
+    alarm(large ? 3000 : 240);
     int scale = test_scale();
-    for (int w = 1; w <= 8; w++) {
-        run_shapes(w, 77 + (unsigned long long)w, 300 / scale, 0);  /* independent flood */
-        run_shapes(w, 99 + (unsigned long long)w, 200 / scale, 1);  /* chains on 8 keys */
-    }
+    for (int rep = 0; rep < (large ? 20 : 1); rep++)
+        for (int w = 1; w <= (large ? 16 : 8); w++) {
+            unsigned long long seed = 77 + (unsigned long long)(w + 100 * rep);
+            run_shapes(w, seed, 300 / scale, 0);      /* independent flood */
+            run_shapes(w, seed + 22, 200 / scale, 1); /* chains on 8 keys */
+        }
     return test_result("test_runtime_gang");
 }
