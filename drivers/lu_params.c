@@ -1,8 +1,12 @@
 /*
  * The LU tunables and their "auto" values.  Tuning table (measured; see docs/performance.md):
  *   CPU only: nb 192 from min(m,n) >= 3000, 128 from 600, else 64; lookahead 1;
- *             panel_cores: a quarter of the workers, at least 1, at most 16.
- *   with GPUs: nb 256, lookahead 2, panel_cores a quarter of the workers (<= 16).
+ *             panel_cores: a quarter of the workers, at least 1, at most 16
+ *             (2-core VM, N = 4000; 64-core Xeon, N = 32768).
+ *   GPU panels (CUDA GPUs): nb 512 from min(m,n) >= 8192, else 256; lookahead 4
+ *             (4 x H200 at N = 98304: lookahead 4 125.7, 2 123.4 TFLOP/s; nb 512 28.4 vs
+ *             256 26.9 TFLOP/s on one H200 at N = 65536).
+ *   CPU panels with devices: nb 256, lookahead 2 (the seed's scheme; slower on H200s).
  */
 #include "drv_internal.h"
 
@@ -21,10 +25,14 @@ int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p)
     hyt_config_get(cfg, "lu.nb", &p->src_nb);
     hyt_config_get(cfg, "lu.lookahead", &p->src_lookahead);
     hyt_config_get(cfg, "lu.panel_cores", &p->src_panel_cores);
+    const char *panel = hyt_config_get(cfg, "lu.panel", &p->src_panel);
+    int cuda = p->ndevices && hyt_device_backend(hyt_context_device(ctx, 0)) == HYT_BACKEND_CUDA;
+    p->gpu_panel = p->ndevices && (!strcmp(panel, "gpu") || (!strcmp(panel, "auto") && cuda));
     if (nb < 0)
-        nb = p->ndevices ? 256 : mn >= 3000 ? 192 : mn >= 600 ? 128 : 64;
+        nb = p->gpu_panel ? (mn >= 8192 ? 512 : 256)
+             : p->ndevices ? 256 : mn >= 3000 ? 192 : mn >= 600 ? 128 : 64;
     if (la < 0)
-        la = p->ndevices ? 2 : 1;
+        la = p->gpu_panel ? 4 : p->ndevices ? 2 : 1;
     if (pc < 0) {
         pc = nw / 4;
         if (pc < 1)
@@ -34,9 +42,6 @@ int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p)
     }
     if (pc > nw)
         pc = nw;
-    const char *panel = hyt_config_get(cfg, "lu.panel", &p->src_panel);
-    int cuda = p->ndevices && hyt_device_backend(hyt_context_device(ctx, 0)) == HYT_BACKEND_CUDA;
-    p->gpu_panel = p->ndevices && (!strcmp(panel, "gpu") || (!strcmp(panel, "auto") && cuda));
     p->nb = (int)nb;
     p->lookahead = (int)la;
     p->panel_cores = (int)pc;
