@@ -39,6 +39,7 @@ typedef struct seg {
     double *base;
     int64_t R0;
     int rows, ld;
+    int failed;          /* could not make its copy (set before the first barrier only) */
 } seg_t;
 
 typedef struct panel {
@@ -264,10 +265,12 @@ static int rec_body(const hyt_task_ctx_t *tc, void *p)
         if (!rc)
             copy_tiles(A, a->k, my, t1, t2, P.W, 0);
     }
-    P.slots[P.rank].idx = rc ? -2 : 0;
+    my->failed = rc != 0;
     hyt_barrier_wait(P.bar); /* everyone's segment is published, and whether it could copy */
+    /* (the flag is in the segment, not in the pivot slots: a thread past this loop already
+     * writes its slot for the first column while the others still read) */
     for (int r = 0; r < P.size; r++)
-        if (P.slots[r].idx == -2) {
+        if (P.segs[r].failed) {
             /* all threads give up together: nothing was changed */
             free(own);
             return rc ? rc : HYT_ERR_NOMEM;
