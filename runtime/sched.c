@@ -6,7 +6,8 @@
  *   ctx->insert_lock   one inserting thread at a time; guards the region table and next_id.
  *   ctx->lock          the ready heap, the idle list, the pending gang, worker assignments.
  *   task->lock         (spin) a task's successor list and its transition to DONE.
- *   seq->lock          sleeping in hyt_sequence_wait.
+ *   seq->lock          sleeping in hyt_sequence_wait; the count of its tasks reaches zero
+ *                      only under it (the waiter may then free the sequence).
  *   ctx->window_lock   sleeping while the window is full or until the context is idle.
  * Never hold two of these at once, except task->lock inside insert_lock (linking).
  *
@@ -298,13 +299,19 @@ void hyt_sched_complete(hyt_task_t *t)
     }
     push_ready_cpu(ctx, local, nlocal);
 
-    /* The sequence may be destroyed as soon as its count reaches zero and the waiter wakes:
-     * touch it last. */
+    /* The sequence may be destroyed as soon as a waiter sees its count at zero: touch it last,
+     * and bring the count to zero only under its lock, so that the waiter (which reads the
+     * count under the lock) cannot see zero before this thread has let go of the lock.  Counts
+     * above one go down without the lock. */
     inflight_done(ctx);
     hyt_task_release(t);
-    if (atomic_fetch_sub(&seq->ntasks, 1) == 1) {
+    long n = atomic_load(&seq->ntasks);
+    while (n > 1 && !atomic_compare_exchange_weak(&seq->ntasks, &n, n - 1))
+        ;
+    if (n <= 1) {
         pthread_mutex_lock(&seq->lock);
-        pthread_cond_broadcast(&seq->cond);
+        if (atomic_fetch_sub(&seq->ntasks, 1) == 1)
+            pthread_cond_broadcast(&seq->cond);
         pthread_mutex_unlock(&seq->lock);
     }
 }

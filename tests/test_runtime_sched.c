@@ -328,6 +328,32 @@ static void test_devices(void)
     hyt_context_destroy(ctx);
 }
 
+/* Short-lived sequences: a sequence destroyed as soon as its last task finishes, thousands
+ * of times, while workers are still completing that task (a worker once locked the sequence's
+ * mutex after the waiter had freed it: the sanitizer builds catch any return of that). */
+static void test_short_sequences(void)
+{
+    hyt_context_t *ctx = make_ctx(4, "host:1", 1000, NULL, NULL);
+    atomic_long done = 0;
+    long want = 0;
+    for (int i = 0; i < 3000; i++) {
+        hyt_sequence_t *seq;
+        CHECK(hyt_sequence_create(ctx, &seq) == 0, "sequence %d", i);
+        for (int t = 0; t < 1 + i % 3; t++) {
+            rec_args_t a = {.id = t, .done = &done};
+            hyt_task_desc_t d = hyt_task_desc(&rec_kernel, &a, sizeof a);
+            if (i % 5 == 4)
+                d.device = 0;
+            CHECK(hyt_task_insert(seq, &d) == 0, "insert");
+            want++;
+        }
+        hyt_sequence_destroy(seq);
+        CHECK(atomic_load(&done) == want, "done %ld of %ld after sequence %d",
+              atomic_load(&done), want, i);
+    }
+    hyt_context_destroy(ctx);
+}
+
 /* Tracing: every executed task recorded; JSON and DOT written. */
 static void test_trace(void)
 {
@@ -414,6 +440,7 @@ int main(void)
     test_errors();
     test_faults();
     test_devices();
+    test_short_sequences();
     test_trace();
     test_bad_context();
     return test_result("test_runtime_sched");
