@@ -33,6 +33,7 @@ typedef struct rec_args {
     int *log;          /* id per position */
     int *worker_log;
     atomic_long *done;
+    atomic_int *gate;  /* wait until it is set */
 } rec_args_t;
 
 static int rec_body(const hyt_task_ctx_t *tc, void *p)
@@ -40,6 +41,8 @@ static int rec_body(const hyt_task_ctx_t *tc, void *p)
     rec_args_t *a = p;
     if (a->sleep_us)
         sleep_us(a->sleep_us);
+    while (a->gate && !atomic_load(a->gate))
+        sleep_us(100);
     if (a->order) {
         int pos = atomic_fetch_add(a->order, 1);
         a->log[pos] = a->id;
@@ -76,8 +79,9 @@ static int insert_rec(hyt_sequence_t *seq, rec_args_t a, const void *key, hyt_mo
     return hyt_task_insert(seq, &d);
 }
 
-/* Priorities: one worker, a slow task that everything reads after, then tasks of random
- * priority all released at once: they must run highest priority first, FIFO among equals. */
+/* Priorities: one worker, a task that everything reads after and that waits until all are
+ * inserted, then tasks of random priority all released at once: they must run highest
+ * priority first, FIFO among equals. */
 static void test_priority(void)
 {
     hyt_context_t *ctx = make_ctx(1, "none", 100000, NULL, NULL);
@@ -87,14 +91,16 @@ static void test_priority(void)
     static int log[N + 1], prio[N + 1];
     atomic_int order = 0;
     int key;
+    atomic_int gate = 0;
     test_rng_t rng = {5};
-    insert_rec(seq, (rec_args_t){.id = 0, .sleep_us = 30000, .order = &order, .log = log}, &key,
+    insert_rec(seq, (rec_args_t){.id = 0, .gate = &gate, .order = &order, .log = log}, &key,
                HYT_WRITE, 0);
     for (int i = 1; i <= N; i++) {
         prio[i] = test_randint(&rng, 7) - 3;
         insert_rec(seq, (rec_args_t){.id = i, .order = &order, .log = log}, &key, HYT_READ,
                    prio[i]);
     }
+    atomic_store(&gate, 1);
     CHECK(hyt_sequence_wait(seq) == 0, "status");
     CHECK(atomic_load(&order) == N + 1, "ran %d", atomic_load(&order));
     CHECK(log[0] == 0, "first %d", log[0]);
@@ -172,14 +178,16 @@ static void test_errors(void)
     hyt_sequence_destroy(s1);
     hyt_sequence_destroy(s2);
 
-    /* cancellation: tasks behind a slow one are skipped */
+    /* cancellation: tasks behind one that waits until after the cancel are skipped */
     hyt_sequence_t *s3;
     hyt_sequence_create(ctx, &s3);
     atomic_long done3 = 0;
-    insert_rec(s3, (rec_args_t){.id = 0, .sleep_us = 50000, .done = &done3}, &k1, HYT_RW, 0);
+    atomic_int gate = 0;
+    insert_rec(s3, (rec_args_t){.id = 0, .gate = &gate, .done = &done3}, &k1, HYT_RW, 0);
     for (int i = 1; i < 100; i++)
         insert_rec(s3, (rec_args_t){.id = i, .done = &done3}, &k1, HYT_RW, 0);
     hyt_sequence_cancel(s3);
+    atomic_store(&gate, 1);
     CHECK(hyt_sequence_wait(s3) == HYT_ERR_CANCELLED, "cancelled status");
     CHECK(atomic_load(&done3) <= 1, "%ld tasks ran after cancel", atomic_load(&done3));
     hyt_sequence_destroy(s3);
