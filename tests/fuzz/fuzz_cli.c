@@ -153,11 +153,4 @@ static int fuzz_cli_one(const uint8_t *data, size_t size)
     return rc == 0;
 }
 
-#ifndef HYT_FUZZ_REPLAY
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    fuzz_cli_one(data, size);
-    return 0;
-}
-#endif
+HYT_FUZZ_TARGET(fuzz_cli_one)

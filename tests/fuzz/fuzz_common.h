@@ -33,6 +33,30 @@
         }                                                                                      \
     } while (0)
 
+/* A file reader's rejection: a config (or memory) error, with a message naming the file. */
+static inline void hyt_fuzz_check_rejection(int rc, const char *path)
+{
+    const char *msg = hyt_last_error();
+    size_t len = strlen(path);
+    HYT_FUZZ_CHECK(rc == HYT_ERR_CONFIG || rc == HYT_ERR_NOMEM, "rc %d (%s)", rc, msg);
+    HYT_FUZZ_CHECK(msg[0] != '\0', "rejected (rc %d) without a message", rc);
+    HYT_FUZZ_CHECK(rc != HYT_ERR_CONFIG || (strncmp(msg, path, len) == 0 && msg[len] == ':'),
+                   "message does not start with the file name %s: '%s'", path, msg);
+}
+
+/* libFuzzer's entry point, calling FN(data, size) (not in the replay build). */
+#ifndef HYT_FUZZ_REPLAY
+#define HYT_FUZZ_TARGET(fn)                                                                    \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);                              \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                               \
+    {                                                                                          \
+        fn(data, size);                                                                        \
+        return 0;                                                                              \
+    }
+#else
+#define HYT_FUZZ_TARGET(fn)
+#endif
+
 /* Forgets the last error message, so that a rejection without a message shows. */
 static inline void hyt_fuzz_clear_error(void) { hyt_error(HYT_SUCCESS, "%s", ""); }
 

@@ -26,12 +26,8 @@ static int fuzz_hpldat_one(const uint8_t *data, size_t size)
     hyt_fuzz_clear_error();
     int rc = hyt_hpl_dat_read(path, &dat);
     if (rc) {
+        hyt_fuzz_check_rejection(rc, path);
         const char *msg = hyt_last_error();
-        size_t len = strlen(path);
-        HYT_FUZZ_CHECK(rc == HYT_ERR_CONFIG || rc == HYT_ERR_NOMEM, "rc %d (%s)", rc, msg);
-        HYT_FUZZ_CHECK(msg[0] != '\0', "rejected (rc %d) without a message", rc);
-        HYT_FUZZ_CHECK(rc != HYT_ERR_CONFIG || (strncmp(msg, path, len) == 0 && msg[len] == ':'),
-                       "message does not start with the file name %s: '%s'", path, msg);
         HYT_FUZZ_CHECK(dat.threshold_text == NULL, "threshold text left allocated (%s)", msg);
         return 0;
     }
@@ -49,11 +45,4 @@ static int fuzz_hpldat_one(const uint8_t *data, size_t size)
     return 1;
 }
 
-#ifndef HYT_FUZZ_REPLAY
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    fuzz_hpldat_one(data, size);
-    return 0;
-}
-#endif
+HYT_FUZZ_TARGET(fuzz_hpldat_one)
