@@ -294,7 +294,7 @@ static int rec_body(const hyt_task_ctx_t *tc, void *p)
 int hyt_core_dgetrf_seq(int m, int n, double *a, int64_t lda, int *ipiv)
 {
     piv_slot_t slot;
-    seg_t seg = {a, 0, m, (int)lda};
+    seg_t seg = {.base = a, .R0 = 0, .rows = m, .ld = (int)lda};
     hyt_barrier_t bar;
     hyt_barrier_init(&bar, 1);
     int info = 0;
