@@ -83,31 +83,29 @@ int hyt_insert_dgessm(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_desc_t *A, i
 {
     gessm_args_t args = {*A, k, j1, j2, i1, i2, npiv, what, ipiv};
     int cap = 2 + (j2 - j1) * (A->mt - k) + (i2 - i1) + (j2 - j1) * (1 + (i2 - i1));
-    hyt_dep_t stack[128], *deps = cap <= 128 ? stack : malloc((size_t)cap * sizeof *deps);
-    if (!deps)
+    hyt_deps_t deps;
+    if (hyt_deps_init(&deps, cap))
         return HYT_ERR_NOMEM;
-    int nd = 0;
     if (what & HYT_GESSM_SOLVE) {
         /* the swaps may touch any row of the columns below k: the whole column block */
-        deps[nd++] = (hyt_dep_t){ipiv_key, HYT_READ};
-        deps[nd++] = (hyt_dep_t){hyt_tile(A, k, k), HYT_READ};
+        hyt_deps_add(&deps, ipiv_key, HYT_READ);
+        hyt_deps_add(&deps, hyt_tile(A, k, k), HYT_READ);
         for (int j = j1; j < j2; j++)
             for (int i = k; i < A->mt; i++)
-                deps[nd++] = (hyt_dep_t){hyt_tile(A, i, j), HYT_RW};
+                hyt_deps_add(&deps, hyt_tile(A, i, j), HYT_RW);
     }
     if (what & HYT_GESSM_GEMM) {
         for (int i = i1; i < i2; i++)
-            deps[nd++] = (hyt_dep_t){hyt_tile(A, i, k), HYT_READ};
+            hyt_deps_add(&deps, hyt_tile(A, i, k), HYT_READ);
         if (!(what & HYT_GESSM_SOLVE))
             for (int j = j1; j < j2; j++) {
-                deps[nd++] = (hyt_dep_t){hyt_tile(A, k, j), HYT_READ};
+                hyt_deps_add(&deps, hyt_tile(A, k, j), HYT_READ);
                 for (int i = i1; i < i2; i++)
-                    deps[nd++] = (hyt_dep_t){hyt_tile(A, i, j), HYT_RW};
+                    hyt_deps_add(&deps, hyt_tile(A, i, j), HYT_RW);
             }
     }
-    hyt_task_desc_t d = hyt_tagged_desc(&gessm_kernel, &args, sizeof args, deps, nd, tag);
+    hyt_task_desc_t d = hyt_tagged_desc(&gessm_kernel, &args, sizeof args, deps.v, deps.n, tag);
     int rc = hyt_task_insert(seq, &d);
-    if (deps != stack)
-        free(deps);
+    hyt_deps_free(&deps);
     return rc;
 }

@@ -324,20 +324,18 @@ int hyt_insert_dgetrf_rec(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_desc_t *
                        A->layout == HYT_LAYOUT_CCRB
                            ? (size_t)rows_max * hyt_tile_nb(A, k) * sizeof(double)
                            : 0};
-    hyt_dep_t stack[64], *deps = ntl + 1 <= 64 ? stack : malloc((size_t)(ntl + 1) * sizeof *deps);
-    if (!deps)
+    hyt_deps_t deps;
+    if (hyt_deps_init(&deps, ntl + 1))
         return HYT_ERR_NOMEM;
-    int nd = 0;
     for (int i = k; i < A->mt; i++)
-        deps[nd++] = (hyt_dep_t){hyt_tile(A, i, k), HYT_RW};
+        hyt_deps_add(&deps, hyt_tile(A, i, k), HYT_RW);
     if (ipiv_token)
-        deps[nd++] = (hyt_dep_t){ipiv_token, HYT_WRITE};
-    hyt_task_desc_t d = hyt_tagged_desc(&rec_kernel, &args, sizeof args, deps, nd, tag);
+        hyt_deps_add(&deps, ipiv_token, HYT_WRITE);
+    hyt_task_desc_t d = hyt_tagged_desc(&rec_kernel, &args, sizeof args, deps.v, deps.n, tag);
     d.nthreads = nthreads;
     d.shared_bytes = (size_t)nthreads * (sizeof(piv_slot_t) + sizeof(seg_t));
     d.scratch_bytes = args.copy_bytes;
     int rc = hyt_task_insert(seq, &d);
-    if (deps != stack)
-        free(deps);
+    hyt_deps_free(&deps);
     return rc;
 }

@@ -78,17 +78,15 @@ int hyt_insert_dlaswp(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_desc_t *A, i
 {
     int64_t r2 = (int64_t)k2 * A->nb < npiv ? (int64_t)k2 * A->nb : npiv;
     laswp_args_t args = {*A, j, k1 * A->nb, (int)r2, incx, ipiv};
-    int nd = 0, cap = (A->mt - k1) + (k2 - k1);
-    hyt_dep_t stack[96], *deps = cap <= 96 ? stack : malloc((size_t)cap * sizeof *deps);
-    if (!deps)
+    hyt_deps_t deps;
+    if (hyt_deps_init(&deps, (A->mt - k1) + (k2 - k1)))
         return HYT_ERR_NOMEM;
     for (int k = k1; k < k2 && ipiv_tokens; k++)
-        deps[nd++] = (hyt_dep_t){ipiv_tokens[k], HYT_READ};
+        hyt_deps_add(&deps, ipiv_tokens[k], HYT_READ);
     for (int i = k1; i < A->mt; i++)
-        deps[nd++] = (hyt_dep_t){hyt_tile(A, i, j), HYT_RW};
-    hyt_task_desc_t d = hyt_tagged_desc(&laswp_kernel, &args, sizeof args, deps, nd, tag);
+        hyt_deps_add(&deps, hyt_tile(A, i, j), HYT_RW);
+    hyt_task_desc_t d = hyt_tagged_desc(&laswp_kernel, &args, sizeof args, deps.v, deps.n, tag);
     int rc = hyt_task_insert(seq, &d);
-    if (deps != stack)
-        free(deps);
+    hyt_deps_free(&deps);
     return rc;
 }

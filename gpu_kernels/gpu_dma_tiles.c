@@ -10,6 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Inserts a task of g's device on one of its streams, then frees the dependency list. */
+static int insert_on_stream(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
+                            int stream, const hyt_kernel_t *kernel, const void *args,
+                            size_t args_size, hyt_deps_t *deps)
+{
+    hyt_task_desc_t d = hyt_tagged_desc(kernel, args, args_size, deps->v, deps->n, tag);
+    d.device = hyt_device_index(g->dev);
+    d.stream = stream;
+    int rc = hyt_task_insert(seq, &d);
+    hyt_deps_free(deps);
+    return rc;
+}
+
 size_t hyt_gpu_lu_bytes(const hyt_gpu_lu_t *g)
 {
     size_t tile = (size_t)g->tile, colsz = (size_t)g->colsz;
@@ -98,20 +111,14 @@ int hyt_insert_gpu_lu_init(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_
     init_args_t args = {*g};
     /* The panel slots are zeroed here: the broadcasts that fill them wait for it (they write
      * the slot keys), as the column loads and updates do through the state key. */
-    hyt_dep_t stack[17], *deps = g->npbuf + 1 <= 17 ? stack : malloc((size_t)(g->npbuf + 1) * sizeof *deps);
-    if (!deps)
+    hyt_deps_t deps;
+    if (hyt_deps_init(&deps, g->npbuf + 1))
         return HYT_ERR_NOMEM;
-    deps[0] = (hyt_dep_t){state_key, HYT_WRITE};
+    hyt_deps_add(&deps, state_key, HYT_WRITE);
     for (int s = 0; s < g->npbuf; s++)
-        deps[1 + s] = (hyt_dep_t){panel_keys[s], HYT_WRITE};
-    hyt_task_desc_t d = hyt_tagged_desc(&init_kernel, &args, sizeof args, deps, g->npbuf + 1,
-                                        tag);
-    d.device = hyt_device_index(g->dev);
-    d.stream = HYT_STREAM_COMPUTE;
-    int rc = hyt_task_insert(seq, &d);
-    if (deps != stack)
-        free(deps);
-    return rc;
+        hyt_deps_add(&deps, panel_keys[s], HYT_WRITE);
+    return insert_on_stream(seq, tag, g, HYT_STREAM_COMPUTE, &init_kernel, &args, sizeof args,
+                            &deps);
 }
 
 /* ---- column load ---------------------------------------------------------------------------- */
@@ -143,23 +150,17 @@ int hyt_insert_gpu_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu
 {
     /* state_key may be NULL: then only the column's token orders its users */
     col_args_t args = {*g, hyt_tile(A, 0, j), dcol_of(g, j)};
-    hyt_dep_t stack[66], *deps = A->mt + 2 <= 66 ? stack : malloc((size_t)(A->mt + 2) * sizeof *deps);
-    if (!deps)
+    hyt_deps_t deps;
+    if (hyt_deps_init(&deps, A->mt + 2))
         return HYT_ERR_NOMEM;
-    int nd = 0;
     for (int i = 0; i < A->mt; i++)
-        deps[nd++] = (hyt_dep_t){hyt_tile(A, i, j), HYT_READ};
-    deps[nd++] = (hyt_dep_t){col_key, HYT_WRITE};
+        hyt_deps_add(&deps, hyt_tile(A, i, j), HYT_READ);
+    hyt_deps_add(&deps, col_key, HYT_WRITE);
     /* loads of different columns commute; the first update waits for all of them */
     if (state_key)
-        deps[nd++] = (hyt_dep_t){state_key, HYT_GATHER};
-    hyt_task_desc_t d = hyt_tagged_desc(&load_kernel, &args, sizeof args, deps, nd, tag);
-    d.device = hyt_device_index(g->dev);
-    d.stream = HYT_STREAM_H2D;
-    int rc = hyt_task_insert(seq, &d);
-    if (deps != stack)
-        free(deps);
-    return rc;
+        hyt_deps_add(&deps, state_key, HYT_GATHER);
+    return insert_on_stream(seq, tag, g, HYT_STREAM_H2D, &load_kernel, &args, sizeof args,
+                            &deps);
 }
 
 /* ---- column return -------------------------------------------------------------------------- */
@@ -182,22 +183,16 @@ int hyt_insert_gpu_column_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_g
                                  const void *after_key2)
 {
     col_args_t args = {*g, hyt_tile(A, 0, j), dcol_of(g, j)};
-    hyt_dep_t stack[66], *deps = A->mt + 2 <= 66 ? stack : malloc((size_t)(A->mt + 2) * sizeof *deps);
-    if (!deps)
+    hyt_deps_t deps;
+    if (hyt_deps_init(&deps, A->mt + 2))
         return HYT_ERR_NOMEM;
-    int nd = 0;
-    deps[nd++] = (hyt_dep_t){after_key, HYT_READ};
+    hyt_deps_add(&deps, after_key, HYT_READ);
     if (after_key2)
-        deps[nd++] = (hyt_dep_t){after_key2, HYT_READ};
+        hyt_deps_add(&deps, after_key2, HYT_READ);
     for (int i = 0; i < A->mt; i++)
-        deps[nd++] = (hyt_dep_t){hyt_tile(A, i, j), HYT_WRITE};
-    hyt_task_desc_t d = hyt_tagged_desc(&return_kernel, &args, sizeof args, deps, nd, tag);
-    d.device = hyt_device_index(g->dev);
-    d.stream = HYT_STREAM_D2H;
-    int rc = hyt_task_insert(seq, &d);
-    if (deps != stack)
-        free(deps);
-    return rc;
+        hyt_deps_add(&deps, hyt_tile(A, i, j), HYT_WRITE);
+    return insert_on_stream(seq, tag, g, HYT_STREAM_D2H, &return_kernel, &args, sizeof args,
+                            &deps);
 }
 
 /* ---- a tile row back to the host, for all of a device's columns ------------------------------- */
@@ -233,21 +228,14 @@ int hyt_insert_gpu_tilerow_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_
         return HYT_SUCCESS;
     row_args_t args = {*g, hyt_tile(A, r, g->index), r,
                        (int64_t)g->ndev * A->mt * g->tile};
-    int cap = g->ncols + 1;
-    hyt_dep_t stack[66], *deps = cap <= 66 ? stack : malloc((size_t)cap * sizeof *deps);
-    if (!deps)
+    hyt_deps_t deps;
+    if (hyt_deps_init(&deps, g->ncols + 1))
         return HYT_ERR_NOMEM;
-    int nd = 0;
-    deps[nd++] = (hyt_dep_t){after_key, HYT_READ};
+    hyt_deps_add(&deps, after_key, HYT_READ);
     for (int l = 0; l < g->ncols; l++)
-        deps[nd++] = (hyt_dep_t){hyt_tile(A, r, l * g->ndev + g->index), HYT_WRITE};
-    hyt_task_desc_t d = hyt_tagged_desc(&row_kernel, &args, sizeof args, deps, nd, tag);
-    d.device = hyt_device_index(g->dev);
-    d.stream = HYT_STREAM_D2H;
-    int rc = hyt_task_insert(seq, &d);
-    if (deps != stack)
-        free(deps);
-    return rc;
+        hyt_deps_add(&deps, hyt_tile(A, r, l * g->ndev + g->index), HYT_WRITE);
+    return insert_on_stream(seq, tag, g, HYT_STREAM_D2H, &row_kernel, &args, sizeof args,
+                            &deps);
 }
 
 /* ---- panel broadcast ------------------------------------------------------------------------ */
@@ -294,22 +282,15 @@ int hyt_insert_gpu_panel_bcast(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu
                                const int *ipiv, int *h_piv, const void *panel_key)
 {
     bcast_args_t args = {*g, hyt_tile(A, k, k), A->mt - k, k, dk, h_linv, ipiv, h_piv};
-    int cap = A->mt - k + 4;
-    hyt_dep_t stack[68], *deps = cap <= 68 ? stack : malloc((size_t)cap * sizeof *deps);
-    if (!deps)
+    hyt_deps_t deps;
+    if (hyt_deps_init(&deps, A->mt - k + 4))
         return HYT_ERR_NOMEM;
-    int nd = 0;
     for (int i = k; i < A->mt; i++)
-        deps[nd++] = (hyt_dep_t){hyt_tile(A, i, k), HYT_READ};
-    deps[nd++] = (hyt_dep_t){h_linv, HYT_READ};
-    deps[nd++] = (hyt_dep_t){&ipiv[(int64_t)k * g->nb], HYT_READ};
+        hyt_deps_add(&deps, hyt_tile(A, i, k), HYT_READ);
+    hyt_deps_add(&deps, h_linv, HYT_READ);
+    hyt_deps_add(&deps, &ipiv[(int64_t)k * g->nb], HYT_READ);
     /* the slot is rewritten: waits for the updates that read the panel npbuf steps ago */
-    deps[nd++] = (hyt_dep_t){panel_key, HYT_WRITE};
-    hyt_task_desc_t d = hyt_tagged_desc(&bcast_kernel, &args, sizeof args, deps, nd, tag);
-    d.device = hyt_device_index(g->dev);
-    d.stream = HYT_STREAM_H2D;
-    int rc = hyt_task_insert(seq, &d);
-    if (deps != stack)
-        free(deps);
-    return rc;
+    hyt_deps_add(&deps, panel_key, HYT_WRITE);
+    return insert_on_stream(seq, tag, g, HYT_STREAM_H2D, &bcast_kernel, &args, sizeof args,
+                            &deps);
 }
