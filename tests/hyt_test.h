@@ -90,6 +90,32 @@ static inline hyt_context_t *test_context(int workers, const char *devices, ...)
     hyt_config_destroy(cfg);
     return ctx;
 }
+
+/* For the gpu suite: how many CUDA GPUs `devices` ("cuda", "cuda:0") gives, or 0 after saying
+ * why the test skips (exit status 77): hytile built without CUDA, or no usable GPU. */
+#include "config.h" /* HYT_HAVE_CUDA */
+static inline int test_cuda_devices(const char *devices)
+{
+#if !HYT_HAVE_CUDA
+    (void)devices;
+    printf("SKIP: hytile was built without CUDA\n");
+    return 0;
+#else
+    hyt_config_t *cfg;
+    hyt_context_t *probe;
+    hyt_config_create(&cfg);
+    hyt_config_set(cfg, "runtime.devices", devices, HYT_SRC_API, NULL);
+    int rc = hyt_context_create(cfg, &probe);
+    hyt_config_destroy(cfg);
+    if (rc) {
+        printf("SKIP: no usable CUDA GPU: %s\n", hyt_last_error());
+        return 0;
+    }
+    int n = hyt_context_num_devices(probe);
+    hyt_context_destroy(probe);
+    return n;
+#endif
+}
 #endif
 
 #endif

@@ -12,8 +12,6 @@
 #include "hyt_test.h"
 #include "lu_check.h"
 
-#include "config.h"
-
 #include <signal.h>
 
 static void on_alarm(int sig)
@@ -109,27 +107,13 @@ int main(int argc, char **argv)
     alarm(1500);
     int s = test_scale();
     if (cuda) {
-#if !HYT_HAVE_CUDA
-        printf("SKIP: hytile was built without CUDA\n");
-        return 77;
-#else
-        hyt_config_t *cfg;
-        hyt_context_t *probe;
-        hyt_config_create(&cfg);
-        hyt_config_set(cfg, "runtime.devices", "cuda:0", HYT_SRC_API, NULL);
-        int rc = hyt_context_create(cfg, &probe);
-        hyt_config_destroy(cfg);
-        if (rc) {
-            printf("SKIP: no usable CUDA GPU: %s\n", hyt_last_error());
+        if (!test_cuda_devices("cuda:0"))
             return 77;
-        }
-        hyt_context_destroy(probe);
         /* each k starts a CUDA context (streams, handles, warm-ups): a coarser stride */
         sweep("cuda, GPU panels, device calls", "cuda:0", "gpu", "debug.fault_device", 400, 11);
         sweep("cuda, CPU panels, device calls", "cuda:0", "cpu", "debug.fault_device", 300, 13);
         sweep("cuda, GPU panels, tasks", "cuda:0", "gpu", "debug.fault_task", 200, 17);
         return test_result("test_faults (cuda)");
-#endif
     }
     sweep("CPU LU, tasks", "none", "cpu", "debug.fault_task", 200, 2 * s);
     sweep("CPU LU, allocations", "none", "cpu", "debug.fault_alloc", 300, 3 * s);

@@ -12,8 +12,6 @@
 #include "hyt_test.h"
 #include "lu_check.h"
 
-#include "config.h"
-
 static int check(hyt_context_t *ctx, int m, int n, int nb, int la, int tile_api,
                  unsigned long long seed, const char *what)
 {
@@ -112,25 +110,11 @@ int main(int argc, char **argv)
     }
     int maxdev = 4;
     if (cuda) {
-#if !HYT_HAVE_CUDA
-        printf("SKIP: hytile was built without CUDA\n");
-        return 77;
-#else
-        hyt_config_t *cfg;
-        hyt_config_create(&cfg);
-        hyt_config_set(cfg, "runtime.devices", "cuda", HYT_SRC_API, NULL);
-        hyt_context_t *probe;
-        if (hyt_context_create(cfg, &probe)) {
-            printf("SKIP: no usable CUDA GPU: %s\n", hyt_last_error());
-            hyt_config_destroy(cfg);
+        maxdev = test_cuda_devices("cuda");
+        if (!maxdev)
             return 77;
-        }
-        maxdev = hyt_context_num_devices(probe);
-        hyt_context_destroy(probe);
-        hyt_config_destroy(cfg);
         if (maxdev > 4)
             maxdev = 4;
-#endif
     }
     int small = test_scale() > 1;
     int count = 0;
