@@ -10,9 +10,13 @@
  * with GEMMs (each thread on its own tiles), factor the right half.  Leaves of
  * HYT_PANEL_LEAF columns go column by column: a parallel max-reduction finds the pivot
  * (LAPACK's rule: the first index of the largest |a|, NaN never chosen unless the diagonal
- * entry itself is NaN), rank 0 swaps the two rows across the whole panel width, every thread
- * scales and updates its rows.  Threads work in lock step through the runtime's atomic
- * barrier: two barriers per column.
+ * entry itself is NaN), rank 0 swaps the two rows in the leaf's columns, every thread scales
+ * and updates its rows.  As in LAPACK's dgetrf2, the interchanges reach the other columns
+ * level by level (a half's pivots applied to the other half), shared out among the threads by
+ * columns: a row swap across the whole width by one thread, at every column, was a serial
+ * step of 2 x width cache misses (all in one cache set when lda is a power of two).  Threads
+ * work in lock step through the runtime's atomic barrier: two barriers per column, two per
+ * level.
  *
  * Exactly zero pivots are recorded (the first one) and the factorization goes on, as LAPACK's
  * dgetf2 / dgetrf2 do; NaN input gives NaN factors, pivots in range and no crash.
@@ -74,15 +78,67 @@ static inline double *pel(const panel_t *P, int64_t R, int c)
     return sg->base + (R - sg->R0) + (int64_t)c * sg->ld;
 }
 
-static void swap_rows(const panel_t *P, int64_t R1, int64_t R2)
+/* Swaps rows R1 and R2 in columns [c1, c2). */
+static void swap_rows(const panel_t *P, int64_t R1, int64_t R2, int c1, int c2)
 {
     const seg_t *s1 = owner(P, R1), *s2 = owner(P, R2);
     double *a = s1->base + (R1 - s1->R0), *b = s2->base + (R2 - s2->R0);
-    for (int64_t c = 0; c < P->W; c++) {
+    for (int64_t c = c1; c < c2; c++) {
         double t = a[c * s1->ld];
         a[c * s1->ld] = b[c * s2->ld];
         b[c * s2->ld] = t;
     }
+}
+
+/* Applies the interchanges of pivot rows [i1, i2) to columns [c1, c2), in order, as dlaswp
+ * does; the columns are shared out among the threads (no barrier inside). */
+static void apply_pivots(const panel_t *P, int i1, int i2, int c1, int c2)
+{
+    int n = c2 - c1;
+    int ca = c1 + (int)((int64_t)n * P->rank / P->size);
+    int cb = c1 + (int)((int64_t)n * (P->rank + 1) / P->size);
+    if (i2 <= i1 || ca >= cb)
+        return;
+    enum { BLK = 64 };
+    double *pa[BLK], *pb[BLK];
+    int64_t la[BLK], lb[BLK];
+    for (int i0 = i1; i0 < i2; i0 += BLK) {
+        int i3 = i0 + BLK < i2 ? i0 + BLK : i2, np = 0;
+        for (int i = i0; i < i3; i++) {
+            int64_t piv = P->ipiv[P->r0 + i] - 1 - P->r0;
+            if (piv == i)
+                continue;
+            const seg_t *s1 = owner(P, i), *s2 = owner(P, piv);
+            pa[np] = s1->base + (i - s1->R0);
+            la[np] = s1->ld;
+            pb[np] = s2->base + (piv - s2->R0);
+            lb[np] = s2->ld;
+            np++;
+        }
+        for (int64_t c = ca; c < cb; c++)
+            for (int q = 0; q < np; q++) {
+                double *a = pa[q] + c * la[q], *b = pb[q] + c * lb[q];
+                double t = *a;
+                *a = *b;
+                *b = t;
+            }
+    }
+}
+
+/* This thread's share of the columns [c1, c2) of the rows [r, r+k) of rank 0's segment:
+ * apply the interchanges of rows [r, r+k), then A12 = inv(L11) A12 with L11 the unit lower
+ * triangle at (r, r). */
+static void swap_solve(const panel_t *P, int r, int k, int c1, int c2)
+{
+    apply_pivots(P, r, r + k, c1, c2);
+    int n = c2 - c1;
+    int ca = c1 + (int)((int64_t)n * P->rank / P->size);
+    int cb = c1 + (int)((int64_t)n * (P->rank + 1) / P->size);
+    const seg_t *s0 = &P->segs[0]; /* rows < nb live in rank 0's rows */
+    const int64_t ld0 = s0->ld;
+    if (ca < cb && k > 0)
+        cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, k, cb - ca,
+                    1.0, s0->base + r + r * ld0, (int)ld0, s0->base + r + ca * ld0, (int)ld0);
 }
 
 /* First row of my segment at or after row R (as an offset in the segment), or rows. */
@@ -133,8 +189,8 @@ static void leaf(panel_t *P, int s, int w)
             }
             P->ipiv[P->r0 + j] = (int)(P->r0 + piv + 1);
             if (*pel(P, piv, j) != 0.0) {
-                if (piv != j)
-                    swap_rows(P, j, piv);
+                if (piv != j) /* the leaf's columns now, the others level by level */
+                    swap_rows(P, j, piv, s, s + w);
             } else if (*P->info == 0) {
                 *P->info = (int)(P->r0 + j + 1);
             }
@@ -171,6 +227,8 @@ static void leaf(panel_t *P, int s, int w)
     }
 }
 
+/* Columns [s, s+w), as LAPACK's dgetrf2: on return they are factored and every interchange
+ * of their pivots is applied to them (not yet to the columns outside). */
 static void rec(panel_t *P, int s, int w)
 {
     if (w <= HYT_PANEL_LEAF) {
@@ -182,20 +240,22 @@ static void rec(panel_t *P, int s, int w)
         w1 = (w1 + HYT_PANEL_LEAF - 1) / HYT_PANEL_LEAF * HYT_PANEL_LEAF;
     int w2 = w - w1;
     rec(P, s, w1);
-    /* A12 = inv(L11) A12: rows [s, s+w1) lie in the diagonal tile, owned by rank 0 */
-    const seg_t *s0 = &P->segs[0], *my = P->my;
-    const int64_t ld0 = s0->ld, ld = my->ld;
-    if (P->rank == 0)
-        cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, w1, w2, 1.0,
-                    s0->base + s + s * ld0, (int)ld0, s0->base + s + (s + w1) * ld0, (int)ld0);
+    hyt_barrier_wait(P->bar); /* the left half's last interchanges are in */
+    /* A12: the left half's interchanges, then inv(L11) A12, each thread on its columns */
+    swap_solve(P, s, w1, s + w1, s + w);
     hyt_barrier_wait(P->bar);
     /* A22 -= A21 A12 on own rows below s+w1: one GEMM per thread */
+    const seg_t *s0 = &P->segs[0], *my = P->my;
+    const int64_t ld0 = s0->ld, ld = my->ld;
     int lo = first_from(my, s + w1), rows = my->rows - lo;
     if (rows > 0)
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rows, w2, w1, -1.0,
                     my->base + lo + s * ld, (int)ld, s0->base + s + (s + w1) * ld0, (int)ld0,
                     1.0, my->base + lo + (s + w1) * ld, (int)ld);
     rec(P, s + w1, w2);
+    /* the right half's interchanges on the left half (threads still finishing the right
+     * half only touch its columns) */
+    apply_pivots(P, s + w1, s + w, s, s + w1);
 }
 
 typedef struct rec_args {
@@ -277,12 +337,15 @@ static int rec_body(const hyt_task_ctx_t *tc, void *p)
         }
     if (P.p > 0)
         rec(&P, 0, P.p);
-    if (P.W > P.p && P.rank == 0) {
-        /* wider than tall: the columns right of the pivots get their U part */
-        cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, P.p,
-                    P.W - P.p, 1.0, my->base, my->ld, my->base + (int64_t)P.p * my->ld, my->ld);
+    if (P.W > P.p || A->layout == HYT_LAYOUT_CCRB)
+        hyt_barrier_wait(P.bar); /* the last interchanges are in */
+    if (P.W > P.p) {
+        /* wider than tall: the columns right of the pivots get the interchanges and their U */
+        swap_solve(&P, 0, P.p, P.p, P.W);
+        if (A->layout == HYT_LAYOUT_CCRB)
+            hyt_barrier_wait(P.bar);
     }
-    /* no thread touches another's rows after the last column's second barrier */
+    /* no thread touches another's rows any more */
     if (A->layout == HYT_LAYOUT_CCRB)
         copy_tiles(A, a->k, my, t1, t2, P.W, 1);
     free(own);
@@ -303,8 +366,7 @@ int hyt_core_dgetrf_seq(int m, int n, double *a, int64_t lda, int *ipiv)
     if (P.p > 0)
         rec(&P, 0, P.p);
     if (P.W > P.p)
-        cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, P.p,
-                    P.W - P.p, 1.0, a, (int)lda, a + (int64_t)P.p * lda, (int)lda);
+        swap_solve(&P, 0, P.p, P.p, P.W);
     return info;
 }
 
