@@ -97,7 +97,7 @@ int hyt_context_create(const hyt_config_t *cfg_in, hyt_context_t **out)
     if (!out)
         return hyt_rt_error(HYT_ERR_INVALID, "hyt_context_create: NULL output");
     *out = NULL;
-    hyt_context_t *ctx = calloc(1, sizeof *ctx);
+    hyt_context_t *ctx = hyt_rt_calloc_aligned(NULL, sizeof *ctx);
     if (!ctx)
         return hyt_rt_error(HYT_ERR_NOMEM, "out of memory creating a context");
     pthread_mutex_init(&ctx->cfg_lock, NULL);
@@ -170,7 +170,7 @@ int hyt_context_create(const hyt_config_t *cfg_in, hyt_context_t **out)
         nw = (int)want; /* more workers than cores share them round-robin */
     ctx->nworkers = nw;
 
-    ctx->workers = hyt_rt_calloc(ctx, (size_t)nw, sizeof *ctx->workers);
+    ctx->workers = hyt_rt_calloc_aligned(ctx, (size_t)nw * sizeof *ctx->workers);
     ctx->idle = hyt_rt_calloc(ctx, (size_t)nw, sizeof *ctx->idle);
     ctx->pending_members = hyt_rt_calloc(ctx, (size_t)nw, sizeof *ctx->pending_members);
     ctx->ready.cap = (int)ctx->window + 64;
@@ -186,8 +186,20 @@ int hyt_context_create(const hyt_config_t *cfg_in, hyt_context_t **out)
         w->id = i;
         w->core = pus[i % ncoreset];
         pthread_cond_init(&w->cond, NULL);
+        w->rng = ctx->chaos ? ctx->chaos + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1)
+                            : (uint64_t)i;
+        w->cache.ctx = ctx;
+        /* grows on demand; the overflow heap takes what a queue cannot */
+        w->q.heap.cap = 256;
+        w->q.heap.a = hyt_rt_malloc(ctx, 256 * sizeof *w->q.heap.a);
+        if (!w->q.heap.a) {
+            free(pus);
+            rc = hyt_rt_error(HYT_ERR_NOMEM, "out of memory creating %d workers", nw);
+            goto fail;
+        }
     }
     free(pus);
+    ctx->ins_cache.ctx = ctx;
 
     if (openblas_set_num_threads && openblas_get_num_threads) {
         ctx->saved_blas_threads = openblas_get_num_threads();
@@ -224,7 +236,10 @@ void hyt_context_destroy(hyt_context_t *ctx)
     if (ctx->workers) {
         for (int i = 0; i < ctx->nworkers; i++) {
             free(ctx->workers[i].scratch);
-            pthread_cond_destroy(&ctx->workers[i].cond);
+            hyt_heap_free(&ctx->workers[i].q.heap);
+            hyt_tcache_free(&ctx->workers[i].cache);
+            if (ctx->workers[i].ctx) /* set up */
+                pthread_cond_destroy(&ctx->workers[i].cond);
         }
     }
     free(ctx->core_list);
@@ -232,6 +247,7 @@ void hyt_context_destroy(hyt_context_t *ctx)
      * device: clear it while the devices exist */
     hyt_rtable_clear(&ctx->regions);
     hyt_devices_destroy(ctx);
+    hyt_tcache_free(&ctx->ins_cache);
     while (ctx->pool) {
         hyt_task_t *t = ctx->pool;
         ctx->pool = t->next;

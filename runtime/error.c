@@ -85,6 +85,17 @@ void *hyt_rt_realloc(hyt_context_t *ctx, void *p, size_t bytes)
     return realloc(p, bytes ? bytes : 1);
 }
 
+void *hyt_rt_calloc_aligned(hyt_context_t *ctx, size_t bytes)
+{
+    if (hyt_rt_fault_alloc(ctx))
+        return NULL;
+    bytes = (bytes + 63) & ~(size_t)63;
+    void *p = aligned_alloc(64, bytes ? bytes : 64);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
+}
+
 int hyt_fault_device_call(hyt_context_t *ctx)
 {
     if (!ctx || ctx->fault_device <= 0)

@@ -256,8 +256,26 @@ int hyt_fault_device_call(hyt_context_t *ctx);
 /* ------------------------------------------------------------------------------------------ */
 /* workers, scheduler, context                                                                 */
 
-typedef struct hyt_worker {
+/* Tasks a thread keeps for reuse without the context's pool lock. */
+typedef struct hyt_tcache {
     hyt_context_t *ctx;
+    hyt_task_t *head, *tail;
+    int n;
+} hyt_tcache_t;
+
+/* A worker's ready tasks: a heap on (priority, -id) under a spin lock.  Other threads push
+ * to it and steal from it; n and top are read without the lock as hints. */
+typedef struct hyt_rqueue {
+    hyt_spin_t lock;
+    atomic_int n;              /* tasks in the heap */
+    atomic_int top;            /* priority of the best of them */
+    atomic_int looking;        /* the owner is idle and watching this queue */
+    hyt_heap_t heap;
+} hyt_rqueue_t;
+
+typedef struct hyt_worker {
+    _Alignas(64) hyt_rqueue_t q;   /* shared with pushers and thieves: a cache line of its own */
+    _Alignas(64) hyt_context_t *ctx;
     int id;
     int core;                  /* OS index of the PU it is bound to, -1 if not bound */
     pthread_t thread;
@@ -269,16 +287,25 @@ typedef struct hyt_worker {
     atomic_int has_assignment;
     void *scratch;
     size_t scratch_size;
+    /* this thread only */
+    uint64_t rng;              /* round-robin position, or the random state in chaos mode */
+    uint64_t next_scan_ns;     /* when to look at the other queues for better priorities */
+    unsigned spins;
+    hyt_tcache_t cache;
+    /* finished tasks not yet subtracted from the context's and their sequence's counts */
+    long done_ctx, done_seq_n;
+    hyt_sequence_t *done_seq;
 } hyt_worker_t;
 
 struct hyt_sequence {
     hyt_context_t *ctx;
     atomic_int status;
-    atomic_long ntasks;        /* inserted and not finished */
+    atomic_int nwaiters;       /* threads in hyt_sequence_wait: workers then report at once */
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    int waiting;
     char message[512];
+    /* written by the inserting thread at every insertion: a cache line of its own */
+    _Alignas(64) atomic_long ntasks;   /* inserted and not finished */
 };
 
 #define HYT_MAX_WORKERS 1024
@@ -294,28 +321,31 @@ struct hyt_context {
     int *core_list;
     void *topology;            /* hwloc_topology_t */
 
-    /* scheduler state, under lock */
+    /* scheduler state: ready tasks in the workers' queues (workers[i].q); under lock, the
+     * overflow heap, the idle list, the pending gang, worker assignments */
     pthread_mutex_t lock;
-    hyt_heap_t ready;
-    atomic_int nready;         /* ready CPU tasks (peeked without the lock by spinning workers) */
+    hyt_heap_t ready;          /* overflow: tasks a queue could not take (out of memory) */
+    atomic_int nready;         /* tasks in it (read without the lock) */
     hyt_worker_t **idle;
     int nidle;
+    atomic_int nsleeping;      /* = nidle, read without the lock by threads pushing work */
     hyt_task_t *pending;       /* gang task collecting its workers */
     int pending_have;
     hyt_worker_t **pending_members;
     atomic_int pending_flag;
-    int shutdown;
+    atomic_int shutdown;
     long spin_ns;              /* how long idle workers spin before sleeping */
 
     /* insertion */
     pthread_mutex_t insert_lock;
     uint64_t next_id;
     hyt_rtable_t regions;
-    atomic_long inflight;      /* unfinished tasks of the whole context */
-    long window;
+    _Alignas(64) atomic_long inflight; /* unfinished tasks of the whole context */
+    hyt_tcache_t ins_cache;    /* task memory for the inserting thread (under insert_lock) */
+    _Alignas(64) long window;
     pthread_mutex_t window_lock;
     pthread_cond_t window_cond;
-    atomic_int window_waiting;
+    atomic_int window_waiting; /* threads waiting on it: workers then report at once */
     void *master_scratch;
     size_t master_scratch_size;
 
@@ -326,12 +356,12 @@ struct hyt_context {
     atomic_int pinned_warned;
 
     /* task memory */
-    hyt_spin_t pool_lock;
+    _Alignas(64) hyt_spin_t pool_lock;
     hyt_task_t *pool;
     long pool_n;
 
     /* fault injection and chaos mode (debug.*) */
-    uint64_t chaos;            /* random ready-task order when nonzero (state, under lock) */
+    uint64_t chaos;            /* random ready-task order when nonzero (the seed) */
     long fault_task, fault_alloc, fault_device;
     atomic_long count_task, count_alloc, count_device;
 
@@ -358,10 +388,15 @@ int hyt_sched_should_skip(hyt_task_t *t);
 /* Runs the body of a failed task's bookkeeping: sets the sequence error. */
 void hyt_sched_task_failed(hyt_task_t *t, int rc);
 
+/* Frees the tasks kept in a cache. */
+void hyt_tcache_free(hyt_tcache_t *c);
+
 /* Allocation with fault injection (ctx may be NULL). */
 int hyt_rt_fault_alloc(hyt_context_t *ctx);   /* counts one allocation; 1: it must fail */
 void *hyt_rt_malloc(hyt_context_t *ctx, size_t bytes);
 void *hyt_rt_calloc(hyt_context_t *ctx, size_t n, size_t size);
 void *hyt_rt_realloc(hyt_context_t *ctx, void *p, size_t bytes);
+/* Zeroed, aligned to a cache line (64 bytes); free() releases it. */
+void *hyt_rt_calloc_aligned(hyt_context_t *ctx, size_t bytes);
 
 #endif /* HYT_RT_INTERNAL_H */

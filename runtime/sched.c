@@ -1,25 +1,49 @@
 /*
- * The scheduler: task insertion, dependency counting, the ready heap, CPU workers, gang
+ * The scheduler: task insertion, dependency counting, the ready queues, CPU workers, gang
  * scheduling of multithreaded tasks, the insertion window, sequences.
  *
+ * Ready queues: every worker has a heap of ready tasks (priority, then insertion order) under
+ * a spin lock.  A worker that releases tasks keeps the best for itself and deals the others
+ * round robin, as the inserting thread and the device threads deal theirs; a worker takes the
+ * best of its own queue, and the best of all queues when its own is empty or every
+ * HYT_SCAN_NS (so priorities hold across queues within that time); a single task in the queue
+ * of an idle worker is left to that worker.  With one worker the order is exactly by priority.
+ * One shared heap under one lock cost about 5 us per task with 60 workers (the inserting
+ * thread queued behind them), see docs/performance.md.
+ *
+ * Counting: a worker reports its finished tasks to the context's in-flight count and to their
+ * sequence's count in batches (every HYT_REPORT_EVERY tasks, before it sleeps or waits, before
+ * it runs a task of another sequence, and at once when a thread waits on either count), so
+ * that these shared counters do not bounce between the cores at every task.  Task memory
+ * likewise goes back through per-thread caches.
+ *
  * Locking:
- *   ctx->insert_lock   one inserting thread at a time; guards the region table and next_id.
- *   ctx->lock          the ready heap, the idle list, the pending gang, worker assignments.
+ *   ctx->insert_lock   one inserting thread at a time; guards the region table, next_id and
+ *                      the inserting thread's task cache.
+ *   worker->q.lock     (spin) that worker's ready heap.
+ *   ctx->lock          the overflow heap, the idle list, the pending gang, worker assignments.
  *   task->lock         (spin) a task's successor list and its transition to DONE.
  *   seq->lock          sleeping in hyt_sequence_wait; the count of its tasks reaches zero
  *                      only under it (the waiter may then free the sequence).
  *   ctx->window_lock   sleeping while the window is full or until the context is idle.
- * Never hold two of these at once, except task->lock inside insert_lock (linking).
+ * Never hold two of these at once, except task->lock inside insert_lock (linking) and a queue
+ * lock inside ctx->lock (a gang task put back).
  *
- * Gang tasks (nthreads = k > 1): when a worker pops one it becomes the task's rank 0 and the
+ * Sleeping: an idle worker spins for runtime.spin_us watching the queues, then registers on
+ * the idle list and looks at every queue once more; a thread that pushes work looks at the
+ * number of sleepers after its push (a fence on both sides), so one of the two sees the other.
+ *
+ * Gang tasks (nthreads = k > 1): when a worker takes one it becomes the task's rank 0 and the
  * task becomes "pending"; idle workers are reserved for it at once and every worker that next
  * looks for work joins it, until k are reserved; then all k are handed their rank and start.
- * Only one gang collects workers at a time and a reserved worker takes no other work, so two
- * gangs can never each hold part of the workers the other needs: no deadlock, whatever the
- * shapes.  Tasks never block on other tasks, so the running tasks finish and free the workers.
+ * Only one gang collects workers at a time (a worker that takes a second one puts it back and
+ * joins the first) and a reserved worker takes no other work, so two gangs can never each
+ * hold part of the workers the other needs: no deadlock, whatever the shapes.  Tasks never
+ * block on other tasks, so the running tasks finish and free the workers.
  */
 #include "rt_internal.h"
 
+#include <limits.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,24 +160,71 @@ void hyt_heap_free(hyt_heap_t *h)
 /* task memory                                                                                 */
 
 #define POOL_MAX 65536
+#define CACHE_MAX 256          /* tasks a worker keeps before giving them to the pool */
+#define HYT_REPORT_EVERY 32    /* finished tasks a worker counts before reporting them */
+#define HYT_SCAN_NS 50000      /* how often a busy worker looks at the other queues */
 
+static _Thread_local hyt_worker_t *tls_worker;  /* the worker this thread is, if any */
+static _Thread_local hyt_tcache_t *tls_cache;   /* where this thread's freed tasks go */
+static _Thread_local uint64_t tls_rng;          /* round robin of the other threads */
+
+static inline hyt_worker_t *self_worker(const hyt_context_t *ctx)
+{
+    hyt_worker_t *w = tls_worker;
+    return w && w->ctx == ctx ? w : NULL;
+}
+
+void hyt_tcache_free(hyt_tcache_t *c)
+{
+    while (c->head) {
+        hyt_task_t *t = c->head;
+        c->head = t->next;
+        free(t);
+    }
+    c->tail = NULL;
+    c->n = 0;
+}
+
+/* Called by the inserting thread (insert_lock held). */
 static hyt_task_t *task_alloc(hyt_context_t *ctx)
 {
-    hyt_task_t *t = NULL;
-    hyt_spin_lock(&ctx->pool_lock);
-    if (ctx->pool) {
-        t = ctx->pool;
-        ctx->pool = t->next;
-        ctx->pool_n--;
+    hyt_tcache_t *c = &ctx->ins_cache;
+    if (!c->head) {
+        hyt_spin_lock(&ctx->pool_lock);
+        c->head = ctx->pool;
+        c->n = (int)ctx->pool_n;
+        ctx->pool = NULL;
+        ctx->pool_n = 0;
+        hyt_spin_unlock(&ctx->pool_lock);
     }
-    hyt_spin_unlock(&ctx->pool_lock);
-    if (!t) {
+    hyt_task_t *t = c->head;
+    if (t) {
+        c->head = t->next;
+        c->n--;
+    } else {
         t = hyt_rt_malloc(ctx, sizeof *t);
         if (!t)
             return NULL;
     }
     memset(t, 0, offsetof(hyt_task_t, succ_inline));
     return t;
+}
+
+static void pool_put(hyt_context_t *ctx, hyt_task_t *head, hyt_task_t *tail, int n)
+{
+    hyt_spin_lock(&ctx->pool_lock);
+    if (ctx->pool_n < POOL_MAX) {
+        tail->next = ctx->pool;
+        ctx->pool = head;
+        ctx->pool_n += n;
+        head = NULL;
+    }
+    hyt_spin_unlock(&ctx->pool_lock);
+    while (head) {
+        hyt_task_t *t = head;
+        head = t->next;
+        free(t);
+    }
 }
 
 static void task_free(hyt_task_t *t)
@@ -168,15 +239,25 @@ static void task_free(hyt_task_t *t)
         hyt_device_t *dev = ctx->devices[t->device];
         dev->ops->release(dev, t);
     }
-    hyt_spin_lock(&ctx->pool_lock);
-    if (ctx->pool_n < POOL_MAX) {
-        t->next = ctx->pool;
-        ctx->pool = t;
-        ctx->pool_n++;
-        t = NULL;
+    hyt_tcache_t *c = tls_cache;
+    if (!c || c->ctx != ctx) {
+        t->next = NULL;
+        pool_put(ctx, t, t, 1);
+        return;
     }
-    hyt_spin_unlock(&ctx->pool_lock);
-    free(t);
+    if (c == &ctx->ins_cache && c->n >= POOL_MAX) {
+        free(t);
+        return;
+    }
+    t->next = c->head;
+    if (!c->head)
+        c->tail = t;
+    c->head = t;
+    if (++c->n >= CACHE_MAX && c != &ctx->ins_cache) {
+        pool_put(ctx, c->head, c->tail, c->n);
+        c->head = c->tail = NULL;
+        c->n = 0;
+    }
 }
 
 void hyt_task_retain(hyt_task_t *t) { atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed); }
@@ -227,30 +308,170 @@ void hyt_sched_link(hyt_context_t *ctx, hyt_task_t *pred, hyt_task_t *t)
     hyt_spin_unlock(&pred->lock);
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* ready queues                                                                                */
+
+static inline uint64_t rng_next(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *s >> 33;
+}
+
+/* The queue the next dealt task goes to: round robin, or at random in chaos mode. */
+static hyt_worker_t *next_queue(hyt_context_t *ctx, uint64_t *state)
+{
+    uint64_t k = ctx->chaos ? rng_next(state) : (*state)++;
+    return &ctx->workers[k % (uint64_t)ctx->nworkers];
+}
+
+static inline void queue_publish(hyt_rqueue_t *q)
+{
+    atomic_store_explicit(&q->top, q->heap.n ? q->heap.a[0]->priority : INT_MIN,
+                          memory_order_relaxed);
+    atomic_store_explicit(&q->n, q->heap.n, memory_order_relaxed);
+}
+
+/* The overflow heap has room for the whole window (reserved at start): it takes what a queue
+ * cannot (ctx->lock held). */
+static void overflow_push_locked(hyt_context_t *ctx, hyt_task_t *t)
+{
+    (void)hyt_heap_push(&ctx->ready, t);
+    atomic_store_explicit(&ctx->nready, ctx->ready.n, memory_order_relaxed);
+}
+
+/* Pushes a ready task to w's queue (to the overflow heap if the queue cannot grow). */
+static void queue_push(hyt_context_t *ctx, hyt_worker_t *w, hyt_task_t *t, int ctx_locked)
+{
+    atomic_store_explicit(&t->state, HYT_T_READY, memory_order_relaxed);
+    hyt_spin_lock(&w->q.lock);
+    int rc = hyt_heap_push(&w->q.heap, t);
+    queue_publish(&w->q);
+    hyt_spin_unlock(&w->q.lock);
+    if (!rc)
+        return;
+    if (!ctx_locked)
+        pthread_mutex_lock(&ctx->lock);
+    overflow_push_locked(ctx, t);
+    if (!ctx_locked)
+        pthread_mutex_unlock(&ctx->lock);
+}
+
+/* Takes w's best task (a random one in chaos mode), not a gang task unless gang_ok. */
+static hyt_task_t *queue_pop(hyt_context_t *ctx, hyt_worker_t *w, int gang_ok, uint64_t *rng)
+{
+    if (!atomic_load_explicit(&w->q.n, memory_order_relaxed))
+        return NULL;
+    hyt_task_t *t = NULL;
+    hyt_spin_lock(&w->q.lock);
+    if (w->q.heap.n) {
+        int at = ctx->chaos ? (int)(rng_next(rng) % (uint64_t)w->q.heap.n) : 0;
+        if (gang_ok || w->q.heap.a[at]->nthreads <= 1) {
+            t = hyt_heap_remove(&w->q.heap, at);
+            queue_publish(&w->q);
+        }
+    }
+    hyt_spin_unlock(&w->q.lock);
+    return t;
+}
+
+static hyt_task_t *overflow_pop(hyt_context_t *ctx, int gang_ok)
+{
+    if (!atomic_load_explicit(&ctx->nready, memory_order_relaxed))
+        return NULL;
+    hyt_task_t *t = NULL;
+    pthread_mutex_lock(&ctx->lock);
+    hyt_task_t *top = hyt_heap_top(&ctx->ready);
+    if (top && (gang_ok || top->nthreads <= 1)) {
+        t = hyt_heap_pop(&ctx->ready);
+        atomic_store_explicit(&ctx->nready, ctx->ready.n, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    return t;
+}
+
+/* Takes the best task of the other queues if its priority is above `than` (self may be NULL:
+ * a thread that is not a worker).  A lone task in the queue of an idle worker is left to it. */
+static hyt_task_t *steal(hyt_context_t *ctx, hyt_worker_t *self, int gang_ok, long than,
+                         uint64_t *rng)
+{
+    const int nw = ctx->nworkers;
+    for (int attempt = 0; attempt < 4; attempt++) {
+        hyt_worker_t *best = NULL;
+        long bp = than;
+        int start = ctx->chaos || !self ? (int)(rng_next(rng) % (uint64_t)nw) : self->id + 1;
+        for (int i = 0; i < nw; i++) {
+            hyt_worker_t *v = &ctx->workers[(start + i) % nw];
+            if (v == self)
+                continue;
+            int n = atomic_load_explicit(&v->q.n, memory_order_relaxed);
+            if (!n || (n == 1 && atomic_load_explicit(&v->q.looking, memory_order_relaxed)))
+                continue;
+            long p = atomic_load_explicit(&v->q.top, memory_order_relaxed);
+            if (p > bp) {
+                bp = p;
+                best = v;
+                if (ctx->chaos)
+                    break;
+            }
+        }
+        if (!best)
+            return than == LONG_MIN ? overflow_pop(ctx, gang_ok) : NULL;
+        hyt_task_t *t = queue_pop(ctx, best, gang_ok, rng);
+        if (t)
+            return t;
+    }
+    return NULL;
+}
+
+/* Whether any queue holds a task (for a worker about to sleep). */
+static int any_ready(hyt_context_t *ctx)
+{
+    for (int i = 0; i < ctx->nworkers; i++)
+        if (atomic_load_explicit(&ctx->workers[i].q.n, memory_order_relaxed))
+            return 1;
+    return atomic_load_explicit(&ctx->nready, memory_order_relaxed) != 0;
+}
+
 /* Wakes one sleeping idle worker (ctx->lock held). */
 static void wake_one(hyt_context_t *ctx)
 {
     if (!ctx->nidle)
         return;
     hyt_worker_t *w = ctx->idle[--ctx->nidle];
+    atomic_store_explicit(&ctx->nsleeping, ctx->nidle, memory_order_relaxed);
     w->sleeping = 0;
     pthread_cond_signal(&w->cond);
 }
 
+/* After pushing n tasks: wakes up to n sleepers, if there are any. */
+static void wake_sleepers(hyt_context_t *ctx, int n)
+{
+    atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in idle_step() */
+    if (n <= 0 || !atomic_load_explicit(&ctx->nsleeping, memory_order_relaxed))
+        return;
+    pthread_mutex_lock(&ctx->lock);
+    for (int i = 0; i < n && ctx->nidle; i++)
+        wake_one(ctx);
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+/* Makes CPU tasks ready: a worker keeps the best for itself; the rest are dealt out. */
 static void push_ready_cpu(hyt_context_t *ctx, hyt_task_t **ts, int n)
 {
     if (!n)
         return;
-    pthread_mutex_lock(&ctx->lock);
-    for (int i = 0; i < n; i++) {
-        atomic_store_explicit(&ts[i]->state, HYT_T_READY, memory_order_relaxed);
-        /* Capacity is reserved for the whole window at start, so this cannot fail. */
-        (void)hyt_heap_push(&ctx->ready, ts[i]);
+    hyt_worker_t *w = self_worker(ctx);
+    uint64_t *rng = w ? &w->rng : &tls_rng;
+    int keep = -1;
+    if (w && !ctx->chaos) {
+        keep = 0;
+        for (int i = 1; i < n; i++)
+            if (before(ts[i], ts[keep]))
+                keep = i;
     }
-    atomic_fetch_add_explicit(&ctx->nready, n, memory_order_release);
-    for (int i = 0; i < n && ctx->nidle; i++)
-        wake_one(ctx);
-    pthread_mutex_unlock(&ctx->lock);
+    for (int i = 0; i < n; i++)
+        queue_push(ctx, i == keep ? w : next_queue(ctx, rng), ts[i], 0);
+    wake_sleepers(ctx, keep >= 0 ? n - 1 : n);
 }
 
 static void make_ready(hyt_context_t *ctx, hyt_task_t *t)
@@ -261,15 +482,61 @@ static void make_ready(hyt_context_t *ctx, hyt_task_t *t)
         push_ready_cpu(ctx, &t, 1);
 }
 
-/* Signals whoever waits on the window or for the context to drain. */
-static void inflight_done(hyt_context_t *ctx)
+/* ------------------------------------------------------------------------------------------ */
+/* counting finished tasks                                                                     */
+
+/* n tasks of the context finished: signals whoever waits on the window or for the context to
+ * drain. */
+static void inflight_done(hyt_context_t *ctx, long n)
 {
-    atomic_fetch_sub(&ctx->inflight, 1);
+    atomic_fetch_sub(&ctx->inflight, n);
     if (atomic_load(&ctx->window_waiting)) {
         pthread_mutex_lock(&ctx->window_lock);
         pthread_cond_broadcast(&ctx->window_cond);
         pthread_mutex_unlock(&ctx->window_lock);
     }
+}
+
+/* n tasks of seq finished.  The sequence may be destroyed as soon as a waiter sees its count
+ * at zero: the count reaches zero only under its lock, so that the waiter (which reads the
+ * count under the lock) cannot see zero before this thread has let go of the lock. */
+static void seq_done(hyt_sequence_t *seq, long n)
+{
+    long c = atomic_load(&seq->ntasks);
+    while (c > n && !atomic_compare_exchange_weak(&seq->ntasks, &c, c - n))
+        ;
+    if (c <= n) {
+        pthread_mutex_lock(&seq->lock);
+        if (atomic_fetch_sub(&seq->ntasks, n) == n)
+            pthread_cond_broadcast(&seq->cond);
+        pthread_mutex_unlock(&seq->lock);
+    }
+}
+
+/* Reports the worker's finished tasks: to their sequence, then to the context (which lives
+ * until every worker has stopped). */
+static void report_seq(hyt_worker_t *w)
+{
+    if (w->done_seq_n)
+        seq_done(w->done_seq, w->done_seq_n);
+    w->done_seq = NULL;
+    w->done_seq_n = 0;
+}
+
+static void report_done(hyt_worker_t *w)
+{
+    report_seq(w);
+    if (w->done_ctx)
+        inflight_done(w->ctx, w->done_ctx);
+    w->done_ctx = 0;
+}
+
+/* Reports at once when a thread waits on the window, the context or the sequence. */
+static void report_if_awaited(hyt_worker_t *w)
+{
+    if ((w->done_ctx && atomic_load(&w->ctx->window_waiting)) ||
+        (w->done_seq_n && atomic_load(&w->done_seq->nwaiters)))
+        report_done(w);
 }
 
 void hyt_sched_complete(hyt_task_t *t)
@@ -299,21 +566,24 @@ void hyt_sched_complete(hyt_task_t *t)
     }
     push_ready_cpu(ctx, local, nlocal);
 
-    /* The sequence may be destroyed as soon as a waiter sees its count at zero: touch it last,
-     * and bring the count to zero only under its lock, so that the waiter (which reads the
-     * count under the lock) cannot see zero before this thread has let go of the lock.  Counts
-     * above one go down without the lock. */
-    inflight_done(ctx);
-    hyt_task_release(t);
-    long n = atomic_load(&seq->ntasks);
-    while (n > 1 && !atomic_compare_exchange_weak(&seq->ntasks, &n, n - 1))
-        ;
-    if (n <= 1) {
-        pthread_mutex_lock(&seq->lock);
-        if (atomic_fetch_sub(&seq->ntasks, 1) == 1)
-            pthread_cond_broadcast(&seq->cond);
-        pthread_mutex_unlock(&seq->lock);
+    hyt_worker_t *w = self_worker(ctx);
+    if (!w) {
+        /* the inserting thread or a device thread: at once, the sequence last */
+        inflight_done(ctx, 1);
+        hyt_task_release(t);
+        seq_done(seq, 1);
+        return;
     }
+    hyt_task_release(t);
+    if (w->done_seq != seq) {
+        report_seq(w);
+        w->done_seq = seq;
+    }
+    w->done_seq_n++;
+    if (++w->done_ctx >= HYT_REPORT_EVERY)
+        report_done(w);
+    else
+        report_if_awaited(w);
 }
 
 void hyt_sched_task_failed(hyt_task_t *t, int rc)
@@ -440,112 +710,195 @@ static void join_gang(hyt_context_t *ctx, hyt_worker_t *w)
         launch_gang(ctx);
 }
 
-/* Spins without the lock for up to spin_ns while there is nothing for w; returns with the
- * lock.  When there is something, it only tries the lock, and keeps spinning if another thread
- * holds it: many idle workers queueing on the mutex (and sleeping in the kernel for it) would
- * slow down the thread that inserts or completes tasks. */
-static void spin_unlocked(hyt_context_t *ctx, hyt_worker_t *w, int for_assignment)
+/* w took gang task t: it becomes its rank 0 and the idle workers are reserved at once
+ * (ctx->lock held). */
+static void start_gang(hyt_context_t *ctx, hyt_worker_t *w, hyt_task_t *t)
 {
-    pthread_mutex_unlock(&ctx->lock);
-    uint64_t end = hyt_now_ns() + (uint64_t)ctx->spin_ns;
-    for (;;) {
-        int some;
-        if (for_assignment)
-            some = atomic_load_explicit(&w->has_assignment, memory_order_acquire);
-        else
-            some = atomic_load_explicit(&ctx->nready, memory_order_acquire) ||
-                   atomic_load_explicit(&ctx->pending_flag, memory_order_acquire);
-        if (some && pthread_mutex_trylock(&ctx->lock) == 0)
-            return;
-        if (hyt_now_ns() >= end)
-            break;
-        for (int i = 0; i < 64; i++)
-            hyt_cpu_relax();
+    ctx->pending = t;
+    ctx->pending_have = 0;
+    atomic_store(&ctx->pending_flag, 1);
+    join_gang(ctx, w);
+    while (ctx->pending == t && ctx->nidle) {
+        hyt_worker_t *v = ctx->idle[--ctx->nidle];
+        atomic_store_explicit(&ctx->nsleeping, ctx->nidle, memory_order_relaxed);
+        v->sleeping = 0;
+        join_gang(ctx, v);
+        pthread_cond_signal(&v->cond);
     }
+}
+
+/* Before w runs t: the finished tasks of another sequence are reported first (t may run
+ * long). */
+static hyt_task_t *begin_task(hyt_worker_t *w, hyt_task_t *t, int gang)
+{
+    if (w->done_seq && w->done_seq != t->seq)
+        report_seq(w);
+    if (!gang)
+        prepare_run(w->ctx, t);
+    return t;
+}
+
+/* w is reserved for a gang (or already has its rank): waits for its rank. */
+static hyt_task_t *gang_wait(hyt_worker_t *w, int *rank)
+{
+    hyt_context_t *ctx = w->ctx;
+    report_done(w);
+    uint64_t end = hyt_now_ns() + (uint64_t)ctx->spin_ns;
+    while (!atomic_load_explicit(&w->has_assignment, memory_order_acquire) &&
+           hyt_now_ns() < end)
+        for (int i = 0; i < 8; i++)
+            hyt_cpu_relax();
     pthread_mutex_lock(&ctx->lock);
+    while (!w->assigned)
+        pthread_cond_wait(&w->cond, &ctx->lock);
+    hyt_task_t *t = w->assigned;
+    *rank = w->assigned_rank;
+    w->assigned = NULL;
+    atomic_store_explicit(&w->has_assignment, 0, memory_order_relaxed);
+    pthread_mutex_unlock(&ctx->lock);
+    return begin_task(w, t, 1);
+}
+
+/* A ready task for w without waiting: the best of its own queue, or of all queues when its
+ * own is empty or a look at the others is due. */
+static hyt_task_t *find_task(hyt_context_t *ctx, hyt_worker_t *w)
+{
+    hyt_task_t *t;
+    long own = LONG_MIN;
+    if (atomic_load_explicit(&w->q.n, memory_order_relaxed)) {
+        own = atomic_load_explicit(&w->q.top, memory_order_relaxed);
+        uint64_t now = ctx->nworkers > 1 ? hyt_now_ns() : 0;
+        if (now < w->next_scan_ns || ctx->nworkers == 1) {
+            if ((t = queue_pop(ctx, w, 1, &w->rng)))
+                return t;
+            own = LONG_MIN;
+        } else {
+            w->next_scan_ns = now + HYT_SCAN_NS;
+        }
+    }
+    t = steal(ctx, w, 1, own, &w->rng);
+    if (!t && own != LONG_MIN)
+        t = queue_pop(ctx, w, 1, &w->rng);
+    return t;
+}
+
+static inline void set_looking(hyt_worker_t *w, int on)
+{
+    if (atomic_load_explicit(&w->q.looking, memory_order_relaxed) != on)
+        atomic_store_explicit(&w->q.looking, on, memory_order_relaxed);
+}
+
+enum { IDLE_AGAIN, IDLE_RESERVED, IDLE_SHUTDOWN };
+
+/* Nothing ready for w: spins (watching the queues) until *spin_end, then sleeps on the idle
+ * list until woken. */
+static int idle_step(hyt_worker_t *w, uint64_t *spin_end)
+{
+    hyt_context_t *ctx = w->ctx;
+    if (atomic_load_explicit(&ctx->shutdown, memory_order_acquire))
+        return IDLE_SHUTDOWN;
+    uint64_t now = hyt_now_ns();
+    if (!*spin_end) {
+        set_looking(w, 1);
+        *spin_end = now + (uint64_t)ctx->spin_ns;
+    }
+    report_if_awaited(w);
+    if (now < *spin_end) {
+        for (int i = 0; i < 8; i++)
+            hyt_cpu_relax();
+        /* now and then let another thread have the core, in case the machine is
+         * oversubscribed (it may be the one with counts to report) */
+        if ((++w->spins & 15) == 0)
+            sched_yield();
+        return IDLE_AGAIN;
+    }
+    set_looking(w, 0);
+    *spin_end = 0;
+    report_done(w);
+    pthread_mutex_lock(&ctx->lock);
+    if (ctx->pending || atomic_load_explicit(&ctx->shutdown, memory_order_relaxed)) {
+        pthread_mutex_unlock(&ctx->lock); /* join it / stop, in next_task */
+        return IDLE_AGAIN;
+    }
+    w->sleeping = 1;
+    ctx->idle[ctx->nidle++] = w;
+    atomic_store_explicit(&ctx->nsleeping, ctx->nidle, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in wake_sleepers() */
+    if (any_ready(ctx)) {
+        /* pushed meanwhile: w is still last on the list (the lock was held throughout) */
+        ctx->nidle--;
+        atomic_store_explicit(&ctx->nsleeping, ctx->nidle, memory_order_relaxed);
+        w->sleeping = 0;
+        pthread_mutex_unlock(&ctx->lock);
+        return IDLE_AGAIN;
+    }
+    /* Woken with sleeping = 0 by new work, by a gang that reserved w, or at shutdown. */
+    while (w->sleeping)
+        pthread_cond_wait(&w->cond, &ctx->lock);
+    int reserved = w->reserved || w->assigned;
+    pthread_mutex_unlock(&ctx->lock);
+    return reserved ? IDLE_RESERVED : IDLE_AGAIN;
 }
 
 /* Next task for worker w and its rank; NULL at shutdown. */
 static hyt_task_t *next_task(hyt_worker_t *w, int *rank)
 {
     hyt_context_t *ctx = w->ctx;
-    int spun = 0;
-    pthread_mutex_lock(&ctx->lock);
+    uint64_t spin_end = 0;
     for (;;) {
-        if (w->assigned) {
-            hyt_task_t *t = w->assigned;
-            *rank = w->assigned_rank;
-            w->assigned = NULL;
-            atomic_store_explicit(&w->has_assignment, 0, memory_order_relaxed);
-            pthread_mutex_unlock(&ctx->lock);
-            return t;
-        }
-        if (w->reserved) {
-            /* Waiting for the rest of a gang: spin a while, then sleep. */
-            if (!spun && ctx->spin_ns) {
-                spin_unlocked(ctx, w, 1);
-                spun = 1;
+        hyt_task_t *t = NULL;
+        if (!atomic_load_explicit(&ctx->pending_flag, memory_order_acquire)) {
+            t = find_task(ctx, w);
+            if (!t) {
+                int r = idle_step(w, &spin_end);
+                if (r == IDLE_SHUTDOWN)
+                    return NULL;
+                if (r == IDLE_RESERVED)
+                    return gang_wait(w, rank);
                 continue;
             }
-            while (!w->assigned)
-                pthread_cond_wait(&w->cond, &ctx->lock);
-            continue;
-        }
-        if (ctx->pending) {
-            spun = 0;
-            join_gang(ctx, w);
-            continue;
-        }
-        hyt_task_t *t = ctx->chaos ? hyt_heap_pop_chaos(&ctx->ready, &ctx->chaos)
-                                   : hyt_heap_pop(&ctx->ready);
-        if (t) {
-            atomic_fetch_sub_explicit(&ctx->nready, 1, memory_order_relaxed);
+            set_looking(w, 0);
+            spin_end = 0;
             if (t->nthreads <= 1) {
-                pthread_mutex_unlock(&ctx->lock);
-                prepare_run(ctx, t);
                 *rank = 0;
-                return t;
+                return begin_task(w, t, 0);
             }
-            /* A gang task: w is its rank 0; reserve the idle workers at once. */
-            ctx->pending = t;
-            ctx->pending_have = 0;
-            atomic_store(&ctx->pending_flag, 1);
-            spun = 0;
+        }
+        set_looking(w, 0);
+        spin_end = 0;
+        /* a gang: start the one taken, or join the one collecting workers */
+        pthread_mutex_lock(&ctx->lock);
+        if (t && ctx->pending) {
+            /* only one collects at a time: t goes back (its heap just gave it, or the
+             * overflow heap takes it), w joins the other */
+            queue_push(ctx, w, t, 1);
+            t = NULL;
+        }
+        if (t) {
+            start_gang(ctx, w, t);
+        } else if (ctx->pending) {
             join_gang(ctx, w);
-            while (ctx->pending == t && ctx->nidle) {
-                hyt_worker_t *v = ctx->idle[--ctx->nidle];
-                v->sleeping = 0;
-                join_gang(ctx, v);
-                pthread_cond_signal(&v->cond);
-            }
+        } else {
+            pthread_mutex_unlock(&ctx->lock); /* it started meanwhile */
             continue;
         }
-        if (ctx->shutdown) {
-            pthread_mutex_unlock(&ctx->lock);
-            return NULL;
-        }
-        /* Nothing to do: spin a while without the lock, then sleep on the idle list. */
-        if (!spun && ctx->spin_ns) {
-            spin_unlocked(ctx, w, 0);
-            spun = 1;
-            continue;
-        }
-        w->sleeping = 1;
-        ctx->idle[ctx->nidle++] = w;
-        /* Woken with sleeping = 0 by new work, by a gang that reserved w, or at shutdown. */
-        while (w->sleeping)
-            pthread_cond_wait(&w->cond, &ctx->lock);
-        spun = 0;
+        pthread_mutex_unlock(&ctx->lock);
+        return gang_wait(w, rank);
     }
 }
 
 static void *worker_main(void *arg)
 {
     hyt_worker_t *w = arg;
+    tls_worker = w;
+    tls_cache = &w->cache;
     int rank;
     hyt_task_t *t;
     while ((t = next_task(w, &rank)))
         run_cpu_task(w->ctx, w->id, t, rank, &w->scratch, &w->scratch_size);
+    report_done(w);
+    tls_worker = NULL;
+    tls_cache = NULL;
     return NULL;
 }
 
@@ -564,12 +917,13 @@ int hyt_sched_start(hyt_context_t *ctx)
 void hyt_sched_stop(hyt_context_t *ctx)
 {
     pthread_mutex_lock(&ctx->lock);
-    ctx->shutdown = 1;
+    atomic_store(&ctx->shutdown, 1);
     for (int i = 0; i < ctx->nstarted; i++) {
         ctx->workers[i].sleeping = 0;
         pthread_cond_signal(&ctx->workers[i].cond);
     }
     ctx->nidle = 0;
+    atomic_store(&ctx->nsleeping, 0);
     pthread_mutex_unlock(&ctx->lock);
     for (int i = 0; i < ctx->nstarted; i++)
         pthread_join(ctx->workers[i].thread, NULL);
@@ -583,15 +937,8 @@ void hyt_sched_stop(hyt_context_t *ctx)
 static void wait_inflight_below(hyt_context_t *ctx, long limit, int help)
 {
     while (atomic_load(&ctx->inflight) >= limit) {
-        if (help) {
-            hyt_task_t *t = NULL;
-            pthread_mutex_lock(&ctx->lock);
-            hyt_task_t *top = hyt_heap_top(&ctx->ready);
-            if (top && top->nthreads <= 1 && !ctx->pending) {
-                t = hyt_heap_pop(&ctx->ready);
-                atomic_fetch_sub_explicit(&ctx->nready, 1, memory_order_relaxed);
-            }
-            pthread_mutex_unlock(&ctx->lock);
+        if (help && !atomic_load(&ctx->pending_flag)) {
+            hyt_task_t *t = steal(ctx, NULL, 0, LONG_MIN, &tls_rng);
             if (t) {
                 prepare_run(ctx, t);
                 run_cpu_task(ctx, ctx->nworkers, t, 0, &ctx->master_scratch,
@@ -600,10 +947,10 @@ static void wait_inflight_below(hyt_context_t *ctx, long limit, int help)
             }
         }
         pthread_mutex_lock(&ctx->window_lock);
-        atomic_store(&ctx->window_waiting, 1);
+        atomic_fetch_add(&ctx->window_waiting, 1); /* workers report their counts at once */
         if (atomic_load(&ctx->inflight) >= limit)
             pthread_cond_wait(&ctx->window_cond, &ctx->window_lock);
-        atomic_store(&ctx->window_waiting, 0);
+        atomic_fetch_sub(&ctx->window_waiting, 1);
         pthread_mutex_unlock(&ctx->window_lock);
     }
 }
@@ -646,6 +993,8 @@ int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
         return hyt_error(st, "%s", hyt_sequence_message(seq));
 
     pthread_mutex_lock(&ctx->insert_lock);
+    hyt_tcache_t *saved_cache = tls_cache; /* tasks freed meanwhile feed the next insertions */
+    tls_cache = &ctx->ins_cache;
     wait_inflight_below(ctx, ctx->window, 1);
     /* idle: forget finished tasks (not while the DAG is recorded: it shows every dependency) */
     if (atomic_load(&ctx->inflight) == 0 && ctx->regions.used &&
@@ -662,6 +1011,7 @@ int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
         }
     }
     if (!t) {
+        tls_cache = saved_cache;
         pthread_mutex_unlock(&ctx->insert_lock);
         return hyt_rt_error(HYT_ERR_NOMEM, "out of memory inserting task %s", d->kernel->name);
     }
@@ -700,6 +1050,7 @@ int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
             continue;
         rc = hyt_rtable_access(ctx, &ctx->regions, d->deps[i].key, d->deps[i].mode, t);
     }
+    tls_cache = saved_cache;
     pthread_mutex_unlock(&ctx->insert_lock);
     if (rc) {
         /* The task is in the graph with part of its dependencies: it runs skipped (also an
@@ -720,12 +1071,13 @@ int hyt_sequence_create(hyt_context_t *ctx, hyt_sequence_t **seq)
 {
     if (!ctx || !seq)
         return hyt_rt_error(HYT_ERR_INVALID, "hyt_sequence_create: NULL argument");
-    hyt_sequence_t *s = hyt_rt_calloc(ctx, 1, sizeof *s);
+    hyt_sequence_t *s = hyt_rt_calloc_aligned(ctx, sizeof *s);
     if (!s)
         return hyt_rt_error(HYT_ERR_NOMEM, "out of memory creating a sequence");
     s->ctx = ctx;
     atomic_init(&s->status, 0);
     atomic_init(&s->ntasks, 0);
+    atomic_init(&s->nwaiters, 0);
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cond, NULL);
     *seq = s;
@@ -735,8 +1087,10 @@ int hyt_sequence_create(hyt_context_t *ctx, hyt_sequence_t **seq)
 int hyt_sequence_wait(hyt_sequence_t *seq)
 {
     pthread_mutex_lock(&seq->lock);
+    atomic_fetch_add(&seq->nwaiters, 1); /* workers report their counts at once */
     while (atomic_load(&seq->ntasks) > 0)
         pthread_cond_wait(&seq->cond, &seq->lock);
+    atomic_fetch_sub(&seq->nwaiters, 1);
     pthread_mutex_unlock(&seq->lock);
     return atomic_load(&seq->status);
 }
