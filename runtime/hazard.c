@@ -39,7 +39,7 @@ static int tvec_push(hyt_context_t *ctx, hyt_tvec_t *v, hyt_task_t *t)
             v->cap = cap;
         }
     }
-    hyt_task_retain(t);
+    hyt_task_retain_new(t); /* t is the task being inserted */
     v->a[v->n++] = t;
     return HYT_SUCCESS;
 }
@@ -134,6 +134,28 @@ static hyt_region_t *rtable_get(hyt_context_t *ctx, hyt_rtable_t *rt, const void
             r->key = key;
             rt->used++;
             return r;
+        }
+        h = (h + 1) & (rt->cap - 1);
+    }
+}
+
+/* Asks for the lines of the tasks an access to key will look at (their state, count and
+ * successor list were last written by the threads that ran them), so that the misses of all
+ * the accesses of one insertion overlap. */
+void hyt_rtable_prefetch(const hyt_rtable_t *rt, const void *key)
+{
+    if (!rt->cap)
+        return;
+    size_t h = hash_ptr(key) & (rt->cap - 1);
+    for (;;) {
+        const hyt_region_t *r = &rt->slots[h];
+        if (!r->key)
+            return;
+        if (r->key == key) {
+            const hyt_tvec_t *v = r->readers.n ? &r->readers : &r->writers;
+            for (int i = 0; i < v->n && i < 4; i++)
+                __builtin_prefetch(&v->a[i]->refs, 1, 3);
+            return;
         }
         h = (h + 1) & (rt->cap - 1);
     }

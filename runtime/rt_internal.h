@@ -79,15 +79,16 @@ enum { HYT_T_WAITING = 0, HYT_T_READY, HYT_T_RUNNING, HYT_T_DONE };
 
 typedef struct hyt_task hyt_task_t;
 struct hyt_task {
+    /* set at insertion, read by the thread that runs the task */
     const hyt_kernel_t *kernel;
     hyt_sequence_t *seq;
     hyt_context_t *ctx;
+    void *args;
     uint64_t id;                  /* insertion order, from 1 */
     int priority;
     int nthreads, device, stream;
-    size_t scratch_bytes, shared_bytes;
     int tag[3];
-    void *args;
+    size_t scratch_bytes, shared_bytes;
 
     atomic_int npred;             /* unresolved predecessors (+1 while being inserted) */
     atomic_int refs;              /* in flight + references from the region table */
@@ -97,20 +98,20 @@ struct hyt_task {
     int nsucc, capsucc;
     uint64_t link_stamp;          /* inserting thread only: dedup of predecessor links */
 
-    /* gang */
-    atomic_int gang_left;
     int skip;                     /* decided once before the body runs: 0 or an error code */
     int broken;                   /* dependencies incompletely recorded (out of memory) */
+    atomic_int gang_left;
     void *shared;
-    hyt_barrier_t barrier;
 
     /* device */
     void *event, *ev_start;       /* backend events (completion, trace start) */
     double t_start, t_end;        /* trace, seconds since trace start */
     hyt_task_t *next;             /* device in-flight FIFO / free list */
 
+    /* not cleared at insertion (set when used): the header above is all a new task touches */
     hyt_task_t *succ_inline[HYT_SUCC_INLINE];
     _Alignas(16) unsigned char inline_args[HYT_ARGS_INLINE];
+    hyt_barrier_t barrier;        /* gang tasks only (set up at launch) */
 };
 
 /* Binary max-heap of ready tasks on (priority, -id). */
@@ -148,6 +149,7 @@ typedef struct hyt_rtable {
 
 void hyt_rtable_clear(hyt_rtable_t *rt);
 /* Adds the hazards of (key, mode) for task t; calls hyt_sched_link for each predecessor. */
+void hyt_rtable_prefetch(const hyt_rtable_t *rt, const void *key);
 int hyt_rtable_access(hyt_context_t *ctx, hyt_rtable_t *rt, const void *key, hyt_mode_t mode,
                       hyt_task_t *t);
 
@@ -269,9 +271,11 @@ typedef struct hyt_rqueue {
     hyt_spin_t lock;
     atomic_int n;              /* tasks in the heap */
     atomic_int top;            /* priority of the best of them */
-    atomic_int looking;        /* the owner is idle and watching this queue */
+    atomic_int state;          /* the owner: HYT_W_BUSY, HYT_W_LOOKING or HYT_W_SLEEPING */
     hyt_heap_t heap;
 } hyt_rqueue_t;
+
+enum { HYT_W_BUSY, HYT_W_LOOKING, HYT_W_SLEEPING };
 
 typedef struct hyt_worker {
     _Alignas(64) hyt_rqueue_t q;   /* shared with pushers and thieves: a cache line of its own */
@@ -304,8 +308,10 @@ struct hyt_sequence {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     char message[512];
-    /* written by the inserting thread at every insertion: a cache line of its own */
-    _Alignas(64) atomic_long ntasks;   /* inserted and not finished */
+    /* tasks inserted (by the inserting thread only: no locked instruction) and finished
+     * (reported by the threads that ran them), each on a cache line of its own */
+    _Alignas(64) atomic_long ninserted;
+    _Alignas(64) atomic_long nfinished;
 };
 
 #define HYT_MAX_WORKERS 1024
@@ -329,10 +335,11 @@ struct hyt_context {
     hyt_worker_t **idle;
     int nidle;
     atomic_int nsleeping;      /* = nidle, read without the lock by threads pushing work */
+    _Alignas(64) atomic_int steal_hint; /* a queue holds a task its owner will not take soon */
     hyt_task_t *pending;       /* gang task collecting its workers */
     int pending_have;
     hyt_worker_t **pending_members;
-    atomic_int pending_flag;
+    _Alignas(64) atomic_int pending_flag;
     atomic_int shutdown;
     long spin_ns;              /* how long idle workers spin before sleeping */
 
@@ -340,7 +347,9 @@ struct hyt_context {
     pthread_mutex_t insert_lock;
     uint64_t next_id;
     hyt_rtable_t regions;
-    _Alignas(64) atomic_long inflight; /* unfinished tasks of the whole context */
+    /* unfinished tasks of the whole context: inserted (inserting thread only) - finished */
+    _Alignas(64) atomic_long ninserted;
+    _Alignas(64) atomic_long nfinished;
     hyt_tcache_t ins_cache;    /* task memory for the inserting thread (under insert_lock) */
     _Alignas(64) long window;
     pthread_mutex_t window_lock;
@@ -382,6 +391,12 @@ void hyt_sched_link(hyt_context_t *ctx, hyt_task_t *pred, hyt_task_t *t);
 /* Marks t finished: releases successors, updates counters, drops the in-flight reference. */
 void hyt_sched_complete(hyt_task_t *t);
 void hyt_task_retain(hyt_task_t *t);
+/* The same for a task being inserted (no other thread touches its count yet). */
+static inline void hyt_task_retain_new(hyt_task_t *t)
+{
+    atomic_store_explicit(&t->refs, atomic_load_explicit(&t->refs, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
 void hyt_task_release(hyt_task_t *t);
 /* Decides whether a task runs (0) or is skipped (error code): sequence status, fault injection. */
 int hyt_sched_should_skip(hyt_task_t *t);

@@ -4,18 +4,23 @@
  *
  * Ready queues: every worker has a heap of ready tasks (priority, then insertion order) under
  * a spin lock.  A worker that releases tasks keeps the best for itself and deals the others
- * round robin, as the inserting thread and the device threads deal theirs; a worker takes the
- * best of its own queue, and the best of all queues when its own is empty or every
- * HYT_SCAN_NS (so priorities hold across queues within that time); a single task in the queue
- * of an idle worker is left to that worker.  With one worker the order is exactly by priority.
- * One shared heap under one lock cost about 5 us per task with 60 workers (the inserting
- * thread queued behind them), see docs/performance.md.
+ * round robin (passing over sleeping workers), as the inserting thread and the device threads
+ * deal theirs.  A worker takes the best of its own queue, and the best of all queues when a
+ * look is due (every HYT_SCAN_NS while busy, so priorities hold across queues within that
+ * time; with one worker the order is exactly by priority).  An idle worker watches its own
+ * queue and looks at the others only when the steal hint is up (a task was dealt to a busy
+ * worker, or more than one to an idle one) and every 256 rounds: idle workers reading every
+ * queue at every round made each push cost the pushing thread a contended cache line.  A
+ * lone task in the queue of an idle worker is left to it.  One shared heap under one mutex
+ * cost about 5 us per task with 60 workers (see docs/performance.md).
  *
- * Counting: a worker reports its finished tasks to the context's in-flight count and to their
- * sequence's count in batches (every HYT_REPORT_EVERY tasks, before it sleeps or waits, before
- * it runs a task of another sequence, and at once when a thread waits on either count), so
- * that these shared counters do not bounce between the cores at every task.  Task memory
- * likewise goes back through per-thread caches.
+ * Counting: the inserting thread counts inserted tasks with plain stores; a worker reports
+ * its finished tasks to the context's and their sequence's finished counts in batches (every
+ * HYT_REPORT_EVERY tasks, before it sleeps or waits, before it runs a task of another
+ * sequence, and at once while a thread waits on either count), so that these counters do not
+ * bounce between the cores at every task.  Task memory goes back through per-thread caches,
+ * and the inserting thread asks early for the cache lines of the next task it will reuse and
+ * of the predecessors it is about to look at.
  *
  * Locking:
  *   ctx->insert_lock   one inserting thread at a time; guards the region table, next_id and
@@ -29,9 +34,11 @@
  * Never hold two of these at once, except task->lock inside insert_lock (linking) and a queue
  * lock inside ctx->lock (a gang task put back).
  *
- * Sleeping: an idle worker spins for runtime.spin_us watching the queues, then registers on
- * the idle list and looks at every queue once more; a thread that pushes work looks at the
- * number of sleepers after its push (a fence on both sides), so one of the two sees the other.
+ * Sleeping: an idle worker spins for runtime.spin_us, then registers on the idle list (its
+ * state says so) and looks at every queue once more; a thread that pushes work looks, after a
+ * fence, at the state of the queue's owner (woken if asleep) and, for a task the owner will
+ * not take at once, at the number of sleepers (one woken): one of the two sides sees the
+ * other.
  *
  * Gang tasks (nthreads = k > 1): when a worker takes one it becomes the task's rank 0 and the
  * task becomes "pending"; idle workers are reserved for it at once and every worker that next
@@ -201,8 +208,13 @@ static hyt_task_t *task_alloc(hyt_context_t *ctx)
     if (t) {
         c->head = t->next;
         c->n--;
+        /* the next one's lines were last written by the worker that freed it: ask for them
+         * now, while this insertion goes on */
+        if (c->head)
+            for (size_t off = 0; off < offsetof(hyt_task_t, inline_args) + 64; off += 64)
+                __builtin_prefetch((char *)c->head + off, 1, 3);
     } else {
-        t = hyt_rt_malloc(ctx, sizeof *t);
+        t = hyt_rt_calloc_aligned(ctx, sizeof *t);
         if (!t)
             return NULL;
     }
@@ -317,11 +329,17 @@ static inline uint64_t rng_next(uint64_t *s)
     return *s >> 33;
 }
 
-/* The queue the next dealt task goes to: round robin, or at random in chaos mode. */
+/* The queue the next dealt task goes to: round robin (or at random in chaos mode), passing
+ * over sleeping workers unless several in a row sleep. */
 static hyt_worker_t *next_queue(hyt_context_t *ctx, uint64_t *state)
 {
-    uint64_t k = ctx->chaos ? rng_next(state) : (*state)++;
-    return &ctx->workers[k % (uint64_t)ctx->nworkers];
+    hyt_worker_t *v;
+    for (int tries = 0;; tries++) {
+        uint64_t k = ctx->chaos ? rng_next(state) : (*state)++;
+        v = &ctx->workers[k % (uint64_t)ctx->nworkers];
+        if (tries == 3 || atomic_load_explicit(&v->q.state, memory_order_relaxed) != HYT_W_SLEEPING)
+            return v;
+    }
 }
 
 static inline void queue_publish(hyt_rqueue_t *q)
@@ -339,21 +357,23 @@ static void overflow_push_locked(hyt_context_t *ctx, hyt_task_t *t)
     atomic_store_explicit(&ctx->nready, ctx->ready.n, memory_order_relaxed);
 }
 
-/* Pushes a ready task to w's queue (to the overflow heap if the queue cannot grow). */
-static void queue_push(hyt_context_t *ctx, hyt_worker_t *w, hyt_task_t *t, int ctx_locked)
+/* Pushes a ready task to w's queue; returns the tasks now in it, or 0 when it went to the
+ * overflow heap (the queue could not grow). */
+static int queue_push(hyt_context_t *ctx, hyt_worker_t *w, hyt_task_t *t, int ctx_locked)
 {
     atomic_store_explicit(&t->state, HYT_T_READY, memory_order_relaxed);
     hyt_spin_lock(&w->q.lock);
-    int rc = hyt_heap_push(&w->q.heap, t);
+    int n = hyt_heap_push(&w->q.heap, t) ? 0 : w->q.heap.n;
     queue_publish(&w->q);
     hyt_spin_unlock(&w->q.lock);
-    if (!rc)
-        return;
+    if (n)
+        return n;
     if (!ctx_locked)
         pthread_mutex_lock(&ctx->lock);
     overflow_push_locked(ctx, t);
     if (!ctx_locked)
         pthread_mutex_unlock(&ctx->lock);
+    return 0;
 }
 
 /* Takes w's best task (a random one in chaos mode), not a gang task unless gang_ok. */
@@ -389,24 +409,34 @@ static hyt_task_t *overflow_pop(hyt_context_t *ctx, int gang_ok)
     return t;
 }
 
+static inline void set_hint(hyt_context_t *ctx, int on)
+{
+    if (atomic_load_explicit(&ctx->steal_hint, memory_order_relaxed) != on)
+        atomic_store_explicit(&ctx->steal_hint, on, memory_order_relaxed);
+}
+
 /* Takes the best task of the other queues if its priority is above `than` (self may be NULL:
  * a thread that is not a worker).  A lone task in the queue of an idle worker is left to it. */
 static hyt_task_t *steal(hyt_context_t *ctx, hyt_worker_t *self, int gang_ok, long than,
                          uint64_t *rng)
 {
     const int nw = ctx->nworkers;
+    set_hint(ctx, 0);
     for (int attempt = 0; attempt < 4; attempt++) {
         hyt_worker_t *best = NULL;
         long bp = than;
+        int more = 0;
         int start = ctx->chaos || !self ? (int)(rng_next(rng) % (uint64_t)nw) : self->id + 1;
         for (int i = 0; i < nw; i++) {
             hyt_worker_t *v = &ctx->workers[(start + i) % nw];
             if (v == self)
                 continue;
             int n = atomic_load_explicit(&v->q.n, memory_order_relaxed);
-            if (!n || (n == 1 && atomic_load_explicit(&v->q.looking, memory_order_relaxed)))
+            if (!n || (n == 1 &&
+                       atomic_load_explicit(&v->q.state, memory_order_relaxed) == HYT_W_LOOKING))
                 continue;
             long p = atomic_load_explicit(&v->q.top, memory_order_relaxed);
+            more += best != NULL || n > 1;
             if (p > bp) {
                 bp = p;
                 best = v;
@@ -417,6 +447,8 @@ static hyt_task_t *steal(hyt_context_t *ctx, hyt_worker_t *self, int gang_ok, lo
         if (!best)
             return than == LONG_MIN ? overflow_pop(ctx, gang_ok) : NULL;
         hyt_task_t *t = queue_pop(ctx, best, gang_ok, rng);
+        if (more)
+            set_hint(ctx, 1); /* for the next idle worker */
         if (t)
             return t;
     }
@@ -432,27 +464,44 @@ static int any_ready(hyt_context_t *ctx)
     return atomic_load_explicit(&ctx->nready, memory_order_relaxed) != 0;
 }
 
-/* Wakes one sleeping idle worker (ctx->lock held). */
-static void wake_one(hyt_context_t *ctx)
+/* Wakes w if it sleeps on the idle list (ctx->lock held). */
+static void wake_locked(hyt_context_t *ctx, hyt_worker_t *w)
 {
-    if (!ctx->nidle)
+    if (!w->sleeping)
         return;
-    hyt_worker_t *w = ctx->idle[--ctx->nidle];
+    for (int i = ctx->nidle - 1; i >= 0; i--)
+        if (ctx->idle[i] == w) {
+            ctx->idle[i] = ctx->idle[--ctx->nidle];
+            break;
+        }
     atomic_store_explicit(&ctx->nsleeping, ctx->nidle, memory_order_relaxed);
+    atomic_store_explicit(&w->q.state, HYT_W_LOOKING, memory_order_relaxed);
     w->sleeping = 0;
     pthread_cond_signal(&w->cond);
 }
 
-/* After pushing n tasks: wakes up to n sleepers, if there are any. */
-static void wake_sleepers(hyt_context_t *ctx, int n)
+/* After a push of the n-th task to w's queue (n = 0: to the overflow heap): the owner takes
+ * it if it is idle and awake; else it is woken if asleep, and else an idle worker is told
+ * (the steal hint) or woken.  The fence pairs with the one in idle_step(). */
+static void notify(hyt_context_t *ctx, hyt_worker_t *w, int n)
 {
-    atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in idle_step() */
-    if (n <= 0 || !atomic_load_explicit(&ctx->nsleeping, memory_order_relaxed))
+    atomic_thread_fence(memory_order_seq_cst);
+    int st = atomic_load_explicit(&w->q.state, memory_order_relaxed);
+    if (n == 1 && st == HYT_W_LOOKING)
         return;
-    pthread_mutex_lock(&ctx->lock);
-    for (int i = 0; i < n && ctx->nidle; i++)
-        wake_one(ctx);
-    pthread_mutex_unlock(&ctx->lock);
+    if (n && st == HYT_W_SLEEPING) {
+        pthread_mutex_lock(&ctx->lock);
+        wake_locked(ctx, w);
+        pthread_mutex_unlock(&ctx->lock);
+        return;
+    }
+    set_hint(ctx, 1);
+    if (atomic_load_explicit(&ctx->nsleeping, memory_order_relaxed)) {
+        pthread_mutex_lock(&ctx->lock);
+        if (ctx->nidle)
+            wake_locked(ctx, ctx->idle[ctx->nidle - 1]);
+        pthread_mutex_unlock(&ctx->lock);
+    }
 }
 
 /* Makes CPU tasks ready: a worker keeps the best for itself; the rest are dealt out. */
@@ -469,9 +518,15 @@ static void push_ready_cpu(hyt_context_t *ctx, hyt_task_t **ts, int n)
             if (before(ts[i], ts[keep]))
                 keep = i;
     }
-    for (int i = 0; i < n; i++)
-        queue_push(ctx, i == keep ? w : next_queue(ctx, rng), ts[i], 0);
-    wake_sleepers(ctx, keep >= 0 ? n - 1 : n);
+    for (int i = 0; i < n; i++) {
+        if (i == keep) {
+            if (!queue_push(ctx, w, ts[i], 0))
+                notify(ctx, w, 0);
+        } else {
+            hyt_worker_t *v = next_queue(ctx, rng);
+            notify(ctx, v, queue_push(ctx, v, ts[i], 0));
+        }
+    }
 }
 
 static void make_ready(hyt_context_t *ctx, hyt_task_t *t)
@@ -489,7 +544,7 @@ static void make_ready(hyt_context_t *ctx, hyt_task_t *t)
  * drain. */
 static void inflight_done(hyt_context_t *ctx, long n)
 {
-    atomic_fetch_sub(&ctx->inflight, n);
+    atomic_fetch_add(&ctx->nfinished, n);
     if (atomic_load(&ctx->window_waiting)) {
         pthread_mutex_lock(&ctx->window_lock);
         pthread_cond_broadcast(&ctx->window_cond);
@@ -502,15 +557,18 @@ static void inflight_done(hyt_context_t *ctx, long n)
  * count under the lock) cannot see zero before this thread has let go of the lock. */
 static void seq_done(hyt_sequence_t *seq, long n)
 {
-    long c = atomic_load(&seq->ntasks);
-    while (c > n && !atomic_compare_exchange_weak(&seq->ntasks, &c, c - n))
-        ;
-    if (c <= n) {
-        pthread_mutex_lock(&seq->lock);
-        if (atomic_fetch_sub(&seq->ntasks, n) == n)
-            pthread_cond_broadcast(&seq->cond);
-        pthread_mutex_unlock(&seq->lock);
+    /* the inserted count only grows: below it without the lock stays below it */
+    long f = atomic_load(&seq->nfinished);
+    for (;;) {
+        if (f + n >= atomic_load(&seq->ninserted))
+            break;
+        if (atomic_compare_exchange_weak(&seq->nfinished, &f, f + n))
+            return; /* not the last: seq is not to be touched any more */
     }
+    pthread_mutex_lock(&seq->lock);
+    if (atomic_fetch_add(&seq->nfinished, n) + n == atomic_load(&seq->ninserted))
+        pthread_cond_broadcast(&seq->cond);
+    pthread_mutex_unlock(&seq->lock);
 }
 
 /* Reports the worker's finished tasks: to their sequence, then to the context (which lives
@@ -638,10 +696,12 @@ static void run_cpu_task(hyt_context_t *ctx, int wid, hyt_task_t *t, int rank, v
     if (!rc && t->scratch_bytes && ensure_scratch(ctx, scratch, scratch_size, t->scratch_bytes))
         rc = HYT_ERR_NOMEM;
     if (!rc) {
+        /* a task of one thread gets a barrier of one (the task's own is set up for gangs) */
+        static hyt_barrier_t solo = {.n = 1};
         hyt_task_ctx_t tc = {.worker = wid,
                              .rank = rank,
                              .size = t->nthreads > 1 ? t->nthreads : 1,
-                             .barrier = &t->barrier,
+                             .barrier = t->nthreads > 1 ? &t->barrier : &solo,
                              .shared = t->shared,
                              .scratch = *scratch,
                              .seq = t->seq};
@@ -721,6 +781,7 @@ static void start_gang(hyt_context_t *ctx, hyt_worker_t *w, hyt_task_t *t)
     while (ctx->pending == t && ctx->nidle) {
         hyt_worker_t *v = ctx->idle[--ctx->nidle];
         atomic_store_explicit(&ctx->nsleeping, ctx->nidle, memory_order_relaxed);
+        atomic_store_explicit(&v->q.state, HYT_W_BUSY, memory_order_relaxed);
         v->sleeping = 0;
         join_gang(ctx, v);
         pthread_cond_signal(&v->cond);
@@ -759,9 +820,10 @@ static hyt_task_t *gang_wait(hyt_worker_t *w, int *rank)
     return begin_task(w, t, 1);
 }
 
-/* A ready task for w without waiting: the best of its own queue, or of all queues when its
- * own is empty or a look at the others is due. */
-static hyt_task_t *find_task(hyt_context_t *ctx, hyt_worker_t *w)
+/* A ready task for w without waiting: the best of its own queue, or of all queues when a
+ * look at the others is due (every HYT_SCAN_NS while busy) or when its own is empty and
+ * `scan` says so. */
+static hyt_task_t *find_task(hyt_context_t *ctx, hyt_worker_t *w, int scan)
 {
     hyt_task_t *t;
     long own = LONG_MIN;
@@ -774,45 +836,46 @@ static hyt_task_t *find_task(hyt_context_t *ctx, hyt_worker_t *w)
             own = LONG_MIN;
         } else {
             w->next_scan_ns = now + HYT_SCAN_NS;
+            scan = 1;
         }
     }
+    if (!scan)
+        return NULL;
     t = steal(ctx, w, 1, own, &w->rng);
     if (!t && own != LONG_MIN)
         t = queue_pop(ctx, w, 1, &w->rng);
     return t;
 }
 
-static inline void set_looking(hyt_worker_t *w, int on)
+static inline void set_state(hyt_worker_t *w, int st)
 {
-    if (atomic_load_explicit(&w->q.looking, memory_order_relaxed) != on)
-        atomic_store_explicit(&w->q.looking, on, memory_order_relaxed);
+    if (atomic_load_explicit(&w->q.state, memory_order_relaxed) != st)
+        atomic_store_explicit(&w->q.state, st, memory_order_relaxed);
 }
 
 enum { IDLE_AGAIN, IDLE_RESERVED, IDLE_SHUTDOWN };
 
-/* Nothing ready for w: spins (watching the queues) until *spin_end, then sleeps on the idle
+/* Nothing ready for w: spins (watching its queue) until *spin_end, then sleeps on the idle
  * list until woken. */
 static int idle_step(hyt_worker_t *w, uint64_t *spin_end)
 {
     hyt_context_t *ctx = w->ctx;
     if (atomic_load_explicit(&ctx->shutdown, memory_order_acquire))
         return IDLE_SHUTDOWN;
-    uint64_t now = hyt_now_ns();
     if (!*spin_end) {
-        set_looking(w, 1);
-        *spin_end = now + (uint64_t)ctx->spin_ns;
+        set_state(w, HYT_W_LOOKING);
+        *spin_end = hyt_now_ns() + (uint64_t)ctx->spin_ns;
     }
     report_if_awaited(w);
-    if (now < *spin_end) {
+    /* the clock every 16 rounds; now and then the core to another thread, in case the
+     * machine is oversubscribed (it may be the one with counts to report) */
+    if ((++w->spins & 15) || hyt_now_ns() < *spin_end) {
         for (int i = 0; i < 8; i++)
             hyt_cpu_relax();
-        /* now and then let another thread have the core, in case the machine is
-         * oversubscribed (it may be the one with counts to report) */
-        if ((++w->spins & 15) == 0)
+        if ((w->spins & 15) == 0)
             sched_yield();
         return IDLE_AGAIN;
     }
-    set_looking(w, 0);
     *spin_end = 0;
     report_done(w);
     pthread_mutex_lock(&ctx->lock);
@@ -823,11 +886,13 @@ static int idle_step(hyt_worker_t *w, uint64_t *spin_end)
     w->sleeping = 1;
     ctx->idle[ctx->nidle++] = w;
     atomic_store_explicit(&ctx->nsleeping, ctx->nidle, memory_order_relaxed);
-    atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in wake_sleepers() */
+    atomic_store_explicit(&w->q.state, HYT_W_SLEEPING, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in notify() */
     if (any_ready(ctx)) {
         /* pushed meanwhile: w is still last on the list (the lock was held throughout) */
         ctx->nidle--;
         atomic_store_explicit(&ctx->nsleeping, ctx->nidle, memory_order_relaxed);
+        atomic_store_explicit(&w->q.state, HYT_W_LOOKING, memory_order_relaxed);
         w->sleeping = 0;
         pthread_mutex_unlock(&ctx->lock);
         return IDLE_AGAIN;
@@ -845,26 +910,33 @@ static hyt_task_t *next_task(hyt_worker_t *w, int *rank)
 {
     hyt_context_t *ctx = w->ctx;
     uint64_t spin_end = 0;
+    unsigned round = 0;
     for (;;) {
         hyt_task_t *t = NULL;
         if (!atomic_load_explicit(&ctx->pending_flag, memory_order_acquire)) {
-            t = find_task(ctx, w);
+            /* the other queues on a hint and every 256 rounds, not at every round (the pushing
+             * threads would pay for every idle worker reading their lines) */
+            int scan = (++round & 255) == 0 ||
+                       atomic_load_explicit(&ctx->steal_hint, memory_order_relaxed);
+            t = find_task(ctx, w, scan);
             if (!t) {
                 int r = idle_step(w, &spin_end);
                 if (r == IDLE_SHUTDOWN)
                     return NULL;
-                if (r == IDLE_RESERVED)
+                if (r == IDLE_RESERVED) {
+                    set_state(w, HYT_W_BUSY);
                     return gang_wait(w, rank);
+                }
                 continue;
             }
-            set_looking(w, 0);
+            set_state(w, HYT_W_BUSY);
             spin_end = 0;
             if (t->nthreads <= 1) {
                 *rank = 0;
                 return begin_task(w, t, 0);
             }
         }
-        set_looking(w, 0);
+        set_state(w, HYT_W_BUSY);
         spin_end = 0;
         /* a gang: start the one taken, or join the one collecting workers */
         pthread_mutex_lock(&ctx->lock);
@@ -872,6 +944,7 @@ static hyt_task_t *next_task(hyt_worker_t *w, int *rank)
             /* only one collects at a time: t goes back (its heap just gave it, or the
              * overflow heap takes it), w joins the other */
             queue_push(ctx, w, t, 1);
+            set_hint(ctx, 1);
             t = NULL;
         }
         if (t) {
@@ -920,6 +993,7 @@ void hyt_sched_stop(hyt_context_t *ctx)
     atomic_store(&ctx->shutdown, 1);
     for (int i = 0; i < ctx->nstarted; i++) {
         ctx->workers[i].sleeping = 0;
+        atomic_store(&ctx->workers[i].q.state, HYT_W_BUSY);
         pthread_cond_signal(&ctx->workers[i].cond);
     }
     ctx->nidle = 0;
@@ -933,10 +1007,16 @@ void hyt_sched_stop(hyt_context_t *ctx)
 /* ------------------------------------------------------------------------------------------ */
 /* the window and draining                                                                     */
 
+static inline long inflight(hyt_context_t *ctx)
+{
+    long f = atomic_load(&ctx->nfinished); /* first: the difference can only overestimate */
+    return atomic_load(&ctx->ninserted) - f;
+}
+
 /* Waits (executing tasks when possible) until fewer than `limit` tasks are unfinished. */
 static void wait_inflight_below(hyt_context_t *ctx, long limit, int help)
 {
-    while (atomic_load(&ctx->inflight) >= limit) {
+    while (inflight(ctx) >= limit) {
         if (help && !atomic_load(&ctx->pending_flag)) {
             hyt_task_t *t = steal(ctx, NULL, 0, LONG_MIN, &tls_rng);
             if (t) {
@@ -948,7 +1028,7 @@ static void wait_inflight_below(hyt_context_t *ctx, long limit, int help)
         }
         pthread_mutex_lock(&ctx->window_lock);
         atomic_fetch_add(&ctx->window_waiting, 1); /* workers report their counts at once */
-        if (atomic_load(&ctx->inflight) >= limit)
+        if (inflight(ctx) >= limit)
             pthread_cond_wait(&ctx->window_cond, &ctx->window_lock);
         atomic_fetch_sub(&ctx->window_waiting, 1);
         pthread_mutex_unlock(&ctx->window_lock);
@@ -997,7 +1077,7 @@ int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
     tls_cache = &ctx->ins_cache;
     wait_inflight_below(ctx, ctx->window, 1);
     /* idle: forget finished tasks (not while the DAG is recorded: it shows every dependency) */
-    if (atomic_load(&ctx->inflight) == 0 && ctx->regions.used &&
+    if (inflight(ctx) == 0 && ctx->regions.used &&
         !(ctx->trace.dag && atomic_load_explicit(&ctx->trace.on, memory_order_relaxed)))
         hyt_rtable_clear(&ctx->regions);
 
@@ -1039,12 +1119,21 @@ int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
     atomic_init(&t->state, HYT_T_WAITING);
     atomic_flag_clear(&t->lock.f);
 
-    atomic_fetch_add(&ctx->inflight, 1);
-    atomic_fetch_add(&seq->ntasks, 1);
+    /* counted before it can run, which the push that makes it ready publishes (plain
+     * stores: only this thread writes them) */
+    atomic_store_explicit(&ctx->ninserted,
+                          atomic_load_explicit(&ctx->ninserted, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    atomic_store_explicit(&seq->ninserted,
+                          atomic_load_explicit(&seq->ninserted, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     if (ctx->trace.dag && atomic_load_explicit(&ctx->trace.on, memory_order_relaxed))
         hyt_trace_node(ctx, t);
 
     int rc = 0;
+    for (int i = 0; i < d->ndeps && i < 8; i++)
+        if (d->deps[i].key)
+            hyt_rtable_prefetch(&ctx->regions, d->deps[i].key);
     for (int i = 0; i < d->ndeps && !rc; i++) {
         if (!d->deps[i].key)
             continue;
@@ -1076,7 +1165,8 @@ int hyt_sequence_create(hyt_context_t *ctx, hyt_sequence_t **seq)
         return hyt_rt_error(HYT_ERR_NOMEM, "out of memory creating a sequence");
     s->ctx = ctx;
     atomic_init(&s->status, 0);
-    atomic_init(&s->ntasks, 0);
+    atomic_init(&s->ninserted, 0);
+    atomic_init(&s->nfinished, 0);
     atomic_init(&s->nwaiters, 0);
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cond, NULL);
@@ -1088,7 +1178,7 @@ int hyt_sequence_wait(hyt_sequence_t *seq)
 {
     pthread_mutex_lock(&seq->lock);
     atomic_fetch_add(&seq->nwaiters, 1); /* workers report their counts at once */
-    while (atomic_load(&seq->ntasks) > 0)
+    while (atomic_load(&seq->nfinished) != atomic_load(&seq->ninserted))
         pthread_cond_wait(&seq->cond, &seq->lock);
     atomic_fetch_sub(&seq->nwaiters, 1);
     pthread_mutex_unlock(&seq->lock);
