@@ -253,7 +253,9 @@ typedef struct hyt_task_desc {
     size_t args_size;
     const hyt_dep_t *deps;    /* regions / tokens touched, any length */
     int ndeps;
-    int priority;             /* higher runs first among ready tasks */
+    int priority;             /* higher runs first among ready tasks: exactly with one worker;
+                                 with several, each worker's queue is in order and workers look
+                                 at each other's best every 50 us */
     int nthreads;             /* CPU gang size (0 or 1: ordinary task) */
     int device;               /* -1: CPU task; else index of the device that runs it */
     int stream;               /* HYT_STREAM_* for device tasks */
