@@ -186,8 +186,7 @@ int hyt_context_create(const hyt_config_t *cfg_in, hyt_context_t **out)
         w->id = i;
         w->core = pus[i % ncoreset];
         pthread_cond_init(&w->cond, NULL);
-        w->rng = ctx->chaos ? ctx->chaos + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1)
-                            : (uint64_t)i;
+        w->rng = ctx->chaos ? hyt_chaos_stream(ctx->chaos, 1024 + (uint64_t)i) : (uint64_t)i;
         w->cache.ctx = ctx;
         /* grows on demand; the overflow heap takes what a queue cannot */
         w->q.heap.cap = 256;

@@ -253,7 +253,7 @@ int hyt_devices_create(hyt_context_t *ctx, const hyt_devspec_t *spec)
         dev->backend = spec->backend;
         dev->ops = ops;
         dev->mem_cap = cap;
-        dev->chaos = ctx->chaos ? ctx->chaos + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1) : 0;
+        dev->chaos = ctx->chaos ? hyt_chaos_stream(ctx->chaos, (uint64_t)i) : 0;
         pthread_mutex_init(&dev->lock, NULL);
         pthread_cond_init(&dev->cond, NULL);
         pthread_mutex_init(&extra_of(dev)->allocs.lock, NULL);

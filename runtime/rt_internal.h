@@ -41,6 +41,12 @@ static inline void hyt_spin_unlock(hyt_spin_t *s)
 
 uint64_t hyt_now_ns(void);
 
+/* Chaos mode (debug.chaos): the k-th random stream of a seed (devices 0.., workers 1024..). */
+static inline uint64_t hyt_chaos_stream(uint64_t seed, uint64_t k)
+{
+    return seed + 0x9e3779b97f4a7c15ULL * (k + 1);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* configuration (config.c)                                                                    */
 
@@ -390,8 +396,8 @@ int hyt_worker_spawn(hyt_worker_t *w, void *(*start)(void *));
 void hyt_sched_link(hyt_context_t *ctx, hyt_task_t *pred, hyt_task_t *t);
 /* Marks t finished: releases successors, updates counters, drops the in-flight reference. */
 void hyt_sched_complete(hyt_task_t *t);
-void hyt_task_retain(hyt_task_t *t);
-/* The same for a task being inserted (no other thread touches its count yet). */
+/* One more reference to a task being inserted (no other thread touches its count yet: no
+ * locked instruction). */
 static inline void hyt_task_retain_new(hyt_task_t *t)
 {
     atomic_store_explicit(&t->refs, atomic_load_explicit(&t->refs, memory_order_relaxed) + 1,

@@ -272,8 +272,6 @@ static void task_free(hyt_task_t *t)
     }
 }
 
-void hyt_task_retain(hyt_task_t *t) { atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed); }
-
 void hyt_task_release(hyt_task_t *t)
 {
     if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1)
@@ -409,11 +407,14 @@ static hyt_task_t *overflow_pop(hyt_context_t *ctx, int gang_ok)
     return t;
 }
 
-static inline void set_hint(hyt_context_t *ctx, int on)
+/* Stores v unless it is there already: a shared line is only written when it changes. */
+static inline void store_if_changed(atomic_int *a, int v)
 {
-    if (atomic_load_explicit(&ctx->steal_hint, memory_order_relaxed) != on)
-        atomic_store_explicit(&ctx->steal_hint, on, memory_order_relaxed);
+    if (atomic_load_explicit(a, memory_order_relaxed) != v)
+        atomic_store_explicit(a, v, memory_order_relaxed);
 }
+
+static inline void set_hint(hyt_context_t *ctx, int on) { store_if_changed(&ctx->steal_hint, on); }
 
 /* Takes the best task of the other queues if its priority is above `than` (self may be NULL:
  * a thread that is not a worker).  A lone task in the queue of an idle worker is left to it. */
@@ -847,11 +848,7 @@ static hyt_task_t *find_task(hyt_context_t *ctx, hyt_worker_t *w, int scan)
     return t;
 }
 
-static inline void set_state(hyt_worker_t *w, int st)
-{
-    if (atomic_load_explicit(&w->q.state, memory_order_relaxed) != st)
-        atomic_store_explicit(&w->q.state, st, memory_order_relaxed);
-}
+static inline void set_state(hyt_worker_t *w, int st) { store_if_changed(&w->q.state, st); }
 
 enum { IDLE_AGAIN, IDLE_RESERVED, IDLE_SHUTDOWN };
 
