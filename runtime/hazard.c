@@ -25,7 +25,7 @@ static int tvec_push(hyt_context_t *ctx, hyt_tvec_t *v, hyt_task_t *t)
         int m = 0;
         for (int i = 0; i < v->n; i++) {
             if (atomic_load_explicit(&v->a[i]->state, memory_order_acquire) == HYT_T_DONE)
-                hyt_task_release(v->a[i]);
+                hyt_task_table_release(v->a[i]);
             else
                 v->a[m++] = v->a[i];
         }
@@ -39,7 +39,7 @@ static int tvec_push(hyt_context_t *ctx, hyt_tvec_t *v, hyt_task_t *t)
             v->cap = cap;
         }
     }
-    hyt_task_retain_new(t); /* t is the task being inserted */
+    hyt_task_table_retain_new(t); /* t is the task being inserted */
     v->a[v->n++] = t;
     return HYT_SUCCESS;
 }
@@ -47,7 +47,7 @@ static int tvec_push(hyt_context_t *ctx, hyt_tvec_t *v, hyt_task_t *t)
 static void tvec_clear(hyt_tvec_t *v)
 {
     for (int i = 0; i < v->n; i++)
-        hyt_task_release(v->a[i]);
+        hyt_task_table_release(v->a[i]);
     v->n = 0;
 }
 
@@ -139,9 +139,9 @@ static hyt_region_t *rtable_get(hyt_context_t *ctx, hyt_rtable_t *rt, const void
     }
 }
 
-/* Asks for the lines of the tasks an access to key will look at (their state, count and
- * successor list were last written by the threads that ran them), so that the misses of all
- * the accesses of one insertion overlap. */
+/* Asks for the lines of the tasks an access to key will look at (their state and successor
+ * list were last written by the threads that ran them), so that the misses of all the
+ * accesses of one insertion overlap. */
 void hyt_rtable_prefetch(const hyt_rtable_t *rt, const void *key)
 {
     if (!rt->cap)
@@ -154,7 +154,7 @@ void hyt_rtable_prefetch(const hyt_rtable_t *rt, const void *key)
         if (r->key == key) {
             const hyt_tvec_t *v = r->readers.n ? &r->readers : &r->writers;
             for (int i = 0; i < v->n && i < 4; i++)
-                __builtin_prefetch(&v->a[i]->refs, 1, 3);
+                __builtin_prefetch(&v->a[i]->state, 0, 3);
             return;
         }
         h = (h + 1) & (rt->cap - 1);

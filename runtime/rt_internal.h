@@ -85,27 +85,33 @@ enum { HYT_T_WAITING = 0, HYT_T_READY, HYT_T_RUNNING, HYT_T_DONE };
 
 typedef struct hyt_task hyt_task_t;
 struct hyt_task {
-    /* set at insertion, read by the thread that runs the task */
+    /* Written by the inserting thread only (at insertion; link_stamp, table_refs and nlinks
+     * while later tasks are inserted), read by the thread that runs the task: lines that the
+     * running and completing threads never write, so the inserting thread keeps them. */
     const hyt_kernel_t *kernel;
     hyt_sequence_t *seq;
     hyt_context_t *ctx;
     void *args;
     uint64_t id;                  /* insertion order, from 1 */
+    uint64_t link_stamp;          /* dedup of predecessor links */
     int priority;
     int nthreads, device, stream;
     int tag[3];
+    int table_refs;               /* region-table entries holding the task */
+    int nlinks;                   /* predecessors linked while it was inserted */
+    int broken;                   /* dependencies incompletely recorded (out of memory) */
     size_t scratch_bytes, shared_bytes;
 
-    atomic_int npred;             /* unresolved predecessors (+1 while being inserted) */
-    atomic_int refs;              /* in flight + references from the region table */
+    /* Written by the threads that run and complete tasks (and by the inserting thread while
+     * linking a successor, under lock). */
+    _Alignas(64) atomic_int npred; /* unresolved predecessors (+ HYT_NPRED_GUARD while being
+                                    * inserted) */
+    atomic_int refs;              /* 1 while in flight, 1 while the region table holds it */
     atomic_int state;
     hyt_spin_t lock;              /* protects succ/nsucc and the transition to DONE */
     hyt_task_t **succ;
     int nsucc, capsucc;
-    uint64_t link_stamp;          /* inserting thread only: dedup of predecessor links */
-
     int skip;                     /* decided once before the body runs: 0 or an error code */
-    int broken;                   /* dependencies incompletely recorded (out of memory) */
     atomic_int gang_left;
     void *shared;
 
@@ -311,11 +317,13 @@ struct hyt_sequence {
     hyt_context_t *ctx;
     atomic_int status;
     atomic_int nwaiters;       /* threads in hyt_sequence_wait: workers then report at once */
+    atomic_int reporters;      /* threads adding to nfinished: a waiter returns after them */
     pthread_mutex_t lock;
     pthread_cond_t cond;
     char message[512];
-    /* tasks inserted (by the inserting thread only: no locked instruction) and finished
-     * (reported by the threads that ran them), each on a cache line of its own */
+    /* tasks inserted (by the inserting thread only: no locked instruction; read by workers
+     * only while a thread waits) and finished (reported by the threads that ran them), each
+     * on a cache line of its own */
     _Alignas(64) atomic_long ninserted;
     _Alignas(64) atomic_long nfinished;
 };
@@ -352,6 +360,8 @@ struct hyt_context {
     /* insertion */
     pthread_mutex_t insert_lock;
     uint64_t next_id;
+    long known_finished;       /* a past value of nfinished: the window check needs no read */
+    unsigned idle_checks;
     hyt_rtable_t regions;
     /* unfinished tasks of the whole context: inserted (inserting thread only) - finished */
     _Alignas(64) atomic_long ninserted;
@@ -396,14 +406,26 @@ int hyt_worker_spawn(hyt_worker_t *w, void *(*start)(void *));
 void hyt_sched_link(hyt_context_t *ctx, hyt_task_t *pred, hyt_task_t *t);
 /* Marks t finished: releases successors, updates counters, drops the in-flight reference. */
 void hyt_sched_complete(hyt_task_t *t);
-/* One more reference to a task being inserted (no other thread touches its count yet: no
- * locked instruction). */
-static inline void hyt_task_retain_new(hyt_task_t *t)
-{
-    atomic_store_explicit(&t->refs, atomic_load_explicit(&t->refs, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-}
+/* A task is freed when its two shares are dropped: the in-flight one (by the thread that
+ * completes it) and the region table's (by the inserting thread, when the last entry that
+ * holds it goes).  The entries are counted in table_refs, touched by the inserting thread
+ * only: one locked instruction per task instead of one per entry. */
 void hyt_task_release(hyt_task_t *t);
+/* An entry for the task being inserted (no other thread touches its counts yet). */
+static inline void hyt_task_table_retain_new(hyt_task_t *t)
+{
+    if (t->table_refs++ == 0)
+        atomic_store_explicit(&t->refs, atomic_load_explicit(&t->refs, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+}
+static inline void hyt_task_table_release(hyt_task_t *t)
+{
+    if (--t->table_refs == 0)
+        hyt_task_release(t);
+}
+/* Added to npred while a task is inserted: predecessors that finish meanwhile cannot make it
+ * ready, and links need no locked instruction on the new task (nlinks counts them). */
+#define HYT_NPRED_GUARD (1 << 30)
 /* Decides whether a task runs (0) or is skipped (error code): sequence status, fault injection. */
 int hyt_sched_should_skip(hyt_task_t *t);
 /* Runs the body of a failed task's bookkeeping: sets the sequence error. */

@@ -22,6 +22,13 @@
  * and the inserting thread asks early for the cache lines of the next task it will reuse and
  * of the predecessors it is about to look at.
  *
+ * What the inserting thread pays per task is mostly cache lines that other cores wrote, and
+ * the locked instructions that wait for them: so it reads the finished counts only when a past
+ * value does not show room in the window, workers read the inserted counts only while a thread
+ * waits, a new task's predecessor links are counted in a plain field (its npred holds a guard
+ * until the insertion ends), and the region table's references to a task are counted by the
+ * inserting thread alone (one locked instruction per task, when the last goes).
+ *
  * Locking:
  *   ctx->insert_lock   one inserting thread at a time; guards the region table, next_id and
  *                      the inserting thread's task cache.
@@ -314,7 +321,7 @@ void hyt_sched_link(hyt_context_t *ctx, hyt_task_t *pred, hyt_task_t *t)
         pred->capsucc = cap;
     }
     pred->succ[pred->nsucc++] = t;
-    atomic_fetch_add_explicit(&t->npred, 1, memory_order_relaxed);
+    t->nlinks++; /* npred holds the guard until the insertion ends */
     hyt_spin_unlock(&pred->lock);
 }
 
@@ -356,14 +363,19 @@ static void overflow_push_locked(hyt_context_t *ctx, hyt_task_t *t)
 }
 
 /* Pushes a ready task to w's queue; returns the tasks now in it, or 0 when it went to the
- * overflow heap (the queue could not grow). */
-static int queue_push(hyt_context_t *ctx, hyt_worker_t *w, hyt_task_t *t, int ctx_locked)
+ * overflow heap (the queue could not grow).  *owner gets the state of w, read under the
+ * queue's lock (see notify()). */
+static int queue_push(hyt_context_t *ctx, hyt_worker_t *w, hyt_task_t *t, int ctx_locked,
+                      int *owner)
 {
     atomic_store_explicit(&t->state, HYT_T_READY, memory_order_relaxed);
-    hyt_spin_lock(&w->q.lock);
-    int n = hyt_heap_push(&w->q.heap, t) ? 0 : w->q.heap.n;
-    queue_publish(&w->q);
-    hyt_spin_unlock(&w->q.lock);
+    hyt_rqueue_t *q = &w->q;
+    hyt_spin_lock(&q->lock);
+    int n = hyt_heap_push(&q->heap, t) ? 0 : q->heap.n;
+    queue_publish(q);
+    if (owner)
+        *owner = atomic_load_explicit(&q->state, memory_order_relaxed);
+    hyt_spin_unlock(&q->lock);
     if (n)
         return n;
     if (!ctx_locked)
@@ -456,9 +468,15 @@ static hyt_task_t *steal(hyt_context_t *ctx, hyt_worker_t *self, int gang_ok, lo
     return NULL;
 }
 
-/* Whether any queue holds a task (for a worker about to sleep). */
-static int any_ready(hyt_context_t *ctx)
+/* Whether any queue holds a task (for worker self, about to sleep: its own queue is read
+ * under its lock, see notify()). */
+static int any_ready(hyt_context_t *ctx, hyt_worker_t *self)
 {
+    hyt_spin_lock(&self->q.lock);
+    int mine = self->q.heap.n;
+    hyt_spin_unlock(&self->q.lock);
+    if (mine)
+        return 1;
     for (int i = 0; i < ctx->nworkers; i++)
         if (atomic_load_explicit(&ctx->workers[i].q.n, memory_order_relaxed))
             return 1;
@@ -481,13 +499,15 @@ static void wake_locked(hyt_context_t *ctx, hyt_worker_t *w)
     pthread_cond_signal(&w->cond);
 }
 
-/* After a push of the n-th task to w's queue (n = 0: to the overflow heap): the owner takes
- * it if it is idle and awake; else it is woken if asleep, and else an idle worker is told
- * (the steal hint) or woken.  The fence pairs with the one in idle_step(). */
-static void notify(hyt_context_t *ctx, hyt_worker_t *w, int n)
+/* After a push of the n-th task to w's queue (n = 0: to the overflow heap), st being the
+ * owner's state read under the queue's lock: the owner takes it if it is idle and awake; else
+ * it is woken if asleep, and else an idle worker is told (the steal hint) or woken.
+ * The owner's side needs no fence: a worker about to sleep publishes SLEEPING, then reads its
+ * own queue under its lock, so either it sees the task or the pusher, whose critical section
+ * comes after, sees SLEEPING.  The other sleepers read the queues without locks: the fence
+ * pairs with the one in idle_step(). */
+static void notify(hyt_context_t *ctx, hyt_worker_t *w, int n, int st)
 {
-    atomic_thread_fence(memory_order_seq_cst);
-    int st = atomic_load_explicit(&w->q.state, memory_order_relaxed);
     if (n == 1 && st == HYT_W_LOOKING)
         return;
     if (n && st == HYT_W_SLEEPING) {
@@ -496,6 +516,7 @@ static void notify(hyt_context_t *ctx, hyt_worker_t *w, int n)
         pthread_mutex_unlock(&ctx->lock);
         return;
     }
+    atomic_thread_fence(memory_order_seq_cst);
     set_hint(ctx, 1);
     if (atomic_load_explicit(&ctx->nsleeping, memory_order_relaxed)) {
         pthread_mutex_lock(&ctx->lock);
@@ -520,12 +541,14 @@ static void push_ready_cpu(hyt_context_t *ctx, hyt_task_t **ts, int n)
                 keep = i;
     }
     for (int i = 0; i < n; i++) {
+        int st = HYT_W_BUSY;
         if (i == keep) {
-            if (!queue_push(ctx, w, ts[i], 0))
-                notify(ctx, w, 0);
+            if (!queue_push(ctx, w, ts[i], 0, NULL))
+                notify(ctx, w, 0, st);
         } else {
             hyt_worker_t *v = next_queue(ctx, rng);
-            notify(ctx, v, queue_push(ctx, v, ts[i], 0));
+            int k = queue_push(ctx, v, ts[i], 0, &st);
+            notify(ctx, v, k, st);
         }
     }
 }
@@ -553,23 +576,22 @@ static void inflight_done(hyt_context_t *ctx, long n)
     }
 }
 
-/* n tasks of seq finished.  The sequence may be destroyed as soon as a waiter sees its count
- * at zero: the count reaches zero only under its lock, so that the waiter (which reads the
- * count under the lock) cannot see zero before this thread has let go of the lock. */
+/* n tasks of seq finished.  The inserted count is read only while a thread waits (the
+ * inserting thread writes it at every task).  The add and the read of nwaiters pair with the
+ * waiter's increment of nwaiters and read of the counts (all sequentially consistent): either
+ * this thread sees the waiter, or the waiter sees the count.  A waiter that saw the count
+ * complete returns only once no thread is between its add and its last touch of seq
+ * (reporters), after which the sequence may be freed. */
 static void seq_done(hyt_sequence_t *seq, long n)
 {
-    /* the inserted count only grows: below it without the lock stays below it */
-    long f = atomic_load(&seq->nfinished);
-    for (;;) {
-        if (f + n >= atomic_load(&seq->ninserted))
-            break;
-        if (atomic_compare_exchange_weak(&seq->nfinished, &f, f + n))
-            return; /* not the last: seq is not to be touched any more */
-    }
-    pthread_mutex_lock(&seq->lock);
-    if (atomic_fetch_add(&seq->nfinished, n) + n == atomic_load(&seq->ninserted))
+    atomic_fetch_add(&seq->reporters, 1);
+    long f = atomic_fetch_add(&seq->nfinished, n) + n;
+    if (atomic_load(&seq->nwaiters) && f == atomic_load(&seq->ninserted)) {
+        pthread_mutex_lock(&seq->lock);
         pthread_cond_broadcast(&seq->cond);
-    pthread_mutex_unlock(&seq->lock);
+        pthread_mutex_unlock(&seq->lock);
+    }
+    atomic_fetch_sub_explicit(&seq->reporters, 1, memory_order_release);
 }
 
 /* Reports the worker's finished tasks: to their sequence, then to the context (which lives
@@ -885,7 +907,7 @@ static int idle_step(hyt_worker_t *w, uint64_t *spin_end)
     atomic_store_explicit(&ctx->nsleeping, ctx->nidle, memory_order_relaxed);
     atomic_store_explicit(&w->q.state, HYT_W_SLEEPING, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in notify() */
-    if (any_ready(ctx)) {
+    if (any_ready(ctx, w)) {
         /* pushed meanwhile: w is still last on the list (the lock was held throughout) */
         ctx->nidle--;
         atomic_store_explicit(&ctx->nsleeping, ctx->nidle, memory_order_relaxed);
@@ -940,7 +962,7 @@ static hyt_task_t *next_task(hyt_worker_t *w, int *rank)
         if (t && ctx->pending) {
             /* only one collects at a time: t goes back (its heap just gave it, or the
              * overflow heap takes it), w joins the other */
-            queue_push(ctx, w, t, 1);
+            queue_push(ctx, w, t, 1, NULL);
             set_hint(ctx, 1);
             t = NULL;
         }
@@ -1072,11 +1094,18 @@ int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
     pthread_mutex_lock(&ctx->insert_lock);
     hyt_tcache_t *saved_cache = tls_cache; /* tasks freed meanwhile feed the next insertions */
     tls_cache = &ctx->ins_cache;
-    wait_inflight_below(ctx, ctx->window, 1);
-    /* idle: forget finished tasks (not while the DAG is recorded: it shows every dependency) */
-    if (inflight(ctx) == 0 && ctx->regions.used &&
-        !(ctx->trace.dag && atomic_load_explicit(&ctx->trace.on, memory_order_relaxed)))
-        hyt_rtable_clear(&ctx->regions);
+    /* The finished count changes at every worker's report: it is read only when a past value
+     * does not show the window has room, and every 64 insertions to notice idleness. */
+    long ins = atomic_load_explicit(&ctx->ninserted, memory_order_relaxed);
+    if (ins - ctx->known_finished >= ctx->window || (++ctx->idle_checks & 63) == 0) {
+        wait_inflight_below(ctx, ctx->window, 1);
+        ctx->known_finished = atomic_load(&ctx->nfinished);
+        /* idle: forget finished tasks (not while the DAG is recorded: it shows every
+         * dependency) */
+        if (ctx->known_finished == ins && ctx->regions.used &&
+            !(ctx->trace.dag && atomic_load_explicit(&ctx->trace.on, memory_order_relaxed)))
+            hyt_rtable_clear(&ctx->regions);
+    }
 
     hyt_task_t *t = task_alloc(ctx);
     void *args = NULL;
@@ -1111,10 +1140,12 @@ int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
     t->succ = t->succ_inline;
     t->capsucc = HYT_SUCC_INLINE;
     t->link_stamp = 0;
-    atomic_init(&t->npred, 1);
+    atomic_init(&t->npred, HYT_NPRED_GUARD);
     atomic_init(&t->refs, 1);
     atomic_init(&t->state, HYT_T_WAITING);
-    atomic_flag_clear(&t->lock.f);
+    /* plain stores: no other thread sees the task yet (a locked or fenced one would wait for
+     * all the lines this insertion wrote) */
+    atomic_flag_clear_explicit(&t->lock.f, memory_order_relaxed);
 
     /* counted before it can run, which the push that makes it ready publishes (plain
      * stores: only this thread writes them) */
@@ -1145,7 +1176,11 @@ int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
         hyt_sequence_fail(seq, rc, "inserting task %s: %s", d->kernel->name,
                           rc == HYT_ERR_NOMEM ? "out of memory" : hyt_last_error());
     }
-    if (atomic_fetch_sub_explicit(&t->npred, 1, memory_order_acq_rel) == 1)
+    /* ready now, unless a predecessor linked to it has not finished yet: with no link, no
+     * other thread ever touches npred */
+    int guard = HYT_NPRED_GUARD - t->nlinks;
+    if (!t->nlinks ||
+        atomic_fetch_sub_explicit(&t->npred, guard, memory_order_acq_rel) == guard)
         make_ready(ctx, t);
     return HYT_SUCCESS;
 }
@@ -1165,6 +1200,7 @@ int hyt_sequence_create(hyt_context_t *ctx, hyt_sequence_t **seq)
     atomic_init(&s->ninserted, 0);
     atomic_init(&s->nfinished, 0);
     atomic_init(&s->nwaiters, 0);
+    atomic_init(&s->reporters, 0);
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cond, NULL);
     *seq = s;
@@ -1179,6 +1215,12 @@ int hyt_sequence_wait(hyt_sequence_t *seq)
         pthread_cond_wait(&seq->cond, &seq->lock);
     atomic_fetch_sub(&seq->nwaiters, 1);
     pthread_mutex_unlock(&seq->lock);
+    /* the thread that completed the count may still be about to let go of seq */
+    for (unsigned spins = 1; atomic_load_explicit(&seq->reporters, memory_order_acquire); spins++)
+        if (spins % 1024)
+            hyt_cpu_relax();
+        else
+            sched_yield(); /* it may have lost its core */
     return atomic_load(&seq->status);
 }
 
