@@ -51,7 +51,7 @@ typedef struct panel {
     int h, W, p;         /* height, width, pivoted columns = min(h, W) */
     int *ipiv, *info;
     int rank, size;
-    hyt_barrier_t *bar;
+    const hyt_task_ctx_t *tc; /* rank, size, barrier */
     piv_slot_t *slots;
     seg_t *segs;         /* every thread's rows (shared), in rank order */
     seg_t *my;
@@ -168,7 +168,7 @@ static void leaf(panel_t *P, int s, int w)
         }
         P->slots[P->rank].v = best;
         P->slots[P->rank].idx = bidx;
-        hyt_barrier_wait(P->bar);
+        hyt_task_barrier(P->tc);
 
         if (P->rank == 0) {
             int64_t piv = j;
@@ -195,7 +195,7 @@ static void leaf(panel_t *P, int s, int w)
                 *P->info = (int)(P->r0 + j + 1);
             }
         }
-        hyt_barrier_wait(P->bar);
+        hyt_task_barrier(P->tc);
 
         /* scale the column below the pivot and update the rest of the leaf */
         const seg_t *s0 = &P->segs[0]; /* row j < nb lives in rank 0's rows */
@@ -240,10 +240,10 @@ static void rec(panel_t *P, int s, int w)
         w1 = (w1 + HYT_PANEL_LEAF - 1) / HYT_PANEL_LEAF * HYT_PANEL_LEAF;
     int w2 = w - w1;
     rec(P, s, w1);
-    hyt_barrier_wait(P->bar); /* the left half's last interchanges are in */
+    hyt_task_barrier(P->tc); /* the left half's last interchanges are in */
     /* A12: the left half's interchanges, then inv(L11) A12, each thread on its columns */
     swap_solve(P, s, w1, s + w1, s + w);
-    hyt_barrier_wait(P->bar);
+    hyt_task_barrier(P->tc);
     /* A22 -= A21 A12 on own rows below s+w1: one GEMM per thread */
     const seg_t *s0 = &P->segs[0], *my = P->my;
     const int64_t ld0 = s0->ld, ld = my->ld;
@@ -296,7 +296,7 @@ static int rec_body(const hyt_task_ctx_t *tc, void *p)
     P.info = a->info;
     P.rank = tc->rank;
     P.size = tc->size;
-    P.bar = tc->barrier;
+    P.tc = tc;
     P.slots = tc->shared;
     P.segs = (seg_t *)((char *)tc->shared + (size_t)tc->size * sizeof(piv_slot_t));
     P.my = &P.segs[P.rank];
@@ -326,7 +326,7 @@ static int rec_body(const hyt_task_ctx_t *tc, void *p)
             copy_tiles(A, a->k, my, t1, t2, P.W, 0);
     }
     my->failed = rc != 0;
-    hyt_barrier_wait(P.bar); /* everyone's segment is published, and whether it could copy */
+    hyt_task_barrier(tc); /* everyone's segment is published, and whether it could copy */
     /* (the flag is in the segment, not in the pivot slots: a thread past this loop already
      * writes its slot for the first column while the others still read) */
     for (int r = 0; r < P.size; r++)
@@ -338,12 +338,12 @@ static int rec_body(const hyt_task_ctx_t *tc, void *p)
     if (P.p > 0)
         rec(&P, 0, P.p);
     if (P.W > P.p || A->layout == HYT_LAYOUT_CCRB)
-        hyt_barrier_wait(P.bar); /* the last interchanges are in */
+        hyt_task_barrier(tc); /* the last interchanges are in */
     if (P.W > P.p) {
         /* wider than tall: the columns right of the pivots get the interchanges and their U */
         swap_solve(&P, 0, P.p, P.p, P.W);
         if (A->layout == HYT_LAYOUT_CCRB)
-            hyt_barrier_wait(P.bar);
+            hyt_task_barrier(tc);
     }
     /* no thread touches another's rows any more */
     if (A->layout == HYT_LAYOUT_CCRB)
@@ -358,11 +358,10 @@ int hyt_core_dgetrf_seq(int m, int n, double *a, int64_t lda, int *ipiv)
 {
     piv_slot_t slot;
     seg_t seg = {.base = a, .R0 = 0, .rows = m, .ld = (int)lda};
-    hyt_barrier_t bar;
-    hyt_barrier_init(&bar, 1);
+    const hyt_task_ctx_t tc = {.rank = 0, .size = 1};
     int info = 0;
     panel_t P = {.r0 = 0, .h = m, .W = n, .p = m < n ? m : n, .ipiv = ipiv, .info = &info,
-                 .rank = 0, .size = 1, .bar = &bar, .slots = &slot, .segs = &seg, .my = &seg};
+                 .rank = 0, .size = 1, .tc = &tc, .slots = &slot, .segs = &seg, .my = &seg};
     if (P.p > 0)
         rec(&P, 0, P.p);
     if (P.W > P.p)

@@ -4,7 +4,8 @@
  *                tiles, every dependency resolved by the runtime
  *   independent  tasks with no dependencies
  * Prints microseconds per task (wall time from the first insertion to the end of the wait,
- * divided by the number of tasks), best of several repetitions.
+ * divided by the number of tasks), best of several repetitions; then the cost of one barrier
+ * of a gang task (16 threads and all workers), with the counter and the rank-aware barrier.
  */
 #include "hytile_cli.h"
 
@@ -23,6 +24,46 @@ static const hyt_kernel_t k_panel = {.name = "panel", .cpu = empty_body, .cat = 
 static const hyt_kernel_t k_trsm = {.name = "trsm", .cpu = empty_body, .cat = HYT_CAT_UPDATE};
 static const hyt_kernel_t k_gemm = {.name = "gemm", .cpu = empty_body, .cat = HYT_CAT_UPDATE};
 static const hyt_kernel_t k_empty = {.name = "empty", .cpu = empty_body, .cat = HYT_CAT_OTHER};
+
+/* A gang body that passes `rounds` barriers: the counter one or the rank-aware one. */
+typedef struct { long rounds; int ranked; } bar_args_t;
+static int barrier_body(const hyt_task_ctx_t *tc, void *args)
+{
+    const bar_args_t *a = args;
+    for (long i = 0; i < a->rounds; i++) {
+        if (a->ranked)
+            hyt_task_barrier(tc);
+        else
+            hyt_barrier_wait(tc->barrier);
+    }
+    return 0;
+}
+static const hyt_kernel_t k_barrier = {.name = "barrier", .cpu = barrier_body,
+                                       .cat = HYT_CAT_OTHER};
+
+/* Nanoseconds per barrier for a gang of k threads (best of reps), or -1. */
+static double barrier_ns(hyt_context_t *ctx, int k, int ranked, int reps)
+{
+    bar_args_t a = {20000, ranked};
+    double best = 1e30;
+    for (int r = 0; r < reps; r++) {
+        hyt_sequence_t *seq;
+        if (hyt_sequence_create(ctx, &seq))
+            return -1;
+        hyt_task_desc_t d = hyt_task_desc(&k_barrier, &a, sizeof a);
+        d.nthreads = k;
+        double t0 = hyt_wtime();
+        hyt_task_insert(seq, &d);
+        int rc = hyt_sequence_wait(seq);
+        double t = hyt_wtime() - t0;
+        hyt_sequence_destroy(seq);
+        if (rc)
+            return -1;
+        if (t < best)
+            best = t;
+    }
+    return best / (double)a.rounds * 1e9;
+}
 
 static long lu_dag(hyt_sequence_t *seq, char *tiles, int nt, int panel_threads)
 {
@@ -129,6 +170,13 @@ int hyt_cmd_bench_runtime(int argc, char **argv)
         else
             snprintf(name, sizeof name, "independent");
         printf("%-28s %10ld %12.4f %12.3f\n", name, n, best, best / (double)n * 1e6);
+    }
+    int ks[2] = {nw < 16 ? nw : 16, nw};
+    for (int i = 0; i < 2 && ks[i] > 1; i++) {
+        if (i == 1 && ks[1] == ks[0])
+            break;
+        printf("gang barrier, %3d threads: counter %8.1f ns   dissemination %8.1f ns\n", ks[i],
+               barrier_ns(ctx, ks[i], 0, reps), barrier_ns(ctx, ks[i], 1, reps));
     }
     free(tiles);
     hyt_context_destroy(ctx);

@@ -195,6 +195,7 @@ typedef struct hyt_barrier {
     _Alignas(64) atomic_int count;
     _Alignas(64) atomic_int gen;
     int n;
+    struct hyt_barrier_flags *flags; /* a cache line per rank (hyt_task_barrier), or NULL */
 } hyt_barrier_t;
 #endif
 
@@ -221,6 +222,11 @@ typedef struct hyt_devctx {
     void *scratch;            /* per-device scratch of desc.scratch_bytes (host memory) */
     hyt_sequence_t *seq;
 } hyt_devctx_t;
+
+/* The barrier of the calling rank's gang (nothing for a task of one thread).  Knows the rank:
+ * with per-rank flags, log2(size) rounds of one store and one wait each (a dissemination
+ * barrier) instead of size serialized updates of one counter. */
+void hyt_task_barrier(const hyt_task_ctx_t *tc);
 
 /* Bodies return 0 or an error code (they may call hyt_sequence_fail for a message first).
  * A gang body is entered by all ranks; every rank must reach every barrier even on error. */

@@ -126,6 +126,13 @@ struct hyt_task {
     hyt_barrier_t barrier;        /* gang tasks only (set up at launch) */
 };
 
+/* A rank's line of a dissemination barrier: round[r] is the last episode in which rank
+ * (rank - 2^r) mod n reached round r; episode is the rank's own count of barriers. */
+struct hyt_barrier_flags {
+    _Alignas(64) atomic_int round[15];
+    int episode;
+};
+
 /* Binary max-heap of ready tasks on (priority, -id). */
 typedef struct hyt_heap {
     hyt_task_t **a;

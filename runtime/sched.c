@@ -70,6 +70,7 @@ void hyt_barrier_init(hyt_barrier_t *b, int n)
     atomic_init(&b->count, 0);
     atomic_init(&b->gen, 0);
     b->n = n;
+    b->flags = NULL;
 }
 
 void hyt_barrier_wait(hyt_barrier_t *b)
@@ -89,6 +90,35 @@ void hyt_barrier_wait(hyt_barrier_t *b)
          * oversubscribed, so a descheduled member can catch up. */
         if (++spins % 4096 == 0)
             sched_yield();
+    }
+}
+
+/* Dissemination barrier: in round r, rank i tells rank (i + 2^r) mod n that it got there and
+ * waits to be told by rank (i - 2^r) mod n; after ceil(log2 n) rounds every rank has heard,
+ * through a chain of release/acquire pairs, from every other.  Episodes only grow, so a flag
+ * already past the current episode (the teller is a barrier ahead) lets the waiter through. */
+void hyt_task_barrier(const hyt_task_ctx_t *tc)
+{
+    hyt_barrier_t *b = tc->barrier;
+    if (tc->size <= 1 || !b)
+        return;
+    if (!b->flags) {
+        hyt_barrier_wait(b);
+        return;
+    }
+    struct hyt_barrier_flags *me = &b->flags[tc->rank];
+    const int n = tc->size, e = ++me->episode;
+    for (int r = 0, d = 1; d < n; r++, d *= 2) {
+        int to = tc->rank + d;
+        if (to >= n)
+            to -= n;
+        atomic_store_explicit(&b->flags[to].round[r], e, memory_order_release);
+        unsigned spins = 0;
+        while (atomic_load_explicit(&me->round[r], memory_order_acquire) < e) {
+            hyt_cpu_relax();
+            if (++spins % 4096 == 0)
+                sched_yield();
+        }
     }
 }
 
@@ -254,6 +284,8 @@ static void task_free(hyt_task_t *t)
     if (t->args != t->inline_args)
         free(t->args);
     free(t->shared);
+    if (t->nthreads > 1)
+        free(t->barrier.flags); /* set when the gang started (a skipped one starts too) */
     if (t->device >= 0 && (t->event || t->ev_start)) {
         hyt_device_t *dev = ctx->devices[t->device];
         dev->ops->release(dev, t);
@@ -770,6 +802,8 @@ static void launch_gang(hyt_context_t *ctx)
     int k = t->nthreads;
     prepare_run(ctx, t);
     hyt_barrier_init(&t->barrier, k);
+    /* per-rank lines for hyt_task_barrier (without them it falls back to the counter) */
+    t->barrier.flags = hyt_rt_calloc_aligned(ctx, (size_t)k * sizeof *t->barrier.flags);
     atomic_store_explicit(&t->gang_left, k, memory_order_relaxed);
     for (int r = 0; r < k; r++) {
         hyt_worker_t *m = ctx->pending_members[r];

@@ -2,8 +2,9 @@
  * Gang-scheduled (multithreaded) tasks competing for workers in many shapes: sizes from 1 to
  * more than the workers, independent floods, chains, mixed with single tasks, on 1 to 8
  * workers (more workers than cores is allowed: they share cores).  Every gang must start with
- * all its ranks (distinct, 0..size-1), work in lock step through its barrier, and finish; a
- * deadlock trips the alarm.
+ * all its ranks (distinct, 0..size-1), work in lock step through its barriers (the
+ * rank-aware one, the counter one, and the two in turn), and finish; a deadlock trips the
+ * alarm.
  */
 #include "hyt_runtime.h"
 #include "hyt_test.h"
@@ -29,13 +30,21 @@ static int gang_body(const hyt_task_ctx_t *tc, void *p)
     int bit = 1 << tc->rank;
     if (atomic_fetch_or(&a->ranks_seen[a->id], bit) & bit)
         atomic_fetch_add(a->errors, 1); /* the same rank twice */
+    /* the rank-aware barrier (hyt_task_barrier), the counter one, or both in turn */
+    int kind = a->id % 3;
     for (int ph = 1; ph <= a->phases; ph++) {
         slot[tc->rank] = ph;
-        hyt_barrier_wait(tc->barrier);
+        if (kind == 1)
+            hyt_barrier_wait(tc->barrier);
+        else
+            hyt_task_barrier(tc);
         for (int r = 0; r < tc->size; r++)
             if (slot[r] != ph)
                 atomic_fetch_add(a->errors, 1); /* not in lock step */
-        hyt_barrier_wait(tc->barrier);
+        if (kind == 0)
+            hyt_task_barrier(tc);
+        else
+            hyt_barrier_wait(tc->barrier);
     }
     atomic_fetch_add(a->executed, 1);
     return 0;
