@@ -64,7 +64,7 @@ static const keydef_t keys[] = {
       "otherwise)"},
      HYT_KEY_STRING, 0, 0, 0, 1},
     {{"runtime.cores", "HYT_CORES", "all",
-      "cores for CPU workers: all, a count (first N cores), or a list like 0-7,16"},
+      "cores for CPU workers: all, a count (N cores, core 0 last), or a list like 0-7,16"},
      HYT_KEY_STRING, 0, 0, 0, 0},
     {{"runtime.workers", "HYT_WORKERS", "auto",
       "CPU worker threads (1..1024); auto: one per core of runtime.cores (less one per GPU); "

@@ -441,8 +441,39 @@ static void test_bad_context(void)
     hyt_config_destroy(cfg);
 }
 
+/* The core a context of one worker runs on, for a runtime.cores value; -2 if none. */
+static int core_for(const char *cores)
+{
+    hyt_config_t *cfg;
+    hyt_config_create(&cfg);
+    hyt_config_set(cfg, "runtime.devices", "none", HYT_SRC_API, NULL);
+    hyt_config_set(cfg, "runtime.cores", cores, HYT_SRC_API, NULL);
+    hyt_context_t *ctx = NULL;
+    int core = -2;
+    if (!hyt_context_create(cfg, &ctx))
+        core = hyt_context_worker_core(ctx, 0);
+    hyt_context_destroy(ctx);
+    hyt_config_destroy(cfg);
+    return core;
+}
+
+/* A core count below the machine's leaves core 0 out (the OS's core); a list is taken as
+ * given. */
+static void test_core_count(void)
+{
+    int c1 = core_for("1"), list0 = core_for("0-0"), list1 = core_for("1-1");
+    CHECK(c1 != -2 && list0 != -2, "contexts of one core not created: %s", hyt_last_error());
+    if (list1 == -2) {
+        printf("  (one core: a count of 1 is all of it)\n");
+        CHECK(c1 == list0, "count 1 on core %d, not %d", c1, list0);
+    } else {
+        CHECK(c1 == list1, "count 1 on core %d, not on core 1 (%d)", c1, list1);
+    }
+}
+
 int main(void)
 {
+    test_core_count();
     test_priority();
     test_window();
     test_errors();
