@@ -1,6 +1,10 @@
 /*
  * The LU tunables and their "auto" values.  Tuning table (measured; see docs/performance.md):
- *   CPU only: nb 192 from min(m,n) >= 3000, 128 from 600, else 64; lookahead 1;
+ *   CPU only: nb 192 from min(m,n) >= 3000, 128 from 600, else 64; with 32 workers or more,
+ *             512 from min(m,n) >= 24576 (the column updates are bound by memory bandwidth
+ *             there: an update reads and writes its column once per nb flops per element;
+ *             64-core Xeon, N = 32768: nb 192 19.8 s, 256 17.2, 320 14.4-16.4, 384 15.1,
+ *             512 13.95); lookahead 1;
  *             panel_cores: a quarter of the workers, at least 1, at most 16
  *             (2-core VM, N = 4000; 64-core Xeon, N = 32768).
  *   GPU panels (CUDA GPUs): nb 512 from min(m,n) >= 8192, else 256; lookahead 4
@@ -30,7 +34,9 @@ int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p)
     p->gpu_panel = p->ndevices && (!strcmp(panel, "gpu") || (!strcmp(panel, "auto") && cuda));
     if (nb < 0)
         nb = p->gpu_panel ? (mn >= 8192 ? 512 : 256)
-             : p->ndevices ? 256 : mn >= 3000 ? 192 : mn >= 600 ? 128 : 64;
+             : p->ndevices ? 256
+             : nw >= 32 && mn >= 24576 ? 512
+             : mn >= 3000 ? 192 : mn >= 600 ? 128 : 64;
     if (la < 0)
         la = p->gpu_panel ? 4 : p->ndevices ? 2 : 1;
     if (pc < 0) {
