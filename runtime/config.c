@@ -48,7 +48,7 @@ typedef struct keydef {
 static const keydef_t keys[] = {
     {{"lu.nb", "HYT_NB", "auto",
       "tile size nb (1..4096); auto: 512 with GPU panels (256 below N = 8192), 192 on CPUs "
-      "only (less for small matrices)"},
+      "only (less for small matrices; 512 from N = 24576 with 32 workers or more)"},
      HYT_KEY_INT, 1, 4096, 1, 1},
     {{"lu.lookahead", "HYT_LOOKAHEAD", "auto",
       "lookahead depth (0..64): columns updated ahead of the bulk, on the CPUs (CPU panels) or "
