@@ -175,6 +175,7 @@ int hyt_context_create(const hyt_config_t *cfg_in, hyt_context_t **out)
     if (want > 0)
         nw = (int)want; /* more workers than cores share them round-robin */
     ctx->nworkers = nw;
+    ctx->oversubscribed = nw > ncoreset;
 
     ctx->workers = hyt_rt_calloc_aligned(ctx, (size_t)nw * sizeof *ctx->workers);
     ctx->idle = hyt_rt_calloc(ctx, (size_t)nw, sizeof *ctx->idle);

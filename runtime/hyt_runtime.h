@@ -195,6 +195,7 @@ typedef struct hyt_barrier {
     _Alignas(64) atomic_int count;
     _Alignas(64) atomic_int gen;
     int n;
+    int yield_every;          /* spins between sched_yield()s while waiting */
     struct hyt_barrier_flags *flags; /* a cache line per rank (hyt_task_barrier), or NULL */
 } hyt_barrier_t;
 #endif

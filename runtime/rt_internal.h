@@ -363,6 +363,7 @@ struct hyt_context {
     _Alignas(64) atomic_int pending_flag;
     atomic_int shutdown;
     long spin_ns;              /* how long idle workers spin before sleeping */
+    int oversubscribed;        /* more workers than cores: gang members share cores */
 
     /* insertion */
     pthread_mutex_t insert_lock;

@@ -70,6 +70,7 @@ void hyt_barrier_init(hyt_barrier_t *b, int n)
     atomic_init(&b->count, 0);
     atomic_init(&b->gen, 0);
     b->n = n;
+    b->yield_every = 4096;
     b->flags = NULL;
 }
 
@@ -87,8 +88,9 @@ void hyt_barrier_wait(hyt_barrier_t *b)
     while (atomic_load_explicit(&b->gen, memory_order_acquire) == gen) {
         hyt_cpu_relax();
         /* Busy-wait: the gang owns its cores.  Yield now and then in case the machine is
-         * oversubscribed, so a descheduled member can catch up. */
-        if (++spins % 4096 == 0)
+         * oversubscribed, so a descheduled member can catch up (soon when the context
+         * knows it is). */
+        if (++spins % (unsigned)b->yield_every == 0)
             sched_yield();
     }
 }
@@ -116,7 +118,7 @@ void hyt_task_barrier(const hyt_task_ctx_t *tc)
         unsigned spins = 0;
         while (atomic_load_explicit(&me->round[r], memory_order_acquire) < e) {
             hyt_cpu_relax();
-            if (++spins % 4096 == 0)
+            if (++spins % (unsigned)b->yield_every == 0)
                 sched_yield();
         }
     }
@@ -802,6 +804,8 @@ static void launch_gang(hyt_context_t *ctx)
     int k = t->nthreads;
     prepare_run(ctx, t);
     hyt_barrier_init(&t->barrier, k);
+    if (ctx->oversubscribed)
+        t->barrier.yield_every = 64; /* a waiting member likely holds a core another needs */
     /* per-rank lines for hyt_task_barrier (without them it falls back to the counter) */
     t->barrier.flags = hyt_rt_calloc_aligned(ctx, (size_t)k * sizeof *t->barrier.flags);
     atomic_store_explicit(&t->gang_left, k, memory_order_relaxed);
