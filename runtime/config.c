@@ -329,9 +329,12 @@ int hyt_parse_devices(const char *text, hyt_devspec_t *spec, char *err, size_t e
     return -1;
 }
 
-int hyt_parse_coreset(const char *text, int *cores, int max, char *err, size_t errlen)
+int hyt_parse_coreset(const char *text, int *cores, int max, int *is_count, char *err,
+                      size_t errlen)
 {
     long v;
+    if (is_count)
+        *is_count = 0;
     if (strcmp(text, "all") == 0)
         return 0; /* caller takes all */
     if (parse_long(text, &v) == 0) {
@@ -341,6 +344,8 @@ int hyt_parse_coreset(const char *text, int *cores, int max, char *err, size_t e
         }
         for (int i = 0; i < v; i++)
             cores[i] = i;
+        if (is_count)
+            *is_count = 1;
         return (int)v;
     }
     return parse_idlist(text, cores, max, err, errlen);
@@ -425,7 +430,7 @@ static int validate(int i, const char *value, char *err, size_t errlen)
         } else if (strcmp(k->pub.name, "runtime.cores") == 0) {
             int cores[HYT_MAX_WORKERS];
             char e[128];
-            if (hyt_parse_coreset(value, cores, HYT_MAX_WORKERS, e, sizeof e) < 0) {
+            if (hyt_parse_coreset(value, cores, HYT_MAX_WORKERS, NULL, e, sizeof e) < 0) {
                 snprintf(err, errlen, "'%s': %s", value, e);
                 return -1;
             }

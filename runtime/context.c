@@ -71,14 +71,15 @@ static int choose_cores(hyt_context_t *ctx, int *pus, int *n)
     int *list = ctx->core_list;
     char err[128];
     const char *spec = hyt_config_get(ctx->cfg, "runtime.cores", NULL);
-    int cnt = hyt_parse_coreset(spec, list, HYT_MAX_WORKERS, err, sizeof err);
+    int is_count;
+    int cnt = hyt_parse_coreset(spec, list, HYT_MAX_WORKERS, &is_count, err, sizeof err);
     if (cnt < 0)
         return hyt_rt_error(HYT_ERR_CONFIG, "runtime.cores: %s", err);
     if (cnt == 0) {
         for (int i = 0; i < ncores; i++)
             list[i] = i;
         cnt = ncores;
-    } else if (cnt < ncores && strspn(spec, "0123456789") == strlen(spec)) {
+    } else if (is_count && cnt < ncores) {
         /* a count leaves core 0 for last: the OS serves interrupts and other processes there
          * (a panel of 16 threads on cores 0-15 of the 64-core machine was 15-40% slower
          * than on 1-16 or 48-63: one slow rank holds up every barrier) */

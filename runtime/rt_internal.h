@@ -71,8 +71,10 @@ typedef struct hyt_devspec {
     int ids[64];
 } hyt_devspec_t;
 int hyt_parse_devices(const char *text, hyt_devspec_t *spec, char *err, size_t errlen);
-/* "all", "8" (first 8 cores), "0-7,16,18-19" (core indices).  Returns count or -1. */
-int hyt_parse_coreset(const char *text, int *cores, int max, char *err, size_t errlen);
+/* "all" (returns 0), "8" (cores 0-7; *is_count set, if given), "0-7,16,18-19" (core
+ * indices).  Returns the number of cores or -1. */
+int hyt_parse_coreset(const char *text, int *cores, int max, int *is_count, char *err,
+                      size_t errlen);
 int hyt_parse_size(const char *text, size_t *bytes);
 
 /* ------------------------------------------------------------------------------------------ */

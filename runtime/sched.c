@@ -74,6 +74,16 @@ void hyt_barrier_init(hyt_barrier_t *b, int n)
     b->flags = NULL;
 }
 
+/* One round of a barrier's busy wait: the gang owns its cores.  Yield now and then in case
+ * the machine is oversubscribed, so a descheduled member can catch up (soon when the context
+ * knows it is). */
+static inline void barrier_pause(const hyt_barrier_t *b, unsigned *spins)
+{
+    hyt_cpu_relax();
+    if (++*spins % (unsigned)b->yield_every == 0)
+        sched_yield();
+}
+
 void hyt_barrier_wait(hyt_barrier_t *b)
 {
     if (b->n <= 1)
@@ -85,14 +95,8 @@ void hyt_barrier_wait(hyt_barrier_t *b)
         return;
     }
     unsigned spins = 0;
-    while (atomic_load_explicit(&b->gen, memory_order_acquire) == gen) {
-        hyt_cpu_relax();
-        /* Busy-wait: the gang owns its cores.  Yield now and then in case the machine is
-         * oversubscribed, so a descheduled member can catch up (soon when the context
-         * knows it is). */
-        if (++spins % (unsigned)b->yield_every == 0)
-            sched_yield();
-    }
+    while (atomic_load_explicit(&b->gen, memory_order_acquire) == gen)
+        barrier_pause(b, &spins);
 }
 
 /* Dissemination barrier: in round r, rank i tells rank (i + 2^r) mod n that it got there and
@@ -116,11 +120,8 @@ void hyt_task_barrier(const hyt_task_ctx_t *tc)
             to -= n;
         atomic_store_explicit(&b->flags[to].round[r], e, memory_order_release);
         unsigned spins = 0;
-        while (atomic_load_explicit(&me->round[r], memory_order_acquire) < e) {
-            hyt_cpu_relax();
-            if (++spins % (unsigned)b->yield_every == 0)
-                sched_yield();
-        }
+        while (atomic_load_explicit(&me->round[r], memory_order_acquire) < e)
+            barrier_pause(b, &spins);
     }
 }
 
@@ -575,12 +576,12 @@ static void push_ready_cpu(hyt_context_t *ctx, hyt_task_t **ts, int n)
                 keep = i;
     }
     for (int i = 0; i < n; i++) {
-        int st = HYT_W_BUSY;
         if (i == keep) {
             if (!queue_push(ctx, w, ts[i], 0, NULL))
-                notify(ctx, w, 0, st);
+                notify(ctx, w, 0, HYT_W_BUSY);
         } else {
             hyt_worker_t *v = next_queue(ctx, rng);
+            int st;
             int k = queue_push(ctx, v, ts[i], 0, &st);
             notify(ctx, v, k, st);
         }

@@ -195,7 +195,7 @@ static inline void hyt_fuzz_check_config(const hyt_config_t *cfg)
     static int ids[HYT_MAX_WORKERS];
     static unsigned char seen[100001];
     err[0] = '\0';
-    int ncores = hyt_parse_coreset(cores, ids, HYT_MAX_WORKERS, err, sizeof err);
+    int ncores = hyt_parse_coreset(cores, ids, HYT_MAX_WORKERS, NULL, err, sizeof err);
     HYT_FUZZ_CHECK(ncores >= 0 && ncores <= HYT_MAX_WORKERS, "runtime.cores = '%s': %d (%s)",
                    cores, ncores, err);
     for (int i = 0; i < ncores; i++) {
