@@ -326,7 +326,6 @@ struct hyt_sequence {
     hyt_context_t *ctx;
     atomic_int status;
     atomic_int nwaiters;       /* threads in hyt_sequence_wait: workers then report at once */
-    atomic_int reporters;      /* threads adding to nfinished: a waiter returns after them */
     pthread_mutex_t lock;
     pthread_cond_t cond;
     char message[512];
@@ -335,74 +334,77 @@ struct hyt_sequence {
      * on a cache line of its own */
     _Alignas(64) atomic_long ninserted;
     _Alignas(64) atomic_long nfinished;
+    atomic_int reporters;      /* threads adding to nfinished: a waiter returns after them */
 };
 
 #define HYT_MAX_WORKERS 1024
 
+/* Fields are grouped by the threads that write them, a cache line (or more) per group: a line
+ * that 60 idle workers poll must not also hold what the inserting thread writes at every task
+ * (the insertion lock once shared a line with pending_flag: each lock and unlock invalidated
+ * it in every polling core). */
 struct hyt_context {
+    /* set at creation, read by every thread, written by none while the workers run */
     hyt_config_t *cfg;
-    pthread_mutex_t cfg_lock;
-
-    /* CPU workers */
     int nworkers;
     int nstarted;              /* worker threads running */
     hyt_worker_t *workers;
     int *core_list;
     void *topology;            /* hwloc_topology_t */
+    long spin_ns;              /* how long idle workers spin before sleeping */
+    int oversubscribed;        /* more workers than cores: gang members share cores */
+    int ndevices;
+    hyt_device_t **devices;
+    int have_cuda;
+    long window;
+    uint64_t chaos;            /* random ready-task order when nonzero (the seed) */
+    long fault_task, fault_alloc, fault_device; /* fault injection (debug.*) */
+
+    /* polled by idle workers at every round, written rarely */
+    _Alignas(64) atomic_int pending_flag;
+    atomic_int shutdown;
 
     /* scheduler state: ready tasks in the workers' queues (workers[i].q); under lock, the
      * overflow heap, the idle list, the pending gang, worker assignments */
-    pthread_mutex_t lock;
+    _Alignas(64) pthread_mutex_t lock;
     hyt_heap_t ready;          /* overflow: tasks a queue could not take (out of memory) */
     atomic_int nready;         /* tasks in it (read without the lock) */
     hyt_worker_t **idle;
     int nidle;
     atomic_int nsleeping;      /* = nidle, read without the lock by threads pushing work */
-    _Alignas(64) atomic_int steal_hint; /* a queue holds a task its owner will not take soon */
     hyt_task_t *pending;       /* gang task collecting its workers */
     int pending_have;
     hyt_worker_t **pending_members;
-    _Alignas(64) atomic_int pending_flag;
-    atomic_int shutdown;
-    long spin_ns;              /* how long idle workers spin before sleeping */
-    int oversubscribed;        /* more workers than cores: gang members share cores */
+    _Alignas(64) atomic_int steal_hint; /* a queue holds a task its owner will not take soon */
 
-    /* insertion */
-    pthread_mutex_t insert_lock;
+    /* insertion: the inserting thread's own lines */
+    _Alignas(64) pthread_mutex_t insert_lock;
     uint64_t next_id;
     long known_finished;       /* a past value of nfinished: the window check needs no read */
     unsigned idle_checks;
     hyt_rtable_t regions;
+    hyt_tcache_t ins_cache;    /* task memory for the inserting thread (under insert_lock) */
+    void *master_scratch;
+    size_t master_scratch_size;
     /* unfinished tasks of the whole context: inserted (inserting thread only) - finished */
     _Alignas(64) atomic_long ninserted;
     _Alignas(64) atomic_long nfinished;
-    hyt_tcache_t ins_cache;    /* task memory for the inserting thread (under insert_lock) */
-    _Alignas(64) long window;
-    pthread_mutex_t window_lock;
+    _Alignas(64) pthread_mutex_t window_lock;
     pthread_cond_t window_cond;
     atomic_int window_waiting; /* threads waiting on it: workers then report at once */
-    void *master_scratch;
-    size_t master_scratch_size;
-
-    /* devices */
-    int ndevices;
-    hyt_device_t **devices;
-    int have_cuda;
-    atomic_int pinned_warned;
 
     /* task memory */
     _Alignas(64) hyt_spin_t pool_lock;
     hyt_task_t *pool;
     long pool_n;
 
-    /* fault injection and chaos mode (debug.*) */
-    uint64_t chaos;            /* random ready-task order when nonzero (the seed) */
-    long fault_task, fault_alloc, fault_device;
-    atomic_long count_task, count_alloc, count_device;
-
-    hyt_trace_t trace;
-    int saved_blas_threads;
+    /* written now and then */
+    _Alignas(64) atomic_long count_task, count_alloc, count_device;
+    atomic_int pinned_warned;
     atomic_long progress_done, progress_total;
+    pthread_mutex_t cfg_lock;
+    int saved_blas_threads;
+    hyt_trace_t trace;
 };
 
 /* Scheduler entry points (sched.c). */
