@@ -7,7 +7,8 @@
  * for the whole panel, so that a thread's share stays in its caches.  Recursion on the
  * columns turns most of the work into level-3 updates: factor the left half, solve the top of
  * the right half (rank 0, which owns the diagonal tile), update the rest of the right half
- * with GEMMs (each thread on its own tiles), factor the right half.  Leaves of
+ * with GEMMs (each thread on its own tiles; for wide nodes in chunks that a thread done with
+ * its own takes from the others), factor the right half.  Leaves of
  * HYT_PANEL_LEAF columns go column by column: a parallel max-reduction finds the pivot
  * (LAPACK's rule: the first index of the largest |a|, NaN never chosen unless the diagonal
  * entry itself is NaN), rank 0 swaps the two rows in the leaf's columns, every thread scales
@@ -16,7 +17,7 @@
  * columns: a row swap across the whole width by one thread, at every column, was a serial
  * step of 2 x width cache misses (all in one cache set when lda is a power of two).  Threads
  * work in lock step through the runtime's atomic barrier: two barriers per column, two per
- * level.
+ * level (three for the wide ones).
  *
  * Exactly zero pivots are recorded (the first one) and the factorization goes on, as LAPACK's
  * dgetf2 / dgetrf2 do; NaN input gives NaN factors, pivots in range and no crash.
@@ -25,9 +26,15 @@
 
 #include <cblas.h>
 #include <float.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Nodes at least HYT_PANEL_BALANCE columns wide have their update shared out in chunks of at
+ * least HYT_PANEL_CHUNK rows (gemm_balanced). */
+#define HYT_PANEL_BALANCE 64
+#define HYT_PANEL_CHUNK 512
 
 typedef struct piv_slot {
     double v;
@@ -46,6 +53,12 @@ typedef struct seg {
     int failed;          /* could not make its copy (set before the first barrier only) */
 } seg_t;
 
+/* Chunks of a thread's rows claimed in a balanced update (see gemm_balanced). */
+typedef struct bal {
+    atomic_int claimed;
+    char pad[60];
+} bal_t;
+
 typedef struct panel {
     int64_t r0;          /* global row (= column) of the panel's first entry */
     int h, W, p;         /* height, width, pivoted columns = min(h, W) */
@@ -55,6 +68,7 @@ typedef struct panel {
     piv_slot_t *slots;
     seg_t *segs;         /* every thread's rows (shared), in rank order */
     seg_t *my;
+    bal_t *bal;          /* claim counters, one per thread (shared) */
 } panel_t;
 
 /* The segment holding panel row R: the last one starting at or before R. */
@@ -227,6 +241,47 @@ static void leaf(panel_t *P, int s, int w)
     }
 }
 
+/* Rows [r1, r2) of segment sg (offsets in it): A22 -= A21 A12 for the node (s, w1, w2). */
+static void gemm_rows(const panel_t *P, const seg_t *sg, int r1, int r2, int s, int w1, int w2)
+{
+    const seg_t *s0 = &P->segs[0];
+    const int64_t ld0 = s0->ld, ld = sg->ld;
+    if (r2 > r1)
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, r2 - r1, w2, w1, -1.0,
+                    sg->base + r1 + s * ld, (int)ld, s0->base + s + (s + w1) * ld0, (int)ld0,
+                    1.0, sg->base + r1 + (s + w1) * ld, (int)ld);
+}
+
+/* The update of a wide node, shared out: the rows are cut in chunks, each thread takes its
+ * own chunks first and then those left in the other threads' rows.  On the 64-core machine
+ * some threads ran their GEMMs at half the rate of the others, a different few in every run
+ * (cores whose execution units another busy thread shares, it seems), and every thread
+ * waited for the slowest at the next barrier.  Ends with a barrier (the owner of rows reads
+ * them next); then each thread clears its own count (the next balanced update comes after
+ * more barriers). */
+static void gemm_balanced(panel_t *P, int s, int w1, int w2)
+{
+    /* chunks of at least 2^20 multiply-adds and 512 rows: smaller GEMM calls ran at half the
+     * rate (OpenBLAS's unpacked small-matrix path, slow with a power-of-two lda) */
+    int C = (1 << 20) / (w1 * w2) + 1;
+    C = C < HYT_PANEL_CHUNK ? HYT_PANEL_CHUNK : (C + 255) / 256 * 256;
+    for (int i = 0; i < P->size; i++) {
+        int r = P->rank + i < P->size ? P->rank + i : P->rank + i - P->size;
+        const seg_t *sg = &P->segs[r];
+        int lo = first_from(sg, s + w1), n = (sg->rows - lo + C - 1) / C;
+        atomic_int *claimed = &P->bal[r].claimed;
+        while (atomic_load_explicit(claimed, memory_order_relaxed) < n) {
+            int c = atomic_fetch_add_explicit(claimed, 1, memory_order_relaxed);
+            if (c >= n)
+                break;
+            int r1 = lo + c * C, r2 = r1 + C < sg->rows ? r1 + C : sg->rows;
+            gemm_rows(P, sg, r1, r2, s, w1, w2);
+        }
+    }
+    hyt_task_barrier(P->tc);
+    atomic_store_explicit(&P->bal[P->rank].claimed, 0, memory_order_relaxed);
+}
+
 /* Columns [s, s+w), as LAPACK's dgetrf2: on return they are factored and every interchange
  * of their pivots is applied to them (not yet to the columns outside). */
 static void rec(panel_t *P, int s, int w)
@@ -244,14 +299,12 @@ static void rec(panel_t *P, int s, int w)
     /* A12: the left half's interchanges, then inv(L11) A12, each thread on its columns */
     swap_solve(P, s, w1, s + w1, s + w);
     hyt_task_barrier(P->tc);
-    /* A22 -= A21 A12 on own rows below s+w1: one GEMM per thread */
-    const seg_t *s0 = &P->segs[0], *my = P->my;
-    const int64_t ld0 = s0->ld, ld = my->ld;
-    int lo = first_from(my, s + w1), rows = my->rows - lo;
-    if (rows > 0)
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rows, w2, w1, -1.0,
-                    my->base + lo + s * ld, (int)ld, s0->base + s + (s + w1) * ld0, (int)ld0,
-                    1.0, my->base + lo + (s + w1) * ld, (int)ld);
+    /* A22 -= A21 A12 below row s+w1: one GEMM per thread on its own rows, or in chunks
+     * shared out for the wide nodes */
+    if (P->size > 1 && w >= HYT_PANEL_BALANCE)
+        gemm_balanced(P, s, w1, w2);
+    else
+        gemm_rows(P, P->my, first_from(P->my, s + w1), P->my->rows, s, w1, w2);
     rec(P, s + w1, w2);
     /* the right half's interchanges on the left half (threads still finishing the right
      * half only touch its columns) */
@@ -300,6 +353,7 @@ static int rec_body(const hyt_task_ctx_t *tc, void *p)
     P.slots = tc->shared;
     P.segs = (seg_t *)((char *)tc->shared + (size_t)tc->size * sizeof(piv_slot_t));
     P.my = &P.segs[P.rank];
+    P.bal = (bal_t *)(P.segs + tc->size);
 
     /* deal the tiles: a contiguous range to each thread, kept for the whole panel */
     int ntl = A->mt - a->k;
@@ -394,7 +448,7 @@ int hyt_insert_dgetrf_rec(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_desc_t *
         hyt_deps_add(&deps, ipiv_token, HYT_WRITE);
     hyt_task_desc_t d = hyt_tagged_desc(&rec_kernel, &args, sizeof args, deps.v, deps.n, tag);
     d.nthreads = nthreads;
-    d.shared_bytes = (size_t)nthreads * (sizeof(piv_slot_t) + sizeof(seg_t));
+    d.shared_bytes = (size_t)nthreads * (sizeof(piv_slot_t) + sizeof(seg_t) + sizeof(bal_t));
     d.scratch_bytes = args.copy_bytes;
     int rc = hyt_task_insert(seq, &d);
     hyt_deps_free(&deps);

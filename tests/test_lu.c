@@ -292,6 +292,16 @@ int main(int argc, char **argv)
             check_lapack(ctx5, 401, 401, 300 + (unsigned long long)(la * 5 + pc), what, 1);
             count++;
         }
+    /* tall panels: the updates of wide recursion nodes go in chunks of 512 rows or more that
+     * a thread done with its own takes from the others' rows (also from their private copies
+     * in the tile layout) */
+    set_lu(ctx3, 128, 1, 3);
+    check_lapack(ctx3, 6000, 128, 77, "tall panel, 3 threads", 1);
+    count++;
+    if (!small) {
+        check_tile(ctx3, 2400, 128, 2, 78);
+        count++;
+    }
     /* several thousand: checked by the solve residual (O(n^2)) */
     if (!small) {
         set_lu(ctx3, 192, 1, 2);
