@@ -5,8 +5,10 @@
  * backward error ||PA - LU|| for panels) before its rate is reported.
  *
  *   hytile bench-cpu [-n N ...] [--panel M] [--nb NB] [--panel-cores P] [--lookahead L]
- *                    [--layout lapack|tile] [--reps R] [--cores C]
+ *                    [--layout lapack|tile] [--reps R] [--trace FILE]
+ * (cores and workers from HYT_CORES / HYT_WORKERS).  A value it cannot use stops it (exit 2).
  */
+#include "cli_common.h"
 #include "hytile_cli.h"
 
 #include "hytile.h"
@@ -142,24 +144,27 @@ static double panel_error(int m, int w, const double *A0, const double *F, const
     return rn / (an * m * DBL_EPSILON);
 }
 
-static void set_int(hyt_context_t *ctx, const char *key, int v)
-{
-    char buf[16];
-    snprintf(buf, sizeof buf, "%d", v);
-    if (hyt_context_set(ctx, key, buf))
-        fprintf(stderr, "hytile: %s\n", hyt_last_error());
-}
-
 static int usage(void)
 {
     fprintf(stderr,
             "usage: hytile bench-cpu [-n N ...] [--panel M] [--nb NB] [--lookahead L]\n"
             "                        [--panel-cores P] [--layout lapack|tile] [--reps R]\n"
+            "                        [--trace FILE]\n"
             "  -n N          LU of N x N against OpenBLAS dgetrf (several -n allowed)\n"
             "  --panel M     panel M x NB against OpenBLAS dgetrf on PANEL_CORES threads\n"
             "  --layout      factor the LAPACK array in place (default) or a CCRB tile copy\n"
             "  --trace FILE  Chrome trace of the last hytile LU run\n");
     return 2;
+}
+
+/* The value of a numeric option, checked (a message and -1 when it is not in [lo, hi]). */
+static int opt_int(const char *opt, const char *text, long lo, long hi, int *out)
+{
+    long v;
+    if (hyt_cli_int("hytile bench-cpu", opt, text, lo, hi, &v))
+        return -1;
+    *out = (int)v;
+    return 0;
 }
 
 int hyt_cmd_bench_cpu(int argc, char **argv)
@@ -168,33 +173,31 @@ int hyt_cmd_bench_cpu(int argc, char **argv)
     const char *trace = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-n") && v && nn < 32) {
-            ns[nn++] = atoi(v);
-            i++;
-        } else if (!strcmp(a, "--panel") && v) {
-            panel_m = atoi(v);
-            i++;
-        } else if (!strcmp(a, "--nb") && v) {
-            nb = atoi(v);
-            i++;
-        } else if (!strcmp(a, "--lookahead") && v) {
-            la = atoi(v);
-            i++;
-        } else if (!strcmp(a, "--panel-cores") && v) {
-            pc = atoi(v);
-            i++;
-        } else if (!strcmp(a, "--reps") && v) {
-            reps = atoi(v);
-            i++;
-        } else if (!strcmp(a, "--trace") && v) {
+        int bad = 0;
+        if (!v) {
+            return usage();
+        } else if (!strcmp(a, "-n") && nn < 32) {
+            bad = opt_int(a, v, 1, 1000000, &ns[nn++]);
+        } else if (!strcmp(a, "--panel")) {
+            bad = opt_int(a, v, 1, 100000000, &panel_m);
+        } else if (!strcmp(a, "--nb")) {
+            bad = opt_int(a, v, 1, 1000000, &nb);
+        } else if (!strcmp(a, "--lookahead")) {
+            bad = opt_int(a, v, 0, 1000000, &la);
+        } else if (!strcmp(a, "--panel-cores")) {
+            bad = opt_int(a, v, 1, 1000000, &pc);
+        } else if (!strcmp(a, "--reps")) {
+            bad = opt_int(a, v, 1, 1000000, &reps);
+        } else if (!strcmp(a, "--trace")) {
             trace = v;
-            i++;
-        } else if (!strcmp(a, "--layout") && v) {
+        } else if (!strcmp(a, "--layout") && (!strcmp(v, "tile") || !strcmp(v, "lapack"))) {
             tile = !strcmp(v, "tile");
-            i++;
         } else {
             return usage();
         }
+        if (bad)
+            return 2;
+        i++;
     }
     if (!nn && !panel_m)
         ns[nn++] = 4000;
@@ -215,12 +218,13 @@ int hyt_cmd_bench_cpu(int argc, char **argv)
     }
     hyt_config_destroy(cfg);
     int nw = hyt_context_num_workers(ctx);
-    if (nb > 0)
-        set_int(ctx, "lu.nb", nb);
-    if (la >= 0)
-        set_int(ctx, "lu.lookahead", la);
-    if (pc > 0)
-        set_int(ctx, "lu.panel_cores", pc);
+    const char *me = "hytile bench-cpu";
+    if ((nb > 0 && hyt_cli_set_int(ctx, "lu.nb", nb, me)) ||
+        (la >= 0 && hyt_cli_set_int(ctx, "lu.lookahead", la, me)) ||
+        (pc > 0 && hyt_cli_set_int(ctx, "lu.panel_cores", pc, me))) {
+        hyt_context_destroy(ctx);
+        return 2;
+    }
     printf("OpenBLAS: %s (core %s)\n", openblas_get_config(), openblas_get_corename());
     printf("hytile: %d workers, layout %s\n", nw, tile ? "tile (CCRB copy)" : "LAPACK in place");
 
@@ -308,8 +312,16 @@ int hyt_cmd_bench_cpu(int argc, char **argv)
         double flops = (double)m * w * w - (double)w * w * w / 3.0;
         double *A0 = malloc((size_t)m * w * sizeof *A0), *A = malloc((size_t)m * w * sizeof *A);
         int *ipiv = malloc((size_t)w * sizeof *ipiv);
+        if (!A0 || !A || !ipiv || hyt_cli_set_int(ctx, "lu.nb", w, me)) {
+            if (!A0 || !A || !ipiv)
+                fprintf(stderr, "hytile bench-cpu: no memory for a %d x %d panel\n", m, w);
+            free(A0);
+            free(A);
+            free(ipiv);
+            hyt_context_destroy(ctx);
+            return 1;
+        }
         fill(A0, m, w, m, 3);
-        set_int(ctx, "lu.nb", w);
         double best_h = 1e30, best_o = 1e30, eh = 0, eo = 0;
         for (int r = 0; r < reps; r++) {
             memcpy(A, A0, (size_t)m * w * sizeof *A);

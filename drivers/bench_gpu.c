@@ -8,6 +8,7 @@
  *   hytile bench-gpu [-n N ...] [--devices cuda:0,1,...] [--nb NB] [--lookahead L]
  *                    [--panel-cores P] [--reps R] [--mg-block B] [--no-peer] [--trace FILE]
  */
+#include "cli_common.h"
 #include "hytile_cli.h"
 
 #include "hytile.h"
@@ -47,16 +48,6 @@ static double hpl_residual(hyt_context_t *ctx, const hyt_desc_t *A, const double
     return rn / (DBL_EPSILON * (anorm * xn + bn) * (double)n);
 }
 
-static int set_int(hyt_context_t *ctx, const char *key, int v)
-{
-    char buf[16];
-    snprintf(buf, sizeof buf, "%d", v);
-    if (hyt_context_set(ctx, key, buf)) {
-        fprintf(stderr, "hytile: %s\n", hyt_last_error());
-        return 1;
-    }
-    return 0;
-}
 
 /* "0,1,2" -> values >= 0; returns the count or -1. */
 static int parse_list(const char *text, int *v, int max)
@@ -142,7 +133,7 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
     }
     hyt_config_destroy(cfg);
     int ndev = hyt_context_num_devices(ctx);
-    if (nb > 0 && set_int(ctx, "lu.nb", nb)) {
+    if (nb > 0 && hyt_cli_set_int(ctx, "lu.nb", nb, "hytile bench-gpu")) {
         hyt_context_destroy(ctx);
         return 2;
     }
@@ -187,8 +178,8 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
         int ncombo = nla * npc;
         for (int c = 0; c < ncombo && !rc; c++) {
             int la = las[c / npc], pc = pcs[c % npc];
-            if ((la >= 0 && set_int(ctx, "lu.lookahead", la)) ||
-                (pc > 0 && set_int(ctx, "lu.panel_cores", pc))) {
+            if ((la >= 0 && hyt_cli_set_int(ctx, "lu.lookahead", la, "hytile bench-gpu")) ||
+                (pc > 0 && hyt_cli_set_int(ctx, "lu.panel_cores", pc, "hytile bench-gpu"))) {
                 rc = 2;
                 break;
             }

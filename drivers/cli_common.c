@@ -118,6 +118,16 @@ int hyt_cli_int_list(const char *cmd, const char *opt, const char *text, long mi
     }
 }
 
+int hyt_cli_set_int(hyt_context_t *ctx, const char *key, long v, const char *cmd)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "%ld", v);
+    int rc = hyt_context_set(ctx, key, buf);
+    if (rc && cmd)
+        fprintf(stderr, "%s: %s\n", cmd, hyt_last_error());
+    return rc;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* the machine                                                                                 */
 

@@ -48,6 +48,11 @@ int hyt_cli_int(const char *cmd, const char *opt, const char *text, long min, lo
 int hyt_cli_int_list(const char *cmd, const char *opt, const char *text, long min, long max,
                      int *out, int maxn);
 
+/* Sets an integer configuration key of a running context (lu.nb, ...): 0, or the library's
+ * error code with hyt_last_error() saying why, also printed as "CMD: ..." when cmd is not
+ * NULL. */
+int hyt_cli_set_int(hyt_context_t *ctx, const char *key, long v, const char *cmd);
+
 /* ---------------------------------------------------------------------------------------------
  * Configuration, from lowest to highest precedence:
  *   compiled default < tuned file < config files < HYT_* environment < command line.

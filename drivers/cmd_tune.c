@@ -160,13 +160,6 @@ static void print_list(const char *label, const int *l, int n)
     printf("\n");
 }
 
-static int set_int(hyt_context_t *ctx, const char *key, int v)
-{
-    char buf[16];
-    snprintf(buf, sizeof buf, "%d", v);
-    return hyt_context_set(ctx, key, buf);
-}
-
 /* Times every combination; returns HYT_EXIT_FAILED when one failed, or a library error code. */
 static int sweep(tune_t *t, hyt_context_t *ctx, int seed, double threshold)
 {
@@ -183,11 +176,11 @@ static int sweep(tune_t *t, hyt_context_t *ctx, int seed, double threshold)
         for (int l = 0; l < t->nlas; l++)
             for (int p = 0; p < t->npcs; p++, c++) {
                 *c = (combo_t){t->nbs[i], t->las[l], t->pcs[p], 0, 0, 0, 1};
-                rc = set_int(ctx, "lu.nb", c->nb);
+                rc = hyt_cli_set_int(ctx, "lu.nb", c->nb, NULL);
                 if (!rc)
-                    rc = set_int(ctx, "lu.lookahead", c->lookahead);
+                    rc = hyt_cli_set_int(ctx, "lu.lookahead", c->lookahead, NULL);
                 if (!rc)
-                    rc = set_int(ctx, "lu.panel_cores", c->panel_cores);
+                    rc = hyt_cli_set_int(ctx, "lu.panel_cores", c->panel_cores, NULL);
                 for (int r = 0; r < t->reps && !rc; r++) {
                     hyt_hpl_result_t res;
                     rc = hyt_hpl_solve(&ws, seed, threshold, flags, &res);
