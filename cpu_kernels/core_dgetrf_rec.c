@@ -104,13 +104,20 @@ static void swap_rows(const panel_t *P, int64_t R1, int64_t R2, int c1, int c2)
     }
 }
 
+/* This thread's share [*ca, *cb) of the columns [c1, c2). */
+static inline void my_columns(const panel_t *P, int c1, int c2, int *ca, int *cb)
+{
+    int64_t n = c2 - c1;
+    *ca = c1 + (int)(n * P->rank / P->size);
+    *cb = c1 + (int)(n * (P->rank + 1) / P->size);
+}
+
 /* Applies the interchanges of pivot rows [i1, i2) to columns [c1, c2), in order, as dlaswp
  * does; the columns are shared out among the threads (no barrier inside). */
 static void apply_pivots(const panel_t *P, int i1, int i2, int c1, int c2)
 {
-    int n = c2 - c1;
-    int ca = c1 + (int)((int64_t)n * P->rank / P->size);
-    int cb = c1 + (int)((int64_t)n * (P->rank + 1) / P->size);
+    int ca, cb;
+    my_columns(P, c1, c2, &ca, &cb);
     if (i2 <= i1 || ca >= cb)
         return;
     enum { BLK = 64 };
@@ -145,9 +152,8 @@ static void apply_pivots(const panel_t *P, int i1, int i2, int c1, int c2)
 static void swap_solve(const panel_t *P, int r, int k, int c1, int c2)
 {
     apply_pivots(P, r, r + k, c1, c2);
-    int n = c2 - c1;
-    int ca = c1 + (int)((int64_t)n * P->rank / P->size);
-    int cb = c1 + (int)((int64_t)n * (P->rank + 1) / P->size);
+    int ca, cb;
+    my_columns(P, c1, c2, &ca, &cb);
     const seg_t *s0 = &P->segs[0]; /* rows < nb live in rank 0's rows */
     const int64_t ld0 = s0->ld;
     if (ca < cb && k > 0)

@@ -121,22 +121,25 @@ static int rtable_grow(hyt_context_t *ctx, hyt_rtable_t *rt)
     return HYT_SUCCESS;
 }
 
+/* The slot of key, or the empty slot where it would go (the table has room: cap > used). */
+static hyt_region_t *rtable_slot(const hyt_rtable_t *rt, const void *key)
+{
+    size_t h = hash_ptr(key) & (rt->cap - 1);
+    while (rt->slots[h].key && rt->slots[h].key != key)
+        h = (h + 1) & (rt->cap - 1);
+    return &rt->slots[h];
+}
+
 static hyt_region_t *rtable_get(hyt_context_t *ctx, hyt_rtable_t *rt, const void *key)
 {
     if (2 * (rt->used + 1) > rt->cap && rtable_grow(ctx, rt))
         return NULL;
-    size_t h = hash_ptr(key) & (rt->cap - 1);
-    for (;;) {
-        hyt_region_t *r = &rt->slots[h];
-        if (r->key == key)
-            return r;
-        if (!r->key) {
-            r->key = key;
-            rt->used++;
-            return r;
-        }
-        h = (h + 1) & (rt->cap - 1);
+    hyt_region_t *r = rtable_slot(rt, key);
+    if (!r->key) {
+        r->key = key;
+        rt->used++;
     }
+    return r;
 }
 
 /* Asks for the lines of the tasks an access to key will look at (their state and successor
@@ -146,19 +149,12 @@ void hyt_rtable_prefetch(const hyt_rtable_t *rt, const void *key)
 {
     if (!rt->cap)
         return;
-    size_t h = hash_ptr(key) & (rt->cap - 1);
-    for (;;) {
-        const hyt_region_t *r = &rt->slots[h];
-        if (!r->key)
-            return;
-        if (r->key == key) {
-            const hyt_tvec_t *v = r->readers.n ? &r->readers : &r->writers;
-            for (int i = 0; i < v->n && i < 4; i++)
-                __builtin_prefetch(&v->a[i]->state, 0, 3);
-            return;
-        }
-        h = (h + 1) & (rt->cap - 1);
-    }
+    const hyt_region_t *r = rtable_slot(rt, key);
+    if (!r->key)
+        return;
+    const hyt_tvec_t *v = r->readers.n ? &r->readers : &r->writers;
+    for (int i = 0; i < v->n && i < 4; i++)
+        __builtin_prefetch(&v->a[i]->state, 0, 3);
 }
 
 int hyt_rtable_access(hyt_context_t *ctx, hyt_rtable_t *rt, const void *key, hyt_mode_t mode,

@@ -128,6 +128,13 @@ void hyt_task_barrier(const hyt_task_ctx_t *tc)
 /* ------------------------------------------------------------------------------------------ */
 /* ready heap                                                                                  */
 
+/* The random stream of chaos mode and of steal starts (a 64-bit LCG, its high bits). */
+static inline uint64_t rng_next(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *s >> 33;
+}
+
 static inline int before(const hyt_task_t *a, const hyt_task_t *b)
 {
     return a->priority > b->priority || (a->priority == b->priority && a->id < b->id);
@@ -161,10 +168,7 @@ hyt_task_t *hyt_heap_pop(hyt_heap_t *h) { return hyt_heap_remove(h, 0); }
  * priority, which makes a missing dependency show up as a wrong result in the tests. */
 hyt_task_t *hyt_heap_pop_chaos(hyt_heap_t *h, uint64_t *state)
 {
-    if (!h->n)
-        return NULL;
-    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return hyt_heap_remove(h, (int)((*state >> 33) % (uint64_t)h->n));
+    return h->n ? hyt_heap_remove(h, (int)(rng_next(state) % (uint64_t)h->n)) : NULL;
 }
 
 hyt_task_t *hyt_heap_remove(hyt_heap_t *h, int at)
@@ -362,12 +366,6 @@ void hyt_sched_link(hyt_context_t *ctx, hyt_task_t *pred, hyt_task_t *t)
 
 /* ------------------------------------------------------------------------------------------ */
 /* ready queues                                                                                */
-
-static inline uint64_t rng_next(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return *s >> 33;
-}
 
 /* The queue the next dealt task goes to: round robin (or at random in chaos mode), passing
  * over sleeping workers unless several in a row sleep. */
