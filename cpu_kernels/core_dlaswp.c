@@ -1,6 +1,6 @@
 /*
  * Row interchanges on a column of tiles, hand-coded (LAPACK's dlaswp cannot work across
- * tiles).  One task swaps one column of tiles for one or more steps.
+ * tiles).  One task swaps one or more columns of tiles for one or more steps.
  */
 #include "hyt_cpu_kernels.h"
 
@@ -58,7 +58,7 @@ void hyt_core_dlaswp(const hyt_desc_t *A, int j, int r1, int r2, const int *ipiv
 
 typedef struct laswp_args {
     hyt_desc_t A;
-    int j, r1, r2, incx;
+    int j1, j2, r1, r2, incx;
     const int *ipiv;
 } laswp_args_t;
 
@@ -66,25 +66,27 @@ static int laswp_body(const hyt_task_ctx_t *tc, void *p)
 {
     (void)tc;
     laswp_args_t *a = p;
-    hyt_core_dlaswp(&a->A, a->j, a->r1, a->r2, a->ipiv, a->incx);
+    for (int j = a->j1; j < a->j2; j++)
+        hyt_core_dlaswp(&a->A, j, a->r1, a->r2, a->ipiv, a->incx);
     return 0;
 }
 
 static const hyt_kernel_t laswp_kernel = {.name = "dlaswp", .cpu = laswp_body, .cat = HYT_CAT_UPDATE};
 
-int hyt_insert_dlaswp(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_desc_t *A, int j, int k1,
-                      int k2, const int *ipiv, int npiv, int incx,
+int hyt_insert_dlaswp(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_desc_t *A, int j1, int j2,
+                      int k1, int k2, const int *ipiv, int npiv, int incx,
                       const void *const *ipiv_tokens)
 {
     int64_t r2 = (int64_t)k2 * A->nb < npiv ? (int64_t)k2 * A->nb : npiv;
-    laswp_args_t args = {*A, j, k1 * A->nb, (int)r2, incx, ipiv};
+    laswp_args_t args = {*A, j1, j2, k1 * A->nb, (int)r2, incx, ipiv};
     hyt_deps_t deps;
-    if (hyt_deps_init(&deps, (A->mt - k1) + (k2 - k1)))
+    if (hyt_deps_init(&deps, (j2 - j1) * (A->mt - k1) + (k2 - k1)))
         return HYT_ERR_NOMEM;
     for (int k = k1; k < k2 && ipiv_tokens; k++)
         hyt_deps_add(&deps, ipiv_tokens[k], HYT_READ);
-    for (int i = k1; i < A->mt; i++)
-        hyt_deps_add(&deps, hyt_tile(A, i, j), HYT_RW);
+    for (int j = j1; j < j2; j++)
+        for (int i = k1; i < A->mt; i++)
+            hyt_deps_add(&deps, hyt_tile(A, i, j), HYT_RW);
     hyt_task_desc_t d = hyt_tagged_desc(&laswp_kernel, &args, sizeof args, deps.v, deps.n, tag);
     int rc = hyt_task_insert(seq, &d);
     hyt_deps_free(&deps);

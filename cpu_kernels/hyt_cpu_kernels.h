@@ -83,12 +83,12 @@ int hyt_core_dgetrf_seq(int m, int n, double *a, int64_t lda, int *ipiv);
 /* ---- core_dlaswp.c: row interchanges on a column of tiles --------------------------------
  * hyt_core_dlaswp applies the interchanges ipiv[r1..r2) (0-based positions, 1-based global
  * targets) to tile column j of A, forward (incx > 0) or backward (incx < 0).
- * hyt_insert_dlaswp does it for the pivots of steps k1..k2-1 (positions k1*nb up to
- * min(k2*nb, npiv)); ipiv_tokens[k] is READ for those steps (may be NULL), tiles (i,j) for
- * i >= k1 are RW. */
+ * hyt_insert_dlaswp does it on tile columns [j1, j2) for the pivots of steps k1..k2-1
+ * (positions k1*nb up to min(k2*nb, npiv)); ipiv_tokens[k] is READ for those steps (may be
+ * NULL), tiles (i,j) for i >= k1 are RW. */
 void hyt_core_dlaswp(const hyt_desc_t *A, int j, int r1, int r2, const int *ipiv, int incx);
-int hyt_insert_dlaswp(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_desc_t *A, int j, int k1,
-                      int k2, const int *ipiv, int npiv, int incx,
+int hyt_insert_dlaswp(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_desc_t *A, int j1, int j2,
+                      int k1, int k2, const int *ipiv, int npiv, int incx,
                       const void *const *ipiv_tokens);
 
 /* ---- core_dgessm.c: step k of the LU applied to tile columns [j1, j2) -------------------

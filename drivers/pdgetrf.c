@@ -4,16 +4,19 @@
  *
  *   for k in steps:
  *     panel k                                  multithreaded task on panel_cores workers
+ *     swaps of step k to the left              columns j < k of L
  *     for each block of columns j > k:         swaps of step k, U_kj = inv(L_kk) A_kj,
  *                                              A_ij -= L_ik U_kj for the rows below
- *   swaps to the left                          each L column gets the later pivots
  *
  * Granularity: a column update is one task (the column stays in cache, and on a LAPACK array
  * the GEMM is one tall call).  When a step has few columns for the workers, each column's GEMM
  * is split into row ranges; when it has many, neighbouring columns share a task.
  *
  * Lookahead is expressed by priority: the panel first, then the `lookahead` columns right of it
- * (so the next panels are ready early), then the bulk of the update, older steps first.
+ * (so the next panels are ready early), then the bulk of the update, older steps first.  The
+ * swaps to the left (lowest priority) run whenever a worker has nothing else: inserted at the
+ * end they all became ready at once, after the last panel, and took 0.16 s on 64 cores,
+ * memory-bound (N = 32768; docs/performance.md).
  */
 #include "drv_internal.h"
 
@@ -39,11 +42,18 @@ int hyt_pdgetrf(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int *info,
         return HYT_ERR_NOMEM;
     hyt_progress_reset(hyt_sequence_context(seq), kt);
 
+    /* columns per task of the swaps to the left: about 512 columns */
+    const int lgroup = (512 + nb - 1) / nb;
     int rc = 0;
     for (int k = 0; k < kt && !rc; k++) {
         // panel
         rc = hyt_insert_dgetrf_rec(seq, (hyt_tag_t){PRIO_PANEL, k, k, k}, A, k, ipiv, info,
                                    p->panel_cores, piv_keys[k]);
+        // swaps of step k on the columns of L to its left
+        for (int j = 0; j < k && !rc; j += lgroup)
+            rc = hyt_insert_dlaswp(seq, (hyt_tag_t){0, k, -1, j}, A, j,
+                                   j + lgroup < k ? j + lgroup : k, k, k + 1, ipiv, minmn, 1,
+                                   piv_keys);
 
         const int ncols = nt - k - 1, nrows = mt - k - 1;
         /* row ranges per column so that the step has about 2 tasks per worker */
@@ -82,12 +92,6 @@ int hyt_pdgetrf(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int *info,
             j = j2;
         }
     }
-
-    // swaps to the left: column j of L gets the interchanges of every later step.  No task
-    // waits for them but the end of the sequence; they overlap the last updates.
-    for (int j = 0; j + 1 < kt && !rc; j++)
-        rc = hyt_insert_dlaswp(seq, (hyt_tag_t){0, -1, -1, j}, A, j, j + 1, kt, ipiv, minmn, 1,
-                               piv_keys);
     free(piv_keys);
     return rc;
 }

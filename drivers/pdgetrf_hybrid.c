@@ -280,8 +280,8 @@ static int insert_cpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
 
     // swaps to the left, on the host tiles of L
     for (int j = 0; j + 1 < kt && !rc; j++)
-        rc = hyt_insert_dlaswp(seq, (hyt_tag_t){0, -1, -1, j}, A, j, j + 1, kt, ipiv, minmn, 1,
-                               piv_keys);
+        rc = hyt_insert_dlaswp(seq, (hyt_tag_t){0, -1, -1, j}, A, j, j + 1, j + 1, kt, ipiv,
+                               minmn, 1, piv_keys);
     return rc;
 }
 
