@@ -11,13 +11,13 @@
  * its own takes from the others), factor the right half.  Leaves of
  * HYT_PANEL_LEAF columns go column by column: a parallel max-reduction finds the pivot
  * (LAPACK's rule: the first index of the largest |a|, NaN never chosen unless the diagonal
- * entry itself is NaN), rank 0 swaps the two rows in the leaf's columns, every thread scales
- * and updates its rows.  As in LAPACK's dgetrf2, the interchanges reach the other columns
- * level by level (a half's pivots applied to the other half), shared out among the threads by
- * columns: a row swap across the whole width by one thread, at every column, was a serial
- * step of 2 x width cache misses (all in one cache set when lda is a power of two).  Threads
- * work in lock step through the runtime's atomic barrier: two barriers per column, two per
- * level (three for the wide ones).
+ * entry itself is NaN), the owners of the two rows swap them in the leaf's columns, every
+ * thread scales and updates its rows.  As in LAPACK's dgetrf2, the interchanges reach the
+ * other columns level by level (a half's pivots applied to the other half), shared out among
+ * the threads by columns: a row swap across the whole width by one thread, at every column,
+ * was a serial step of 2 x width cache misses (all in one cache set when lda is a power of
+ * two).  Threads work in lock step through the runtime's atomic barrier: one barrier per
+ * column, two per level (three for the wide ones).
  *
  * Exactly zero pivots are recorded (the first one) and the factorization goes on, as LAPACK's
  * dgetf2 / dgetrf2 do; NaN input gives NaN factors, pivots in range and no crash.
@@ -36,10 +36,15 @@
 #define HYT_PANEL_BALANCE 64
 #define HYT_PANEL_CHUNK 512
 
+/* A thread's pivot candidate for one column of a leaf: |a|, its row, and the row's entries in
+ * the leaf's columns; rank 0 adds the entries of the diagonal row.  Two sets, by the parity of
+ * the column: a thread may publish the next column's candidate while slower ones still read
+ * this one's (not the one after: that needs everybody past the next barrier). */
 typedef struct piv_slot {
     double v;
     int64_t idx;
-    char pad[48];
+    double row[HYT_PANEL_LEAF], drow[HYT_PANEL_LEAF];
+    char pad[64 - (16 + 16 * HYT_PANEL_LEAF) % 64];
 } piv_slot_t;
 
 /* A thread's rows of the panel: rows [R0, R0+rows), element (R, c) at base + (R-R0) + c*ld.
@@ -63,6 +68,9 @@ typedef struct panel {
     int64_t r0;          /* global row (= column) of the panel's first entry */
     int h, W, p;         /* height, width, pivoted columns = min(h, W) */
     int *ipiv, *info;
+    int *lpiv;           /* this thread's copy of the panel's pivots, as ipiv (global, 1-based)
+                          * but indexed by panel row: every thread picks every pivot itself,
+                          * so none reads rank 0's ipiv entries before a barrier */
     int rank, size;
     const hyt_task_ctx_t *tc; /* rank, size, barrier */
     piv_slot_t *slots;
@@ -83,25 +91,6 @@ static inline const seg_t *owner(const panel_t *P, int64_t R)
             hi = mid - 1;
     }
     return &P->segs[lo];
-}
-
-/* Element (R, c) of the panel, wherever its owner keeps it. */
-static inline double *pel(const panel_t *P, int64_t R, int c)
-{
-    const seg_t *sg = owner(P, R);
-    return sg->base + (R - sg->R0) + (int64_t)c * sg->ld;
-}
-
-/* Swaps rows R1 and R2 in columns [c1, c2). */
-static void swap_rows(const panel_t *P, int64_t R1, int64_t R2, int c1, int c2)
-{
-    const seg_t *s1 = owner(P, R1), *s2 = owner(P, R2);
-    double *a = s1->base + (R1 - s1->R0), *b = s2->base + (R2 - s2->R0);
-    for (int64_t c = c1; c < c2; c++) {
-        double t = a[c * s1->ld];
-        a[c * s1->ld] = b[c * s2->ld];
-        b[c * s2->ld] = t;
-    }
 }
 
 /* This thread's share [*ca, *cb) of the columns [c1, c2). */
@@ -126,7 +115,7 @@ static void apply_pivots(const panel_t *P, int i1, int i2, int c1, int c2)
     for (int i0 = i1; i0 < i2; i0 += BLK) {
         int i3 = i0 + BLK < i2 ? i0 + BLK : i2, np = 0;
         for (int i = i0; i < i3; i++) {
-            int64_t piv = P->ipiv[P->r0 + i] - 1 - P->r0;
+            int64_t piv = P->lpiv[i] - 1 - P->r0;
             if (piv == i)
                 continue;
             const seg_t *s1 = owner(P, i), *s2 = owner(P, piv);
@@ -167,61 +156,86 @@ static inline int first_from(const seg_t *sg, int64_t R)
     return R <= sg->R0 ? 0 : R >= sg->R0 + sg->rows ? sg->rows : (int)(R - sg->R0);
 }
 
-/* Columns [s, s+w) column by column. */
+/* Copies row R's entries in columns [s, s+w) to v. */
+static inline void get_row(const seg_t *sg, int64_t R, int s, int w, double *v)
+{
+    const double *a = sg->base + (R - sg->R0) + (int64_t)s * sg->ld;
+    for (int c = 0; c < w; c++)
+        v[c] = a[(int64_t)c * sg->ld];
+}
+
+static inline void put_row(const seg_t *sg, int64_t R, int s, int w, const double *v)
+{
+    double *a = sg->base + (R - sg->R0) + (int64_t)s * sg->ld;
+    for (int c = 0; c < w; c++)
+        a[(int64_t)c * sg->ld] = v[c];
+}
+
+/* Columns [s, s+w) column by column, one barrier per column: each thread publishes its
+ * candidate with the candidate row's entries (rank 0 also the diagonal row's), then every
+ * thread picks the same pivot from the slots, the owners of the two rows swap them in their
+ * own rows, and each thread scales and updates its rows with the pivot row read from the
+ * slot; no thread reads another's rows. */
 static void leaf(panel_t *P, int s, int w)
 {
     const seg_t *my = P->my;
     const int64_t ld = my->ld;
     for (int j = s; j < s + w; j++) {
+        piv_slot_t *slots = P->slots + (j & 1) * P->size, *mine = &slots[P->rank];
         /* local pivot search on own rows >= j: BLAS idamax (vectorized, first index of the
          * largest |a|); a NaN it reports is no candidate */
-        double best = -1.0;
-        int64_t bidx = -1;
+        mine->v = -1.0;
+        mine->idx = -1;
         int lo = first_from(my, j);
         if (lo < my->rows) {
             const double *col = my->base + j * ld + lo;
             int r = (int)cblas_idamax(my->rows - lo, col, 1);
-            if (fabs(col[r]) > best) {
-                best = fabs(col[r]);
-                bidx = my->R0 + lo + r;
+            if (fabs(col[r]) >= 0.0) {
+                mine->v = fabs(col[r]);
+                mine->idx = my->R0 + lo + r;
+                get_row(my, mine->idx, s, w, mine->row);
             }
         }
-        P->slots[P->rank].v = best;
-        P->slots[P->rank].idx = bidx;
+        if (P->rank == 0) /* row j < nb lives in rank 0's rows */
+            get_row(my, j, s, w, mine->drow);
         hyt_task_barrier(P->tc);
 
-        if (P->rank == 0) {
-            int64_t piv = j;
-            if (!isnan(*pel(P, j, j))) {
-                /* largest |a|, ties to the smallest row: LAPACK's idamax over the column */
-                double bv = -1.0;
-                int64_t bi = j;
-                for (int r = 0; r < P->size; r++) {
-                    const piv_slot_t *sl = &P->slots[r];
-                    if (sl->idx < 0)
-                        continue;
-                    if (sl->v > bv || (sl->v == bv && sl->idx < bi)) {
-                        bv = sl->v;
-                        bi = sl->idx;
-                    }
+        /* the pivot: largest |a|, ties to the smallest row (LAPACK's idamax over the column);
+         * the diagonal row itself when its entry is NaN */
+        const double *drow = slots[0].drow, *prow = drow;
+        int64_t piv = j;
+        if (!isnan(drow[j - s])) {
+            double bv = -1.0;
+            int64_t bi = j;
+            for (int r = 0; r < P->size; r++) {
+                const piv_slot_t *sl = &slots[r];
+                if (sl->idx < 0)
+                    continue;
+                if (sl->v > bv || (sl->v == bv && sl->idx < bi)) {
+                    bv = sl->v;
+                    bi = sl->idx;
+                    prow = sl->row;
                 }
-                piv = bi;
             }
-            P->ipiv[P->r0 + j] = (int)(P->r0 + piv + 1);
-            if (*pel(P, piv, j) != 0.0) {
-                if (piv != j) /* the leaf's columns now, the others level by level */
-                    swap_rows(P, j, piv, s, s + w);
-            } else if (*P->info == 0) {
-                *P->info = (int)(P->r0 + j + 1);
-            }
+            piv = bi;
         }
-        hyt_task_barrier(P->tc);
+        const double pv = prow[j - s];
+        P->lpiv[j] = (int)(P->r0 + piv + 1);
+        if (P->rank == 0) {
+            P->ipiv[P->r0 + j] = (int)(P->r0 + piv + 1);
+            if (pv == 0.0 && *P->info == 0)
+                *P->info = (int)(P->r0 + j + 1);
+        }
+        /* the interchange in the leaf's columns (the others get it level by level), each row
+         * by its owner */
+        if (pv != 0.0 && piv != j) {
+            if (P->rank == 0)
+                put_row(my, j, s, w, prow);
+            if (piv >= my->R0 && piv < my->R0 + my->rows)
+                put_row(my, piv, s, w, drow);
+        }
 
         /* scale the column below the pivot and update the rest of the leaf */
-        const seg_t *s0 = &P->segs[0]; /* row j < nb lives in rank 0's rows */
-        const double *urow = s0->base + j;
-        const int64_t ld0 = s0->ld;
-        const double pv = urow[j * ld0];
         const int scale = pv != 0.0;
         const int recip = fabs(pv) >= DBL_MIN;
         const double rpv = recip && scale ? 1.0 / pv : 0.0;
@@ -239,7 +253,7 @@ static void leaf(panel_t *P, int s, int w)
                     cj[r] /= pv;
         }
         for (int c = j + 1; c < s + w; c++) {
-            const double u = urow[c * ld0];
+            const double u = pv != 0.0 ? prow[c - s] : drow[c - s];
             double *cc = my->base + c * ld;
             for (int r = lo; r < rows; r++)
                 cc[r] -= cj[r] * u;
@@ -357,9 +371,10 @@ static int rec_body(const hyt_task_ctx_t *tc, void *p)
     P.size = tc->size;
     P.tc = tc;
     P.slots = tc->shared;
-    P.segs = (seg_t *)((char *)tc->shared + (size_t)tc->size * sizeof(piv_slot_t));
+    P.segs = (seg_t *)((char *)tc->shared + 2 * (size_t)tc->size * sizeof(piv_slot_t));
     P.my = &P.segs[P.rank];
     P.bal = (bal_t *)(P.segs + tc->size);
+    P.lpiv = (int *)(P.bal + tc->size) + (size_t)P.rank * P.W;
 
     /* deal the tiles: a contiguous range to each thread, kept for the whole panel */
     int ntl = A->mt - a->k;
@@ -416,12 +431,13 @@ static int rec_body(const hyt_task_ctx_t *tc, void *p)
 
 int hyt_core_dgetrf_seq(int m, int n, double *a, int64_t lda, int *ipiv)
 {
-    piv_slot_t slot;
+    piv_slot_t slot[2];
     seg_t seg = {.base = a, .R0 = 0, .rows = m, .ld = (int)lda};
     const hyt_task_ctx_t tc = {.rank = 0, .size = 1};
     int info = 0;
     panel_t P = {.r0 = 0, .h = m, .W = n, .p = m < n ? m : n, .ipiv = ipiv, .info = &info,
-                 .rank = 0, .size = 1, .tc = &tc, .slots = &slot, .segs = &seg, .my = &seg};
+                 .lpiv = ipiv, .rank = 0, .size = 1, .tc = &tc, .slots = slot, .segs = &seg,
+                 .my = &seg};
     if (P.p > 0)
         rec(&P, 0, P.p);
     if (P.W > P.p)
@@ -454,7 +470,8 @@ int hyt_insert_dgetrf_rec(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_desc_t *
         hyt_deps_add(&deps, ipiv_token, HYT_WRITE);
     hyt_task_desc_t d = hyt_tagged_desc(&rec_kernel, &args, sizeof args, deps.v, deps.n, tag);
     d.nthreads = nthreads;
-    d.shared_bytes = (size_t)nthreads * (sizeof(piv_slot_t) + sizeof(seg_t) + sizeof(bal_t));
+    d.shared_bytes = (size_t)nthreads * (2 * sizeof(piv_slot_t) + sizeof(seg_t) + sizeof(bal_t) +
+                                         (size_t)hyt_tile_nb(A, k) * sizeof(int));
     d.scratch_bytes = args.copy_bytes;
     int rc = hyt_task_insert(seq, &d);
     hyt_deps_free(&deps);
