@@ -50,8 +50,8 @@ int hyt_pdgetrs(hyt_sequence_t *seq, char trans, const hyt_desc_t *A, const int 
     for (int jb = 0; jb < B->nt && !rc; jb++) {
         if (trans == 'N') {
             /* P B, then L y = P b (forward), then U x = y (backward) */
-            rc = hyt_insert_dlaswp(seq, (hyt_tag_t){0, -1, -1, jb}, B, jb, jb + 1, 0, kt, ipiv, n, 1,
-                                   piv_keys);
+            rc = hyt_insert_dlaswp(seq, (hyt_tag_t){0, -1, -1, jb}, B, jb, jb + 1, 0, kt, ipiv,
+                                   n, 1, piv_keys);
             if (!rc)
                 rc = insert_sweep(seq, A, B, jb, 'L', 'N');
             if (!rc)

@@ -169,8 +169,9 @@ typedef struct hyt_rtable {
 } hyt_rtable_t;
 
 void hyt_rtable_clear(hyt_rtable_t *rt);
-/* Adds the hazards of (key, mode) for task t; calls hyt_sched_link for each predecessor. */
+/* Asks for the cache lines of the tasks an access to key will look at. */
 void hyt_rtable_prefetch(const hyt_rtable_t *rt, const void *key);
+/* Adds the hazards of (key, mode) for task t; calls hyt_sched_link for each predecessor. */
 int hyt_rtable_access(hyt_context_t *ctx, hyt_rtable_t *rt, const void *key, hyt_mode_t mode,
                       hyt_task_t *t);
 

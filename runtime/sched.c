@@ -945,11 +945,7 @@ static int idle_step(hyt_worker_t *w, uint64_t *spin_end)
     atomic_store_explicit(&w->q.state, HYT_W_SLEEPING, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in notify() */
     if (any_ready(ctx, w)) {
-        /* pushed meanwhile: w is still last on the list (the lock was held throughout) */
-        ctx->nidle--;
-        atomic_store_explicit(&ctx->nsleeping, ctx->nidle, memory_order_relaxed);
-        atomic_store_explicit(&w->q.state, HYT_W_LOOKING, memory_order_relaxed);
-        w->sleeping = 0;
+        wake_locked(ctx, w); /* pushed meanwhile: off the list again, looking */
         pthread_mutex_unlock(&ctx->lock);
         return IDLE_AGAIN;
     }
