@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
 #include <sched.h>
@@ -464,36 +465,103 @@ int hyt_cli_build_config(hyt_cli_config_t *c, hyt_config_t **out)
 /* ------------------------------------------------------------------------------------------ */
 /* output files                                                                                */
 
+/* What a path names, following symlinks: a regular file (or nothing yet: a new file), written
+ * under a temporary name in the real file's directory and renamed over it; anything else that
+ * is not a directory (a device node, a FIFO) is written in place.  *target: the path to rename
+ * over (the symlink's final target), malloc'ed; *mode: the existing file's permissions, or -1. */
+static int resolve_target(const char *path, char **target, int *direct, int *mode)
+{
+    struct stat st;
+    *target = NULL;
+    *direct = 0;
+    *mode = -1;
+    if (!*path)
+        return hyt_error(HYT_ERR_SYSTEM, "empty output file name");
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return hyt_error(HYT_ERR_SYSTEM, "cannot write %s: it is a directory", path);
+        if (S_ISREG(st.st_mode)) {
+            *target = realpath(path, NULL);
+            *mode = (int)(st.st_mode & 07777);
+        } else {
+            *target = strdup(path);
+            *direct = 1;
+        }
+    } else if (errno == ENOENT && lstat(path, &st) == 0) {
+        /* a symlink to nothing yet: create its target in place */
+        *target = strdup(path);
+        *direct = 1;
+    } else if (errno == ENOENT) {
+        *target = strdup(path);
+    } else {
+        return hyt_error(HYT_ERR_SYSTEM, "cannot write %s: %s", path, strerror(errno));
+    }
+    if (!*target)
+        return hyt_error(HYT_ERR_SYSTEM, "cannot write %s: %s", path, strerror(errno));
+    return 0;
+}
+
+/* Creates the temporary file beside target; returns its descriptor or -1 with errno set. */
+static int make_tmp(const char *target, char **tmp)
+{
+    if (asprintf(tmp, "%s.tmp-XXXXXX", target) < 0) {
+        *tmp = NULL;
+        errno = ENOMEM;
+        return -1;
+    }
+    int fd = mkstemp(*tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(*tmp);
+        *tmp = NULL;
+        errno = e;
+    }
+    return fd;
+}
+
+static void file_clear(hyt_cli_file_t *o)
+{
+    free(o->tmp);
+    free(o->target);
+    memset(o, 0, sizeof *o);
+}
+
 int hyt_cli_file_open(hyt_cli_file_t *o, const char *path)
 {
     memset(o, 0, sizeof *o);
-    o->path = strdup(path);
-    if (!o->path || asprintf(&o->tmp, "%s.tmp-XXXXXX", path) < 0) {
-        free(o->path);
-        memset(o, 0, sizeof *o);
-        return hyt_error(HYT_ERR_NOMEM, "out of memory");
+    if (strcmp(path, "-") == 0) {
+        o->f = stdout;
+        o->is_stdout = 1;
+        o->path = path;
+        o->name = "/dev/stdout";
+        return 0;
     }
-    int fd = mkstemp(o->tmp);
-    if (fd < 0) {
-        int rc = hyt_error(HYT_ERR_SYSTEM, "cannot write %s: %s", path, strerror(errno));
-        free(o->path);
-        free(o->tmp);
-        memset(o, 0, sizeof *o);
+    int direct, mode, fd, rc;
+    rc = resolve_target(path, &o->target, &direct, &mode);
+    if (rc)
+        return rc;
+    o->path = path;
+    if (direct) {
+        fd = open(o->target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    } else {
+        fd = make_tmp(o->target, &o->tmp);
+        if (fd >= 0) {
+            /* mkstemp makes 0600: keep the replaced file's permissions, else the umask's */
+            mode_t mask = umask(0);
+            umask(mask);
+            fchmod(fd, mode >= 0 ? (mode_t)mode : 0666 & ~mask);
+        }
+    }
+    if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+        rc = hyt_error(HYT_ERR_SYSTEM, "cannot write %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        if (o->tmp)
+            unlink(o->tmp);
+        file_clear(o);
         return rc;
     }
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask); /* mkstemp makes 0600; the result is an ordinary file */
-    o->f = fdopen(fd, "w");
-    if (!o->f) {
-        int rc = hyt_error(HYT_ERR_SYSTEM, "cannot write %s: %s", path, strerror(errno));
-        close(fd);
-        unlink(o->tmp);
-        free(o->path);
-        free(o->tmp);
-        memset(o, 0, sizeof *o);
-        return rc;
-    }
+    o->name = o->tmp ? o->tmp : o->target;
     return 0;
 }
 
@@ -502,7 +570,10 @@ int hyt_cli_file_close(hyt_cli_file_t *o)
     if (!o->f)
         return 0;
     int bad = ferror(o->f);
-    bad |= fclose(o->f) != 0;
+    if (o->is_stdout)
+        bad |= fflush(o->f) != 0;
+    else
+        bad |= fclose(o->f) != 0;
     o->f = NULL;
     return bad ? hyt_error(HYT_ERR_SYSTEM, "cannot write %s: %s", o->path, strerror(errno)) : 0;
 }
@@ -510,44 +581,87 @@ int hyt_cli_file_close(hyt_cli_file_t *o)
 int hyt_cli_file_commit(hyt_cli_file_t *o)
 {
     int rc = hyt_cli_file_close(o);
-    if (!rc && rename(o->tmp, o->path))
+    if (!rc && o->tmp && rename(o->tmp, o->target))
         rc = hyt_error(HYT_ERR_SYSTEM, "cannot write %s: %s", o->path, strerror(errno));
-    if (rc)
+    if (rc && o->tmp)
         unlink(o->tmp);
-    free(o->tmp);
-    free(o->path);
-    memset(o, 0, sizeof *o);
+    file_clear(o);
     return rc;
 }
 
 void hyt_cli_file_discard(hyt_cli_file_t *o)
 {
-    if (o->f)
+    if (o->f && !o->is_stdout)
         fclose(o->f);
     if (o->tmp)
         unlink(o->tmp);
-    free(o->tmp);
-    free(o->path);
-    memset(o, 0, sizeof *o);
+    file_clear(o);
+}
+
+int hyt_cli_file_rewritable(const char *path)
+{
+    struct stat st;
+    return strcmp(path, "-") != 0 && (stat(path, &st) ? errno == ENOENT : S_ISREG(st.st_mode));
 }
 
 int hyt_cli_check_writable(const char *path)
 {
-    struct stat st;
-    if (!*path)
-        return hyt_error(HYT_ERR_SYSTEM, "empty output file name");
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return hyt_error(HYT_ERR_SYSTEM, "cannot write %s: it is a directory", path);
-    char *copy = strdup(path);
-    if (!copy)
-        return hyt_error(HYT_ERR_NOMEM, "out of memory");
-    const char *dir = dirname(copy);
-    int rc = 0;
-    if (access(dir, W_OK | X_OK))
-        rc = hyt_error(HYT_ERR_SYSTEM, "cannot write %s: directory %s: %s", path, dir,
-                       strerror(errno));
-    free(copy);
+    if (strcmp(path, "-") == 0)
+        return 0;
+    char *target, *tmp = NULL;
+    int direct, mode;
+    int rc = resolve_target(path, &target, &direct, &mode);
+    if (rc)
+        return rc;
+    if (direct) {
+        /* a device node or a FIFO, opened only when written (a FIFO waits for a reader);
+         * or a symlink to nothing yet, whose target must be creatable */
+        struct stat st;
+        int fd = -1;
+        if (stat(target, &st) == 0 ? access(target, W_OK) != 0
+                                   : (fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                                                0666)) < 0)
+            rc = hyt_error(HYT_ERR_SYSTEM, "cannot write %s: %s", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(target);
+        }
+    } else {
+        /* try it: access() says yes to root in /proc or on a read-only file system */
+        int fd = make_tmp(target, &tmp);
+        if (fd < 0) {
+            char *copy = strdup(target);
+            rc = hyt_error(HYT_ERR_SYSTEM, "cannot write %s: directory %s: %s", path,
+                           copy ? dirname(copy) : "?", strerror(errno));
+            free(copy);
+        } else {
+            close(fd);
+            unlink(tmp);
+        }
+    }
+    free(tmp);
+    free(target);
     return rc;
+}
+
+int hyt_cli_stdout_divert(void)
+{
+    fflush(stdout);
+    int saved = dup(1);
+    if (saved >= 0 && dup2(2, 1) < 0) {
+        close(saved);
+        saved = -1;
+    }
+    return saved;
+}
+
+void hyt_cli_stdout_restore(int saved)
+{
+    if (saved < 0)
+        return;
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -108,24 +108,41 @@ char *hyt_cli_device_names(hyt_context_t *ctx);
 double hyt_cli_phys_mem(void);
 
 /* ---------------------------------------------------------------------------------------------
- * Output files, written under a temporary name beside the target and renamed when complete,
- * so that a failed or interrupted write never leaves a partial file.
+ * Output files.  The path the user gave is written through: a symlink is followed; a regular
+ * file (or a new one) is written under a temporary name beside it and renamed over it when
+ * complete, keeping an existing file's permissions, so that a failed or interrupted write never
+ * leaves a partial file; a device node or a FIFO (/dev/null, a named pipe) is opened and written
+ * in place; "-" is standard output.
  */
 typedef struct hyt_cli_file {
-    FILE *f;      /* open on tmp (NULL after hyt_cli_file_close) */
-    char *tmp;
-    char *path;
+    FILE *f;          /* the stream to write (NULL after hyt_cli_file_close) */
+    const char *name; /* the file a library writer may write itself (tmp or target) */
+    const char *path; /* as given, for messages */
+    char *tmp;        /* temporary file renamed over target, or NULL (written in place) */
+    char *target;
+    int is_stdout;
 } hyt_cli_file_t;
 
 int hyt_cli_file_open(hyt_cli_file_t *o, const char *path);
-/* Closes the stream only (for a library writer that writes o->tmp itself). */
+/* Closes the stream only (for a library writer that writes o->name itself). */
 int hyt_cli_file_close(hyt_cli_file_t *o);
 /* Closes (checking for write errors) and renames; on failure the temporary file is removed. */
 int hyt_cli_file_commit(hyt_cli_file_t *o);
 void hyt_cli_file_discard(hyt_cli_file_t *o);
-/* Whether a file can be created at path (its directory exists and is writable), so that a
- * long run does not end with an output that cannot be written. */
+/* Whether a file can be written at path, tried (a temporary file created and removed beside a
+ * regular file, write permission on a device node), so that a long run does not end with an
+ * output that cannot be written. */
 int hyt_cli_check_writable(const char *path);
+/* Whether writing path again replaces what was written (a regular or new file), unlike
+ * standard output, a FIFO or a device, where a second write would follow the first. */
+int hyt_cli_file_rewritable(const char *path);
+
+/* For an output written to standard output ("-"): points standard output at standard error,
+ * so that the lines meant for people do not mix with the file, and returns the real standard
+ * output (-1 when it cannot: then nothing changed); hyt_cli_stdout_restore(saved) puts it back
+ * (nothing for -1). */
+int hyt_cli_stdout_divert(void);
+void hyt_cli_stdout_restore(int saved);
 
 /* JSON values: a string with escapes (null for NULL), a number (null unless finite). */
 void hyt_json_str(FILE *f, const char *s);

@@ -336,7 +336,8 @@ static void usage(FILE *f)
         "  --config FILE        configuration file (INI: [lu] nb = 256 ...)\n"
         "  --hpl-dat FILE       read sizes, NBs, DEPTHs and the threshold from an HPL.dat\n"
         "  --seed S             seed of HPL's generator (hpl.seed, HPL uses 100)\n"
-        "  --json FILE          write the configuration and results as JSON\n"
+        "  --json FILE          write the configuration and results as JSON (after each run;\n"
+        "                       - for standard output, the other lines then go to stderr)\n"
         "  --trace FILE         Chrome/Perfetto trace of each run, and an SVG Gantt chart\n"
         "  --quiet              print only HPL's result lines (and errors)\n\n"
         "Precedence: command line > HYT_* environment > config file (--config, HYT_CONFIG) >\n"
@@ -407,7 +408,14 @@ int hyt_hpl_parse_args(int argc, char **argv, hyt_hpl_opts_t *o)
         case O_CONFIG: o->config_file = v; break;
         case O_HPL_DAT: o->hpl_dat = v; break;
         case O_JSON: o->json = v; break;
-        case O_TRACE: o->trace = v; break;
+        case O_TRACE:
+            if (strcmp(v, "-") == 0) {
+                fprintf(stderr, "%s: --trace -: a trace is two files (FILE and FILE.svg), not "
+                        "standard output; give a file name\n", CMD);
+                goto usage;
+            }
+            o->trace = v;
+            break;
         case O_QUIET: o->quiet = 1; break;
         case O_HELP:
         case O_H: o->help = 1; break;
@@ -451,6 +459,9 @@ typedef struct hpl {
     int nruns;
     char *where_ns, *where_threshold, *where_nbs, *where_las; /* "HPL.dat file:line" */
     char *dat_sizes;      /* HPL.dat's Ns as an hpl.n value */
+    int json_each_run;    /* --json is a file rewritten after each run */
+    int json_failed;      /* it could not be written (said once) */
+    int saved_stdout;     /* --json -: the real standard output, else -1 */
 } hpl_t;
 
 static char *strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -707,10 +718,10 @@ static int write_trace(hpl_t *h, const run_t *r)
     if (!rc)
         rc = hyt_cli_file_close(&out);
     if (!rc)
-        rc = hyt_trace_write_json(h->ctx, out.tmp);
+        rc = hyt_trace_write_json(h->ctx, out.name);
     if (!rc)
         rc = hyt_cli_file_commit(&out);
-    else if (out.tmp)
+    else
         hyt_cli_file_discard(&out);
     char *devices = hyt_cli_device_names(h->ctx);
     title = devices ? strdupf("hytile hpl: N = %d, nb = %d, lookahead = %d, panel cores = %d, "
@@ -781,7 +792,8 @@ static int from_hpl_dat(const hpl_t *h, const char *key)
            (!strcmp(key, "lu.lookahead") && !h->o->have_lookahead);
 }
 
-static void write_json_body(hpl_t *h, FILE *f, const hyt_machine_t *m)
+/* The JSON of the first `done` runs ("complete": false while runs are left). */
+static void write_json_body(hpl_t *h, FILE *f, const hyt_machine_t *m, int done)
 {
     static const char *const srckeys[][2] = {
         {"nb", "lu.nb"}, {"lookahead", "lu.lookahead"}, {"panel_cores", "lu.panel_cores"},
@@ -813,7 +825,7 @@ static void write_json_body(hpl_t *h, FILE *f, const hyt_machine_t *m)
         hyt_json_str(f, from_hpl_dat(h, srckeys[i][1]) ? "HPL.dat" : hyt_source_name(src));
     }
     fprintf(f, "}},\n  \"runs\": [");
-    for (int i = 0; i < h->nruns; i++) {
+    for (int i = 0; i < done; i++) {
         const run_t *r = &h->runs[i];
         fprintf(f, "%s\n    {\"n\": %d, \"nb\": %d, \"lookahead\": %d, \"panel_cores\": %d, "
                    "\"tv\": ", i ? "," : "", r->n, r->nb, r->lookahead, r->panel_cores);
@@ -833,7 +845,8 @@ static void write_json_body(hpl_t *h, FILE *f, const hyt_machine_t *m)
         }
         fprintf(f, "}");
     }
-    fprintf(f, "\n  ],\n  \"machine\": {\"description\": ");
+    fprintf(f, "\n  ],\n  \"complete\": %s,\n  \"machine\": {\"description\": ",
+            done == h->nruns ? "true" : "false");
     hyt_json_str(f, m->line);
     fprintf(f, ", \"cpu\": ");
     hyt_json_str(f, m->cpu);
@@ -846,20 +859,28 @@ static void write_json_body(hpl_t *h, FILE *f, const hyt_machine_t *m)
     fprintf(f, "]},\n  \"date\": \"%s\",\n  \"hytile\": \"%s\"\n}\n", date, HYT_VERSION);
 }
 
-static int write_json(hpl_t *h)
+/* Writes the JSON of the first `done` runs; a message and status 1 when it cannot (said once:
+ * the later writes are skipped). */
+static void write_json(hpl_t *h, int done, int *status)
 {
     hyt_machine_t m;
     hyt_cli_file_t out;
+    if (h->json_failed)
+        return;
     int rc = hyt_machine_describe(&m);
-    if (rc)
-        return rc;
-    rc = hyt_cli_file_open(&out, h->o->json);
     if (!rc) {
-        write_json_body(h, out.f, &m);
-        rc = hyt_cli_file_commit(&out);
+        rc = hyt_cli_file_open(&out, h->o->json);
+        if (!rc) {
+            write_json_body(h, out.f, &m, done);
+            rc = hyt_cli_file_commit(&out);
+        }
+        hyt_machine_free(&m);
     }
-    hyt_machine_free(&m);
-    return rc;
+    if (rc) {
+        fprintf(stderr, "%s: %s\n", CMD, hyt_last_error());
+        *status = HYT_EXIT_FAILED;
+        h->json_failed = 1;
+    }
 }
 
 /* Everything that can be wrong with the input, before anything runs.  Returns 0 or
@@ -906,12 +927,18 @@ static void cleanup(hpl_t *h)
 
 static int hpl_main(hyt_hpl_opts_t *o)
 {
-    hpl_t h = {.o = o};
+    hpl_t h = {.o = o, .saved_stdout = -1};
     int status = setup(&h);
     if (status) {
         cleanup(&h);
         return status;
     }
+    /* A regular file gets the JSON after each run, so that an interrupted sweep keeps the
+     * runs it finished; standard output, a FIFO or a device get it once, at the end.  With
+     * --json - standard output carries only the JSON: the rest goes to standard error. */
+    h.json_each_run = o->json && hyt_cli_file_rewritable(o->json);
+    if (o->json && strcmp(o->json, "-") == 0)
+        h.saved_stdout = hyt_cli_stdout_divert();
     if (!o->quiet) {
         if (h.have_dat)
             show_hpl_dat_notes(&h);
@@ -938,26 +965,25 @@ static int hpl_main(hyt_hpl_opts_t *o)
             r->message = strdup(hyt_last_error());
             fprintf(stderr, "%s: N = %d, nb = %d: %s\n", CMD, r->n, r->nb, hyt_last_error());
             status = HYT_EXIT_FAILED;
-            continue;
+        } else {
+            print_run(r, threshold);
+            if (!r->res.passed)
+                status = HYT_EXIT_FAILED;
+            if (o->trace && (rc = write_trace(&h, r))) {
+                fprintf(stderr, "%s: %s\n", CMD, hyt_last_error());
+                status = HYT_EXIT_FAILED;
+            }
         }
-        print_run(r, threshold);
-        if (!r->res.passed)
-            status = HYT_EXIT_FAILED;
-        if (o->trace && (rc = write_trace(&h, r))) {
-            fprintf(stderr, "%s: %s\n", CMD, hyt_last_error());
-            status = HYT_EXIT_FAILED;
-        }
+        if (h.json_each_run)
+            write_json(&h, i + 1, &status);
     }
     hyt_hpl_ws_destroy(&ws);
     print_summary(&h);
-    if (o->json) {
-        if (write_json(&h)) {
-            fprintf(stderr, "%s: %s\n", CMD, hyt_last_error());
-            status = HYT_EXIT_FAILED;
-        } else if (!o->quiet) {
-            printf("results: %s\n", o->json);
-        }
-    }
+    hyt_cli_stdout_restore(h.saved_stdout);
+    if (o->json && !h.json_each_run)
+        write_json(&h, h.nruns, &status);
+    if (o->json && !h.json_failed && !o->quiet && h.saved_stdout < 0)
+        printf("results: %s\n", o->json);
     cleanup(&h);
     return status;
 }

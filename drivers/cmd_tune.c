@@ -248,6 +248,8 @@ static int tune_main(tune_t *t)
     hyt_config_t *cfg = NULL;
     hyt_context_t *ctx = NULL;
     int status = HYT_EXIT_USAGE;
+    /* --output -: standard output carries only the tuned file, the rest goes to stderr */
+    int saved_stdout = strcmp(t->output, "-") == 0 ? hyt_cli_stdout_divert() : -1;
     int rc = hyt_cli_build_config(&cc, &cfg);
     if (!rc)
         rc = hyt_context_create(cfg, &ctx);
@@ -316,15 +318,20 @@ static int tune_main(tune_t *t)
         printf("note: runs this short (under a second) time noisily and tune for small "
                "problems; a larger -n (and --reps 3) gives settings that carry over to long "
                "runs\n");
+    fflush(stdout);
+    hyt_cli_stdout_restore(saved_stdout);
+    saved_stdout = -1;
     if (write_tuned(t, best, ctx)) {
         fprintf(stderr, "%s: %s\n", CMD, hyt_last_error());
         status = HYT_EXIT_FAILED;
         goto out;
     }
-    printf("wrote %s.  To use these settings on this machine:\n"
+    if (strcmp(t->output, "-") != 0)
+        printf("wrote %s.  To use these settings on this machine:\n"
            "  mkdir -p ~/.config/hytile && cp %s ~/.config/hytile/tuned.ini\n"
            "or for one run: hytile hpl --config %s\n", t->output, t->output, t->output);
 out:
+    hyt_cli_stdout_restore(saved_stdout);
     free(t->combos);
     if (ctx)
         hyt_context_destroy(ctx);

@@ -18,7 +18,10 @@
 #include <ftw.h>
 #include <math.h>
 #include <stdarg.h>
+#include <errno.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 
 static char scratch[64];   /* scratch directory */
@@ -685,6 +688,131 @@ static void test_no_file_on_bad_input(void)
     free(json);
 }
 
+static int run_program(const char *args, char **out);
+
+/* ---- output files ----------------------------------------------------------------------- */
+
+/* --json writes through a symlink (the link stays, its target gets the JSON and keeps its mode
+ * 600), into a device node in place (it stays a device), and refuses an uncreatable path before
+ * running anything. */
+static void test_output_files(void)
+{
+    char *real = path_in(scratch, "real.json"), *link = path_in(scratch, "link.json"), *out;
+    write_text(real, "old");
+    REQUIRE(chmod(real, 0600) == 0 && symlink("real.json", link) == 0, "symlink");
+    int status = run_captured(hyt_cmd_hpl, &out, "-n", "100", "--json", link, "--quiet", NULL);
+    CHECK(status == 0, "--json through a symlink: %d\n%s", status, out);
+    free(out);
+    struct stat st;
+    CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode), "the symlink was replaced");
+    CHECK(stat(real, &st) == 0 && (st.st_mode & 07777) == 0600, "mode %o, want 600",
+          (unsigned)(st.st_mode & 07777));
+    char *text = read_file(real);
+    CHECK(text && valid_json(text) && strstr(text, "\"n\": 100"), "target:\n%s",
+          text ? text : "");
+    free(text);
+    /* tune --output too */
+    status = run_captured(hyt_cmd_tune, &out, "-n", "100", "--nb-list", "32",
+                          "--lookahead-list", "0", "--panel-cores-list", "1", "--output", link,
+                          "--quiet", NULL);
+    CHECK(status == 0, "tune --output through a symlink: %d\n%s", status, out);
+    free(out);
+    CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode), "tune replaced the symlink");
+    CHECK(stat(real, &st) == 0 && (st.st_mode & 07777) == 0600, "tune: mode %o, want 600",
+          (unsigned)(st.st_mode & 07777));
+    text = read_file(real);
+    CHECK(text && strstr(text, "[lu]\nnb = 32\n"), "tuned file:\n%s", text ? text : "");
+    free(text);
+    unlink(link);
+    /* a plain file keeps its mode too */
+    status = run_captured(hyt_cmd_hpl, &out, "-n", "100", "--json", real, "--quiet", NULL);
+    CHECK(status == 0 && stat(real, &st) == 0 && (st.st_mode & 07777) == 0600,
+          "--json over a mode-600 file: %d, mode %o\n%s", status,
+          (unsigned)(st.st_mode & 07777), out);
+    free(out);
+    unlink(real);
+
+    char *node = path_in(scratch, "null");
+    if (mknod(node, S_IFCHR | 0666, makedev(1, 3)) == 0) {
+        status = run_captured(hyt_cmd_hpl, &out, "-n", "100", "--json", node, "--quiet", NULL);
+        CHECK(status == 0, "--json to a device node: %d\n%s", status, out);
+        free(out);
+        CHECK(stat(node, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3),
+              "the device node became something else");
+        unlink(node);
+    } else {
+        printf("mknod failed (%s): --json to a device node not tested\n", strerror(errno));
+    }
+    free(node);
+
+    status = run_captured(hyt_cmd_hpl, &out, "-n", "100", "--json", "/proc/r.json", NULL);
+    CHECK(status == 2 && strstr(out, "cannot write /proc/r.json") && !strstr(out, "PASSED"),
+          "--json /proc/r.json: %d\n%s", status, out);
+    free(out);
+    status = run_captured(hyt_cmd_hpl, &out, "-n", "100", "--trace", "-", NULL);
+    CHECK(status == 2 && strstr(out, "--trace -: a trace is two files"), "--trace -: %d\n%s",
+          status, out);
+    free(out);
+    free(real);
+    free(link);
+}
+
+/* --json - through the program: standard output holds the JSON only, the rest is on stderr;
+ * tune --output - likewise. */
+static void test_json_stdout(void)
+{
+    char *out;
+    int status = run_program("hpl -n 100,120 --json - 2>/dev/null", &out);
+    CHECK(status == 0 && valid_json(out) && strstr(out, "\"n\": 120") &&
+          strstr(out, "\"complete\": true"), "hpl --json -: %d\n%s", status, out);
+    free(out);
+    status = run_program("hpl -n 100 --json - 2>&1 >/dev/null", &out);
+    CHECK(status == 0 && strstr(out, "PASSED") && strstr(out, "effective configuration") &&
+          !strstr(out, "\"runs\""), "hpl --json -: stderr:\n%s", out);
+    free(out);
+    status = run_program("tune -n 100 --nb-list 32 --lookahead-list 0 --panel-cores-list 1 "
+                         "--output - 2>/dev/null", &out);
+    CHECK(status == 0 && !strncmp(out, "; hytile tuned settings", 23) &&
+          strstr(out, "[lu]\nnb = 32\n") && !strstr(out, "best:"), "tune --output -:\n%s", out);
+    free(out);
+}
+
+/* An interrupted sweep keeps the JSON of the runs it finished. */
+static void test_json_interrupted(void)
+{
+    const char *exe = getenv("HYTILE_EXE");
+    char *json = path_in(scratch, "sweep.json");
+    pid_t pid = fork();
+    REQUIRE(pid >= 0, "fork");
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execl(exe, exe, "hpl", "-n", "200,6000", "--devices", "none", "--json", json,
+              (char *)NULL);
+        _exit(127);
+    }
+    char *text = NULL;
+    for (int i = 0; i < 6000 && !text; i++) { /* up to a minute */
+        usleep(10000);
+        text = exists(json) ? read_file(json) : NULL;
+    }
+    kill(pid, SIGINT);
+    int ws;
+    waitpid(pid, &ws, 0);
+    CHECK(text, "no JSON after the first run");
+    free(text);
+    text = read_file(json);
+    CHECK(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGINT, "hpl was not interrupted (status %#x)",
+          (unsigned)ws);
+    CHECK(text && valid_json(text) && strstr(text, "\"n\": 200") && !strstr(text, "\"n\": 6000")
+          && strstr(text, "\"complete\": false") && count(text, "\"passed\": true") == 1,
+          "JSON after SIGINT:\n%s", text ? text : "(none)");
+    free(text);
+    unlink(json);
+    free(json);
+}
+
 /* ---- tune ------------------------------------------------------------------------------------ */
 
 static void test_tune(void)
@@ -752,11 +880,13 @@ static void test_tune(void)
 
 /* ---- the program itself ---------------------------------------------------------------------- */
 
+/* Runs hytile with args (a shell's words) and its standard output and error in *out; args
+ * that redirect a stream themselves ("2>/dev/null") decide what *out gets. */
 static int run_program(const char *args, char **out)
 {
     const char *exe = getenv("HYTILE_EXE");
     char *log = path_in(scratch, "program.txt"), *cmd;
-    REQUIRE(asprintf(&cmd, "'%s' %s > '%s' 2>&1", exe, args, log) > 0, "asprintf");
+    REQUIRE(asprintf(&cmd, "{ '%s' %s ; } > '%s' 2>&1", exe, args, log) > 0, "asprintf");
     int rc = system(cmd);
     *out = read_file(log);
     REQUIRE(*out, "no output");
@@ -828,7 +958,12 @@ int main(void)
     test_hpl_dat_run();
     test_trace();
     test_tune();
+    test_output_files();
     test_program();
+    if (getenv("HYTILE_EXE")) {
+        test_json_stdout();
+        test_json_interrupted();
+    }
 
     /* everything the commands wrote went away (the CUDA driver may have made its JIT cache,
      * .nv, in HOME) */
