@@ -7,6 +7,7 @@
  * divided by the number of tasks), best of several repetitions; then the cost of one barrier
  * of a gang task (16 threads and all workers), with the counter and the rank-aware barrier.
  */
+#include "cli_common.h"
 #include "hytile_cli.h"
 
 #include <stdio.h>
@@ -110,24 +111,24 @@ static long lu_dag(hyt_sequence_t *seq, char *tiles, int nt, int panel_threads)
 
 int hyt_cmd_bench_runtime(int argc, char **argv)
 {
-    int nt = 60, reps = 5;
-    long nind = 1000000;
+    /* bounded so that a run ends in minutes: nt^3/3 tasks in the LU DAG, 10^8 independent */
+    long nt = 60, reps = 5, nind = 1000000;
+    const char *cmd = "hytile bench-runtime";
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--nt") && i + 1 < argc)
-            nt = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--tasks") && i + 1 < argc)
-            nind = atol(argv[++i]);
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
-            reps = atoi(argv[++i]);
-        else {
+        if (!strcmp(argv[i], "--nt") && i + 1 < argc) {
+            if (hyt_cli_int(cmd, "--nt", argv[++i], 1, 300, &nt))
+                return 2;
+        } else if (!strcmp(argv[i], "--tasks") && i + 1 < argc) {
+            if (hyt_cli_int(cmd, "--tasks", argv[++i], 1, 100000000L, &nind))
+                return 2;
+        } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+            if (hyt_cli_int(cmd, "--reps", argv[++i], 1, 1000, &reps))
+                return 2;
+        } else {
             fprintf(stderr, "usage: hytile bench-runtime [--nt TILES] [--tasks N] [--reps R]\n"
                             "  (cores, workers and window come from the configuration: HYT_*)\n");
             return 2;
         }
-    }
-    if (nt < 1 || nind < 1 || reps < 1) {
-        fprintf(stderr, "hytile bench-runtime: sizes must be positive\n");
-        return 2;
     }
     hyt_context_t *ctx;
     if (hyt_context_create(NULL, &ctx)) {
@@ -146,7 +147,7 @@ int hyt_cmd_bench_runtime(int argc, char **argv)
             hyt_sequence_create(ctx, &seq);
             double t0 = hyt_wtime();
             if (pass == 0) {
-                n = lu_dag(seq, tiles, nt, 1);
+                n = lu_dag(seq, tiles, (int)nt, 1);
             } else {
                 for (long i = 0; i < nind; i++) {
                     hyt_task_desc_t d = hyt_task_desc(&k_empty, NULL, 0);
@@ -166,7 +167,7 @@ int hyt_cmd_bench_runtime(int argc, char **argv)
         }
         char name[64];
         if (pass == 0)
-            snprintf(name, sizeof name, "tile LU, %d x %d tiles", nt, nt);
+            snprintf(name, sizeof name, "tile LU, %ld x %ld tiles", nt, nt);
         else
             snprintf(name, sizeof name, "independent");
         printf("%-28s %10ld %12.4f %12.3f\n", name, n, best, best / (double)n * 1e6);
@@ -176,7 +177,7 @@ int hyt_cmd_bench_runtime(int argc, char **argv)
         if (i == 1 && ks[1] == ks[0])
             break;
         printf("gang barrier, %3d threads: counter %8.1f ns   dissemination %8.1f ns\n", ks[i],
-               barrier_ns(ctx, ks[i], 0, reps), barrier_ns(ctx, ks[i], 1, reps));
+               barrier_ns(ctx, ks[i], 0, (int)reps), barrier_ns(ctx, ks[i], 1, (int)reps));
     }
     free(tiles);
     hyt_context_destroy(ctx);

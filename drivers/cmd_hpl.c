@@ -612,6 +612,10 @@ static void show_lu(hpl_t *h, const char *label, const char *key, int resolved,
     } else if (strcmp(v, "auto") == 0) {
         printf("  %-12s= %d (auto for N = %d, %s)\n", label, resolved, h->runs[0].n,
                hyt_source_name(src));
+    } else if (atol(v) != resolved) {
+        /* lu.panel_cores above the workers: the LU uses them all */
+        printf("  %-12s= %d (clamped from %s to the %d workers; %s)\n", label, resolved, v,
+               hyt_context_num_workers(h->ctx), hyt_source_name(src));
     } else {
         printf("  %-12s= %d (%s)\n", label, resolved, hyt_source_name(src));
     }

@@ -1,6 +1,8 @@
 /*
- * HPL.dat reader (hpl_dat.h has the format).  Lines are read with getline, so any length is
- * fine; each line is described once in the table below and checked by its kind.
+ * HPL.dat reader (hpl_dat.h has the format).  A line may be of any length, but only its first
+ * LINE_KEEP bytes are kept (the values come first; the rest is the description) and the file
+ * is read up to FILE_MAX bytes, so that /dev/zero or a runaway file is refused quickly and in
+ * bounded memory; each line is described once in the table below and checked by its kind.
  */
 #include "hpl_dat.h"
 
@@ -12,9 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define NLINES 31
 #define MAXN 10000000L /* hpl.n's limit */
+#define LINE_KEEP 4096      /* bytes kept of a line: 20 values and more fit */
+#define FILE_MAX (1L << 20) /* bytes read at most */
 
 typedef enum {
     L_TEXT,   /* free text, only has to exist */
@@ -156,29 +161,70 @@ static int check_line(const char *path, int ln, char *line, int counts[NLINES],
     return 0;
 }
 
+/* Reads line ln into line[LINE_KEEP + 1] (*bytes: read so far): 0, 1 at the end of the file,
+ * or an error in *rc for a read error, a file over FILE_MAX, a NUL byte (a value would end
+ * there unseen) or a CR without LF (old Mac line ends: the whole file would be one line). */
+static int read_line(FILE *f, const char *path, int ln, char *line, long *bytes, int *rc)
+{
+    int n = 0, c;
+    while ((c = getc(f)) != EOF && c != '\n') {
+        if (++*bytes > FILE_MAX) {
+            *rc = hyt_error(HYT_ERR_CONFIG, "%s:%d: the file is larger than 1 MiB: not an "
+                            "HPL.dat", path, ln);
+            return 0;
+        }
+        if (c == '\0') {
+            *rc = hyt_error(HYT_ERR_CONFIG, "%s:%d: NUL byte in the line", path, ln);
+            return 0;
+        }
+        if (c == '\r') {
+            int next = getc(f);
+            if (next != '\n' && next != EOF) {
+                *rc = hyt_error(HYT_ERR_CONFIG, "%s:%d: carriage return without a line feed "
+                                "(old Mac line ends?): lines must end with LF or CR LF", path,
+                                ln);
+                return 0;
+            }
+            ungetc(next, f);
+        }
+        if (n < LINE_KEEP)
+            line[n++] = (char)c;
+    }
+    line[n] = '\0';
+    if (c == EOF && ferror(f))
+        *rc = hyt_error(HYT_ERR_CONFIG, "%s:%d: read error: %s", path, ln, strerror(errno));
+    return c == EOF && n == 0;
+}
+
 int hyt_hpl_dat_read(const char *path, hyt_hpl_dat_t *dat)
 {
     memset(dat, 0, sizeof *dat);
     FILE *f = fopen(path, "r");
     if (!f)
         return hyt_error(HYT_ERR_CONFIG, "%s: cannot open HPL.dat: %s", path, strerror(errno));
+    /* a file, or a FIFO or a device read up to the 31 lines */
+    struct stat st;
+    if (fstat(fileno(f), &st) || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) ||
+                                   S_ISCHR(st.st_mode))) {
+        int is_dir = S_ISDIR(st.st_mode);
+        fclose(f);
+        return hyt_error(HYT_ERR_CONFIG, "%s: cannot read HPL.dat: %s", path,
+                         is_dir ? "it is a directory" : "not a file");
+    }
     int counts[NLINES] = {0};
     int vals[NLINES][HYT_HPL_DAT_MAX] = {{0}};
-    char *line = NULL;
-    size_t cap = 0;
-    int rc = 0, ln;
+    char *line = malloc(LINE_KEEP + 1);
+    long bytes = 0;
+    int rc = line ? 0 : hyt_error(HYT_ERR_NOMEM, "out of memory reading %s", path), ln;
     for (ln = 1; ln <= NLINES && !rc; ln++) {
-        if (getline(&line, &cap, f) < 0) {
-            if (ferror(f))
-                rc = hyt_error(HYT_ERR_CONFIG, "%s:%d: read error: %s", path, ln,
-                               strerror(errno));
-            else
-                rc = hyt_error(HYT_ERR_CONFIG, "%s:%d: missing line (%s): the file ends after "
-                               "%d lines, an HPL.dat has %d", path, ln, lines[ln - 1].name,
-                               ln - 1, NLINES);
+        if (read_line(f, path, ln, line, &bytes, &rc) && !rc) {
+            rc = hyt_error(HYT_ERR_CONFIG, "%s:%d: missing line (%s): the file ends after "
+                           "%d lines, an HPL.dat has %d", path, ln, lines[ln - 1].name,
+                           ln - 1, NLINES);
             break;
         }
-        rc = check_line(path, ln, line, counts, vals, dat);
+        if (!rc)
+            rc = check_line(path, ln, line, counts, vals, dat);
     }
     free(line);
     fclose(f);

@@ -33,6 +33,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 extern char **environ;
 
@@ -545,49 +546,67 @@ int hyt_config_is_per_call(const char *key)
 /* ------------------------------------------------------------------------------------------ */
 /* INI files                                                                                   */
 
+#define INI_FILE_MAX (1L << 20) /* bytes: a config file is a few lines; /dev/zero is not */
+
 typedef struct iniparse {
     hyt_config_t *cfg;
     const char *path;
     hyt_source_t src;
     FILE *f;
+    long bytes;       /* read so far */
     int line;         /* line last read */
-    int too_long;     /* line number of an over-long line, or of a line with a NUL byte */
-    int nul;          /* that line has a NUL byte */
+    int bad_line;     /* line number of the first line the reader refused */
+    const char *bad;  /* why: too long, a NUL byte, a lone CR, a read error, the file size */
+    int read_errno;   /* errno of a read error */
     int rc;           /* first error */
     int rc_line;      /* its line */
     char seen[HYT_CONFIG_MAX_KEYS];
 } iniparse_t;
 
-/* inih's line reader: counts lines (for file:line messages), and marks a line longer than
- * inih's buffer or holding a NUL byte (which would silently cut the value short) as an error. */
+/* inih's line reader: counts lines (for file:line messages), and refuses a line longer than
+ * inih's buffer, holding a NUL byte (which would silently cut the value short) or a CR without
+ * LF (old Mac line ends), a read error and a file over INI_FILE_MAX.  It stops at the first
+ * problem, the reader's or the handler's, so that an endless input (/dev/zero, a FIFO) ends. */
 static char *ini_reader_fn(char *str, int num, void *stream)
 {
     iniparse_t *p = stream;
-    int n = 0, c = EOF, bad = 0;
+    int n = 0, c = EOF;
+    const char *bad = NULL;
+    if (p->bad || p->rc)
+        return NULL;
     while (n < num - 1 && (c = getc(p->f)) != EOF) {
+        if (++p->bytes > INI_FILE_MAX) {
+            bad = "file larger than 1 MiB";
+            break;
+        }
         if (c == '\0')
-            bad = 1;
+            bad = "NUL byte in the line";
+        if (c == '\r') {
+            int next = getc(p->f);
+            if (next != '\n' && next != EOF)
+                bad = "carriage return without a line feed (old Mac line ends?): lines must "
+                      "end with LF or CR LF";
+            ungetc(next, p->f);
+        }
         str[n++] = (char)c;
-        if (c == '\n')
+        if (c == '\n' || bad)
             break;
     }
-    if (n == 0 && c == EOF)
+    if (c == EOF && ferror(p->f)) {
+        p->read_errno = errno;
+        bad = "read error";
+    } else if (!bad && n == num - 1 && str[n - 1] != '\n') {
+        bad = "line too long";
+    } else if (n == 0 && c == EOF) {
         return NULL;
-    str[n] = '\0';
+    }
     p->line++;
-    if (n == num - 1 && str[n - 1] != '\n') {
-        /* longer than the buffer: swallow the rest of the line */
-        while ((c = getc(p->f)) != EOF && c != '\n')
-            ;
-        bad = 2;
-    }
     if (bad) {
-        if (!p->too_long) {
-            p->too_long = p->line;
-            p->nul = bad == 1;
-        }
-        str[0] = '\0';
+        p->bad = bad;
+        p->bad_line = p->line;
+        return NULL;
     }
+    str[n] = '\0';
     return str;
 }
 
@@ -640,13 +659,22 @@ int hyt_config_load_file(hyt_config_t *cfg, const char *path, hyt_source_t src)
                           strerror(errno));
         goto out;
     }
+    /* a file, or a FIFO or a device read up to INI_FILE_MAX */
+    struct stat st;
+    if (fstat(fileno(p.f), &st) || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) ||
+                                     S_ISCHR(st.st_mode))) {
+        rc = hyt_rt_error(HYT_ERR_CONFIG, "%s: cannot read config file: %s", path,
+                          S_ISDIR(st.st_mode) ? "it is a directory" : "not a file");
+        fclose(p.f);
+        goto out;
+    }
     int line = ini_parse_stream(ini_reader_fn, &p, ini_handler_fn, &p);
     fclose(p.f);
-    /* Report the earliest problem: an over-long line, a syntax error (inih's line), or a bad
-     * key or value (the handler's line). */
-    if (p.too_long && (!p.rc || p.too_long <= p.rc_line) && (line <= 0 || p.too_long <= line)) {
-        rc = hyt_rt_error(HYT_ERR_CONFIG, "%s:%d: %s", path, p.too_long,
-                          p.nul ? "NUL byte in the line" : "line too long");
+    /* Report the earliest problem: a line the reader refused, a syntax error (inih's line), or
+     * a bad key or value (the handler's line). */
+    if (p.bad && (!p.rc || p.bad_line <= p.rc_line) && (line <= 0 || p.bad_line <= line)) {
+        rc = hyt_rt_error(HYT_ERR_CONFIG, "%s:%d: %s%s%s", path, p.bad_line, p.bad,
+                          p.read_errno ? ": " : "", p.read_errno ? strerror(p.read_errno) : "");
         goto out;
     }
     if (p.rc && (line <= 0 || p.rc_line <= line)) {

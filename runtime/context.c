@@ -101,6 +101,7 @@ static int choose_cores(hyt_context_t *ctx, int *pus, int *n)
 int hyt_context_create(const hyt_config_t *cfg_in, hyt_context_t **out)
 {
     int rc;
+    const char *blame = NULL; /* the key whose value a failure comes from */
     if (!out)
         return hyt_rt_error(HYT_ERR_INVALID, "hyt_context_create: NULL output");
     *out = NULL;
@@ -133,6 +134,7 @@ int hyt_context_create(const hyt_config_t *cfg_in, hyt_context_t **out)
     ctx->chaos = (uint64_t)hyt_config_get_int(ctx->cfg, "debug.chaos");
 
     /* devices first: they decide how many cores the CPU workers get */
+    blame = "runtime.devices";
     hyt_devspec_t spec;
     char err[128];
     if (hyt_parse_devices(hyt_config_get(ctx->cfg, "runtime.devices", NULL), &spec, err,
@@ -155,16 +157,19 @@ int hyt_context_create(const hyt_config_t *cfg_in, hyt_context_t **out)
         rc = hyt_rt_error(HYT_ERR_NOMEM, "out of memory reading the topology");
         goto fail;
     }
+    blame = "runtime.cores";
     rc = choose_cores(ctx, pus, &npus);
     if (rc) {
         free(pus);
         goto fail;
     }
 
+    blame = "runtime.devices";
     if ((rc = hyt_devices_create(ctx, &spec))) {
         free(pus);
         goto fail;
     }
+    blame = NULL;
     /* One host thread drives each GPU: with every core given to workers, leave it one. */
     int nw = npus;
     hyt_source_t core_src;
@@ -225,8 +230,17 @@ int hyt_context_create(const hyt_config_t *cfg_in, hyt_context_t **out)
     return HYT_SUCCESS;
 
 fail:;
+    /* a key's value that cannot be used names where it was set (file:line, variable, option) */
     char msg[1024];
-    snprintf(msg, sizeof msg, "%s", hyt_last_error());
+    hyt_source_t src = HYT_SRC_DEFAULT;
+    int k = blame && ctx->cfg ? hyt_config_key_index(blame) : -1;
+    if (k >= 0)
+        hyt_config_get(ctx->cfg, blame, &src);
+    if (src != HYT_SRC_DEFAULT && (rc == HYT_ERR_CONFIG || rc == HYT_ERR_DEVICE ||
+                                   rc == HYT_ERR_NOT_AVAILABLE))
+        snprintf(msg, sizeof msg, "%s: %s", ctx->cfg->where[k], hyt_last_error());
+    else
+        snprintf(msg, sizeof msg, "%s", hyt_last_error());
     ctx->trace.path[0] = '\0';
     hyt_context_destroy(ctx);
     return hyt_rt_error(rc, "%s", msg);

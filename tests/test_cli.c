@@ -333,6 +333,71 @@ static char *dat_with_line(int line, const char *text)
     return dst;
 }
 
+/* Unreadable inputs are refused at once, with a message (a reader once spun on /dev/zero);
+ * values that the context cannot use name where they were set; a clamped value says so. */
+static void test_reader_limits(void)
+{
+    char *dir = path_in(scratch, "cfgdir"), *mac = path_in(scratch, "mac.ini");
+    char *cores = path_in(scratch, "cores.ini"), *dev = path_in(scratch, "dev.ini");
+    char *dat = path_in(scratch, "nul.dat"), *out;
+    REQUIRE(mkdir(dir, 0700) == 0, "mkdir");
+    write_text(mac, "[lu]\rnb = 64\r");
+    write_text(cores, "[runtime]\ncores = 999\n");
+    write_text(dev, "[runtime]\ndevices = cuda\n");
+    const struct {
+        const char *opt, *file, *says;
+    } bad[] = {
+        {"--config", "/dev/zero", "/dev/zero:1: NUL byte in the line"},
+        {"--config", dir, "cannot read config file: it is a directory"},
+        {"--config", mac, "mac.ini:1: carriage return without a line feed"},
+        {"--config", cores, "cores.ini:2: runtime.cores = 999"},
+        {"--hpl-dat", "/dev/zero", "/dev/zero:1: NUL byte in the line"},
+        {"--hpl-dat", dir, "cannot read HPL.dat: it is a directory"},
+        {"--hpl-dat", mac, "mac.ini:1: carriage return without a line feed"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int status = run_captured(hyt_cmd_hpl, &out, "-n", "100", bad[i].opt, bad[i].file, NULL);
+        CHECK(status == 2 && strstr(out, bad[i].says), "%s %s: %d\n%s", bad[i].opt,
+              bad[i].file, status, out);
+        free(out);
+    }
+    /* no usable GPU (or no CUDA): the message names the file and line */
+    int status = run_captured(hyt_cmd_hpl, &out, "-n", "100", "--config", dev, NULL);
+    CHECK(status == 0 || strstr(out, "dev.ini:2: runtime.devices"), "devices = cuda: %d\n%s",
+          status, out);
+    free(out);
+    /* a NUL byte in a value: "10\0" must not become N = 10 (or 1) */
+    char *src = dat_with_line(6, "1000         Ns"), *text = read_file(src);
+    REQUIRE(text, "read");
+    char *v = strstr(text, "1000         Ns");
+    REQUIRE(v, "Ns line");
+    v[2] = '\0';
+    FILE *f = fopen(dat, "w");
+    REQUIRE(f, "write %s", dat);
+    fwrite(text, 1, strlen(text) + strlen(v + 3) + 1, f);
+    fclose(f);
+    hyt_hpl_dat_t d;
+    CHECK(hyt_hpl_dat_read(dat, &d) == HYT_ERR_CONFIG && strstr(hyt_last_error(), ":6: NUL byte"),
+          "NUL in Ns: %s", hyt_last_error());
+    free(text);
+    unlink(src);
+    free(src);
+    status = run_captured(hyt_cmd_hpl, &out, "-n", "100", "--panel-cores", "100", NULL);
+    CHECK(status == 0 && strstr(out, "clamped from 100 to the "), "--panel-cores 100: %d\n%s",
+          status, out);
+    free(out);
+    unlink(dat);
+    unlink(mac);
+    unlink(cores);
+    unlink(dev);
+    rmdir(dir);
+    free(dat);
+    free(mac);
+    free(cores);
+    free(dev);
+    free(dir);
+}
+
 static void test_hpl_dat(void)
 {
     hyt_hpl_dat_t dat;
@@ -921,6 +986,10 @@ static void test_program(void)
               "hytile %s: %d\n%s", bad_bench[i][0], status, out);
         free(out);
     }
+    status = run_program("bench-runtime --tasks 999999999999", &out);
+    CHECK(status == 2 && strstr(out, "--tasks: 999999999999 is out of range"),
+          "bench-runtime --tasks 999999999999: %d\n%s", status, out);
+    free(out);
     status = run_program("help", &out);
     CHECK(status == 0 && strstr(out, "hpl") && strstr(out, "tune"), "hytile help:\n%s", out);
     free(out);
@@ -951,6 +1020,7 @@ int main(void)
     test_options();
     test_config_errors();
     test_hpl_dat();
+    test_reader_limits();
     test_precedence();
     test_no_file_on_bad_input();
     test_runs("none");
