@@ -7,6 +7,7 @@
  * divided by the number of tasks), best of several repetitions; then the cost of one barrier
  * of a gang task (16 threads and all workers), with the counter and the rank-aware barrier.
  */
+#include "hyt_internal.h"
 #include "hytile_cli.h"
 
 #include <stdio.h>
