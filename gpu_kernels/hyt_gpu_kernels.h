@@ -13,7 +13,7 @@
 #define HYT_GPU_KERNELS_H
 
 #include "config.h"
-#include "hyt_runtime.h"
+#include "hyt_internal.h"
 
 #include <stdint.h>
 
