@@ -123,8 +123,8 @@ int main(void)
     for (long p = 0; p < (long)m * n; p++)
         ref[p] -= c[p];
     double err = frobenius(m, n, ref) / (frobenius(m, k, a) * frobenius(k, n, b) * k * DBL_EPSILON);
-    printf("tile_gemm: %d x %d x %d, nb %d: ||C - C_ref|| / (||A|| ||B|| k eps) = %.3g (< 10: %s)\n",
-           m, n, k, nb, err, err < 10 ? "PASSED" : "FAILED");
+    printf("tile_gemm: %d x %d x %d, nb %d: ||C - C_ref|| / (||A|| ||B|| k eps) = %.3g"
+           " (< 10: %s)\n", m, n, k, nb, err, err < 10 ? "PASSED" : "FAILED");
     free(a);
     free(b);
     free(c);

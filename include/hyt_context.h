@@ -76,7 +76,7 @@ HYT_API int hyt_config_copy(const hyt_config_t *src, hyt_config_t **dst);
 /* Set key from text.  where: "file:line" or "HYT_NB" for messages (may be NULL).
  * Returns HYT_ERR_CONFIG for an unknown key or bad value, with hyt_last_error() saying which. */
 HYT_API int hyt_config_set(hyt_config_t *cfg, const char *key, const char *value, hyt_source_t src,
-                   const char *where);
+                           const char *where);
 /* Read an INI file ([lu] nb = 256 ...).  Unknown sections/keys and bad values are errors
  * naming file:line.  src is HYT_SRC_FILE or HYT_SRC_TUNED. */
 HYT_API int hyt_config_load_file(hyt_config_t *cfg, const char *path, hyt_source_t src);

@@ -136,7 +136,8 @@ typedef struct hyt_task_desc {
 } hyt_task_desc_t;
 
 /* A zeroed desc with device = -1 and tags -1. */
-HYT_API hyt_task_desc_t hyt_task_desc(const hyt_kernel_t *kernel, const void *args, size_t args_size);
+HYT_API hyt_task_desc_t hyt_task_desc(const hyt_kernel_t *kernel, const void *args,
+                                      size_t args_size);
 
 /* Insert a task.  Returns 0 when the task is in the graph; otherwise it was not inserted: the
  * sequence's error once it has failed (the caller should stop inserting and wait; "always"
@@ -175,7 +176,8 @@ HYT_API int hyt_dev_memcpy_d2d(const hyt_devctx_t *dc, void *dst, const void *sr
 HYT_API int hyt_dev_memset(const hyt_devctx_t *dc, void *dst, int value, size_t bytes);
 /* 2D copies: height rows of width bytes, pitches in bytes. */
 HYT_API int hyt_dev_memcpy2d(const hyt_devctx_t *dc, void *dst, size_t dpitch, const void *src,
-                     size_t spitch, size_t width, size_t height, int kind /* 0 h2d 1 d2h 2 d2d */);
+                             size_t spitch, size_t width, size_t height,
+                             int kind /* 0 h2d 1 d2h 2 d2d */);
 
 /* Host memory for matrices that travel to devices: page-locked when a CUDA device exists and
  * pinning succeeds (otherwise pageable, with one warning), 64-byte aligned. */

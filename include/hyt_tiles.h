@@ -93,8 +93,10 @@ static inline double *hyt_elem(const hyt_desc_t *A, int64_t r, int64_t c)
 }
 
 /* Conversions LAPACK layout <-> CCRB as tasks (one per tile column). */
-HYT_API int hyt_lapack_to_tile_async(hyt_sequence_t *seq, const double *a, int64_t lda, hyt_desc_t *A);
-HYT_API int hyt_tile_to_lapack_async(hyt_sequence_t *seq, const hyt_desc_t *A, double *a, int64_t lda);
+HYT_API int hyt_lapack_to_tile_async(hyt_sequence_t *seq, const double *a, int64_t lda,
+                                     hyt_desc_t *A);
+HYT_API int hyt_tile_to_lapack_async(hyt_sequence_t *seq, const hyt_desc_t *A, double *a,
+                                     int64_t lda);
 /* Synchronous versions (create a sequence, wait). */
 HYT_API int hyt_lapack_to_tile(hyt_context_t *ctx, const double *a, int64_t lda, hyt_desc_t *A);
 HYT_API int hyt_tile_to_lapack(hyt_context_t *ctx, const hyt_desc_t *A, double *a, int64_t lda);

@@ -42,28 +42,29 @@ HYT_API int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p);
 /* LAPACK layout, synchronous (a is column-major with leading dimension lda). */
 HYT_API int hyt_dgetrf(hyt_context_t *ctx, int m, int n, double *a, int lda, int *ipiv);
 HYT_API int hyt_dgetrs(hyt_context_t *ctx, char trans, int n, int nrhs, const double *a, int lda,
-               const int *ipiv, double *b, int ldb);
+                       const int *ipiv, double *b, int ldb);
 HYT_API int hyt_dgesv(hyt_context_t *ctx, int n, int nrhs, double *a, int lda, int *ipiv, double *b,
-              int ldb);
+                      int ldb);
 
 /* Tile layout (A from hyt_desc_create or a LAPACK view), synchronous. */
 HYT_API int hyt_dgetrf_tile(hyt_context_t *ctx, hyt_desc_t *A, int *ipiv);
 HYT_API int hyt_dgetrs_tile(hyt_context_t *ctx, char trans, const hyt_desc_t *A, const int *ipiv,
-                    hyt_desc_t *B);
+                            hyt_desc_t *B);
 HYT_API int hyt_dgesv_tile(hyt_context_t *ctx, hyt_desc_t *A, int *ipiv, hyt_desc_t *B);
 
 /* Tile layout, asynchronous.  *info is final once the sequence has been waited for; ipiv and
  * info must stay valid until then.  Returns 0 or an argument / insertion error. */
 HYT_API int hyt_dgetrf_tile_async(hyt_sequence_t *seq, hyt_desc_t *A, int *ipiv, int *info);
 HYT_API int hyt_dgetrs_tile_async(hyt_sequence_t *seq, char trans, const hyt_desc_t *A,
-                          const int *ipiv, hyt_desc_t *B);
+                                  const int *ipiv, hyt_desc_t *B);
 
 /* LAPACK ABI (Fortran calling convention, 32-bit integers, hidden string lengths). */
 HYT_API void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
-HYT_API void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda,
-             const int *ipiv, double *b, const int *ldb, int *info, size_t trans_len);
+HYT_API void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a,
+                     const int *lda, const int *ipiv, double *b, const int *ldb, int *info,
+                     size_t trans_len);
 HYT_API void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, double *b,
-            const int *ldb, int *info);
+                    const int *ldb, int *info);
 
 #ifdef __cplusplus
 }

@@ -33,7 +33,8 @@ incdir=$(dirname "$(find "$tmp/root" -name hytile.h | head -n 1)")
 headers=$(cd "$incdir" && ls *.h)
 echo "installed headers: $(echo $headers)"
 # the installed library, not the build's (meson test puts the build directory in the path)
-LD_LIBRARY_PATH=$(printf '%s' "${LD_LIBRARY_PATH:-}" | tr ':' '\n' | grep -v "^$build/*\$" | tr '\n' ':')
+LD_LIBRARY_PATH=$(printf '%s' "${LD_LIBRARY_PATH:-}" | tr ':' '\n' | grep -v "^$build/*\$" |
+    tr '\n' ':')
 export LD_LIBRARY_PATH="$libdir:$LD_LIBRARY_PATH"
 
 # ---- 2. a user's programs -------------------------------------------------------------------
@@ -41,7 +42,8 @@ export LD_LIBRARY_PATH="$libdir:$LD_LIBRARY_PATH"
 for h in $headers; do
     printf '#include <%s>\nint main(void) { return 0; }\n' "$h" >"$tmp/alone.c"
     # shellcheck disable=SC2046
-    "$CC" -std=c11 -Wall -Werror -c "$tmp/alone.c" -o "$tmp/alone.o" $(pkg-config --cflags hytile) ||
+    "$CC" -std=c11 -Wall -Werror -c "$tmp/alone.c" -o "$tmp/alone.o" \
+        $(pkg-config --cflags hytile) ||
         fail "$h does not compile on its own with pkg-config --cflags hytile"
 done
 {
@@ -90,6 +92,7 @@ nm -D --defined-only "$lib" | awk '{print $NF}' | sort >"$tmp/exported"
 grep -v '^#' "$src/tests/exported-symbols.txt" | grep . | sort >"$tmp/expected"
 if ! diff -u "$tmp/expected" "$tmp/exported" >"$tmp/diff"; then
     cat "$tmp/diff" >&2
-    fail "libhytile.so's exported symbols differ from tests/exported-symbols.txt (+ exported, not listed; - listed, not exported)"
+    fail "libhytile.so's exported symbols differ from tests/exported-symbols.txt" \
+        "(+ exported, not listed; - listed, not exported)"
 fi
 echo "exported symbols: $(wc -l <"$tmp/exported"), as listed"

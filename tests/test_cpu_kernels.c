@@ -142,8 +142,9 @@ static void check_getrf_rec(hyt_context_t *ctx, int m, int n, int nb, int k, int
     CHECK(!rc, "dgetrf_rec: %s", hyt_last_error());
 
     const char *what = "dgetrf_rec";
-    CHECK(info == (rinfo ? r0 + rinfo : 0), "%s %d x %d nb %d k %d, %d threads: info %d, reference %d",
-          what, m, n, nb, k, nthreads, info, rinfo ? r0 + rinfo : 0);
+    CHECK(info == (rinfo ? r0 + rinfo : 0),
+          "%s %d x %d nb %d k %d, %d threads: info %d, reference %d", what, m, n, nb, k,
+          nthreads, info, rinfo ? r0 + rinfo : 0);
     for (int q = 0; q < (rows < w ? rows : w); q++)
         if (ipiv[r0 + q] != r0 + rpiv[q]) {
             CHECK(0, "%s %d x %d nb %d k %d, %d threads: ipiv[%d] = %d, reference %d", what, m, n,
