@@ -8,6 +8,7 @@
  * of a gang task (16 threads and all workers), with the counter and the rank-aware barrier.
  */
 #include "cli_common.h"
+#include "hyt_internal.h"
 #include "hytile_cli.h"
 
 #include <stdio.h>

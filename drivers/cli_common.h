@@ -11,7 +11,7 @@
 #ifndef HYT_CLI_COMMON_H
 #define HYT_CLI_COMMON_H
 
-#include "hytile.h"
+#include "drv_internal.h"
 
 #include <stdio.h>
 

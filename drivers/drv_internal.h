@@ -2,6 +2,9 @@
 #ifndef HYT_DRV_INTERNAL_H
 #define HYT_DRV_INTERNAL_H
 
+#include "hyt_cpu_kernels.h"
+#include "hyt_internal.h"
+#include "hyt_runtime.h"
 #include "hytile.h"
 
 /* The tile LU loop nest on CPUs (pdgetrf.c) and with devices (pdgetrf_hybrid.c): insert tasks

@@ -322,7 +322,6 @@ int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int 
         hybrid_free(h);
         return hyt_error(HYT_ERR_NOMEM, "out of host memory for the hybrid LU's workspaces");
     }
-    const char *pc = getenv("HYTILE_GEMM_PER_CALL");
     for (int g = 0; g < ndev; g++) {
         hyt_gpu_lu_t *d = &h->g[g];
         d->dev = hyt_context_device(ctx, g);
@@ -334,7 +333,6 @@ int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int 
         d->colsz = tile * mt;
         d->ncols = g < nt ? (nt - g + ndev - 1) / ndev : 0;
         d->npbuf = h->npbuf;
-        d->per_call_gemm = pc && *pc == '1';
         d->gpu_panel = gpu;
         d->h_ident = h->h_ident;
         int rc = gpu ? hyt_gpu_dgetrf_panel_bufsize(d->dev, mt * nb, nb, &d->lwork) : 0;

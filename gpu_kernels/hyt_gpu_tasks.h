@@ -34,7 +34,8 @@ typedef struct hyt_gpu_lu {
     double *linv;          /* npbuf * tile */
     int *piv;              /* npbuf * nb */
     double *work;          /* ncols * tile */
-    int per_call_gemm;     /* one cuBLAS call per column instead of a batched call */
+    int per_call_gemm;     /* one cuBLAS call per column instead of a batched call; 0 (the
+                              two ran as fast: docs/DESIGN.md, rates) */
     /* GPU panels (lu.panel = gpu) */
     int gpu_panel;
     double *pwork;         /* mt*nb x nb column-major panel workspace */

@@ -7,7 +7,7 @@
 #ifndef HYT_CUDA_CHECK_H
 #define HYT_CUDA_CHECK_H
 
-#include "hyt_runtime.h"
+#include "hyt_internal.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

@@ -3,7 +3,7 @@
 #define HYT_RT_INTERNAL_H
 
 #include "config.h"
-#include "hyt_runtime.h"
+#include "hyt_internal.h"
 
 #include <pthread.h>
 #include <stdarg.h>

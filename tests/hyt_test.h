@@ -63,7 +63,7 @@ static inline int test_scale(void)
 
 /* A context with `workers` CPU workers, the given devices ("none", "host:2", ...) and more
  * key, value pairs ending with NULL; the test fails at once if it cannot be created. */
-#ifdef HYT_RUNTIME_H
+#ifdef HYT_CONTEXT_H
 #include <stdarg.h>
 static inline hyt_context_t *test_context(int workers, const char *devices, ...)
 {

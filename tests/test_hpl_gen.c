@@ -3,6 +3,7 @@
  * (HPL_lmul, HPL_ladd, HPL_xjumpm, HPL_setran, HPL_rand with 32-bit wrap-around), entry by
  * entry; and the tile generator against the entry function.
  */
+#include "hyt_cpu_kernels.h"
 #include "hytile.h"
 #include "hyt_test.h"
 

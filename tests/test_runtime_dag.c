@@ -4,7 +4,7 @@
  * values derived from it, so any ordering the hazards forbid changes the final state.  The
  * runtime's result must equal serial execution in insertion order, exactly.
  */
-#include "hyt_runtime.h"
+#include "hyt_internal.h"
 #include "hyt_test.h"
 
 #include <stdint.h>

@@ -6,7 +6,7 @@
  * rank-aware one, the counter one, and the two in turn), and finish; a deadlock trips the
  * alarm.
  */
-#include "hyt_runtime.h"
+#include "hyt_internal.h"
 #include "hyt_test.h"
 
 #include <signal.h>

@@ -2,7 +2,7 @@
  * LAPACK layout <-> CCRB conversion as tasks, one per tile column.  Each task reads the
  * column's blocks of the LAPACK array (keys: the block addresses) and writes its tiles.
  */
-#include "hyt_tiles.h"
+#include "hyt_runtime.h"
 
 #include <stdlib.h>
 #include <string.h>

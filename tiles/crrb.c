@@ -1,5 +1,5 @@
 /* Host reference of the CCRB <-> CRRB tile transposition (the GPU kernels' specification). */
-#include "hyt_tiles.h"
+#include "hyt_runtime.h"
 
 #include <stdint.h>
 

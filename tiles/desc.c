@@ -1,5 +1,5 @@
 /* Tile descriptors: allocation of CCRB matrices and LAPACK-layout views. */
-#include "hyt_tiles.h"
+#include "hyt_runtime.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -8,6 +8,9 @@
  *                                  into a sequence; hyt_sequence_wait returns the status)
  * plus the LAPACK ABI entry points dgetrf_, dgetrs_, dgesv_ exported by libhytile.so.
  *
+ * Included: hyt_context.h (errors, configuration, context, sequences) and hyt_tiles.h (tile
+ * descriptors).  Writing one's own tile algorithms on the runtime: hyt_runtime.h.
+ *
  * Return values follow LAPACK's INFO: 0 success, -i the i-th argument (counted as in LAPACK,
  * the context not counted) is wrong and nothing was touched, +i U(i,i) is exactly zero (the
  * factorization is completed anyway; a solve is not done).  Library failures return
@@ -18,8 +21,7 @@
 #ifndef HYTILE_H
 #define HYTILE_H
 
-#include "hyt_cpu_kernels.h"
-#include "hyt_runtime.h"
+#include "hyt_context.h"
 #include "hyt_tiles.h"
 
 #ifdef __cplusplus
@@ -35,33 +37,34 @@ typedef struct hyt_lu_params {
     int gpu_panel;          /* panels factored on the devices (lu.panel) */
     hyt_source_t src_panel;
 } hyt_lu_params_t;
-int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p);
+HYT_API int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p);
 
 /* LAPACK layout, synchronous (a is column-major with leading dimension lda). */
-int hyt_dgetrf(hyt_context_t *ctx, int m, int n, double *a, int lda, int *ipiv);
-int hyt_dgetrs(hyt_context_t *ctx, char trans, int n, int nrhs, const double *a, int lda,
-               const int *ipiv, double *b, int ldb);
-int hyt_dgesv(hyt_context_t *ctx, int n, int nrhs, double *a, int lda, int *ipiv, double *b,
-              int ldb);
+HYT_API int hyt_dgetrf(hyt_context_t *ctx, int m, int n, double *a, int lda, int *ipiv);
+HYT_API int hyt_dgetrs(hyt_context_t *ctx, char trans, int n, int nrhs, const double *a, int lda,
+                       const int *ipiv, double *b, int ldb);
+HYT_API int hyt_dgesv(hyt_context_t *ctx, int n, int nrhs, double *a, int lda, int *ipiv, double *b,
+                      int ldb);
 
 /* Tile layout (A from hyt_desc_create or a LAPACK view), synchronous. */
-int hyt_dgetrf_tile(hyt_context_t *ctx, hyt_desc_t *A, int *ipiv);
-int hyt_dgetrs_tile(hyt_context_t *ctx, char trans, const hyt_desc_t *A, const int *ipiv,
-                    hyt_desc_t *B);
-int hyt_dgesv_tile(hyt_context_t *ctx, hyt_desc_t *A, int *ipiv, hyt_desc_t *B);
+HYT_API int hyt_dgetrf_tile(hyt_context_t *ctx, hyt_desc_t *A, int *ipiv);
+HYT_API int hyt_dgetrs_tile(hyt_context_t *ctx, char trans, const hyt_desc_t *A, const int *ipiv,
+                            hyt_desc_t *B);
+HYT_API int hyt_dgesv_tile(hyt_context_t *ctx, hyt_desc_t *A, int *ipiv, hyt_desc_t *B);
 
 /* Tile layout, asynchronous.  *info is final once the sequence has been waited for; ipiv and
  * info must stay valid until then.  Returns 0 or an argument / insertion error. */
-int hyt_dgetrf_tile_async(hyt_sequence_t *seq, hyt_desc_t *A, int *ipiv, int *info);
-int hyt_dgetrs_tile_async(hyt_sequence_t *seq, char trans, const hyt_desc_t *A,
-                          const int *ipiv, hyt_desc_t *B);
+HYT_API int hyt_dgetrf_tile_async(hyt_sequence_t *seq, hyt_desc_t *A, int *ipiv, int *info);
+HYT_API int hyt_dgetrs_tile_async(hyt_sequence_t *seq, char trans, const hyt_desc_t *A,
+                                  const int *ipiv, hyt_desc_t *B);
 
 /* LAPACK ABI (Fortran calling convention, 32-bit integers, hidden string lengths). */
-void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
-void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda,
-             const int *ipiv, double *b, const int *ldb, int *info, size_t trans_len);
-void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, double *b,
-            const int *ldb, int *info);
+HYT_API void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+HYT_API void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a,
+                     const int *lda, const int *ipiv, double *b, const int *ldb, int *info,
+                     size_t trans_len);
+HYT_API void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, double *b,
+                    const int *ldb, int *info);
 
 #ifdef __cplusplus
 }

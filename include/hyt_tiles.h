@@ -36,7 +36,7 @@
 #ifndef HYT_TILES_H
 #define HYT_TILES_H
 
-#include "hyt_runtime.h"
+#include "hyt_context.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -60,10 +60,10 @@ typedef struct hyt_desc {
 
 /* Allocates an m x n CCRB matrix with tile size nb (page-locked when the context has CUDA
  * devices).  Returns 0, HYT_ERR_INVALID or HYT_ERR_NOMEM / HYT_ERR_TOO_LARGE. */
-int hyt_desc_create(hyt_context_t *ctx, int m, int n, int nb, hyt_desc_t *A);
+HYT_API int hyt_desc_create(hyt_context_t *ctx, int m, int n, int nb, hyt_desc_t *A);
 /* A view of a column-major array (nothing allocated). */
-int hyt_desc_lapack(int m, int n, int nb, double *a, int64_t lda, hyt_desc_t *A);
-void hyt_desc_destroy(hyt_desc_t *A);
+HYT_API int hyt_desc_lapack(int m, int n, int nb, double *a, int64_t lda, hyt_desc_t *A);
+HYT_API void hyt_desc_destroy(hyt_desc_t *A);
 
 /* Rows of tile row i, columns of tile column j. */
 static inline int hyt_tile_mb(const hyt_desc_t *A, int i)
@@ -93,19 +93,21 @@ static inline double *hyt_elem(const hyt_desc_t *A, int64_t r, int64_t c)
 }
 
 /* Conversions LAPACK layout <-> CCRB as tasks (one per tile column). */
-int hyt_lapack_to_tile_async(hyt_sequence_t *seq, const double *a, int64_t lda, hyt_desc_t *A);
-int hyt_tile_to_lapack_async(hyt_sequence_t *seq, const hyt_desc_t *A, double *a, int64_t lda);
+HYT_API int hyt_lapack_to_tile_async(hyt_sequence_t *seq, const double *a, int64_t lda,
+                                     hyt_desc_t *A);
+HYT_API int hyt_tile_to_lapack_async(hyt_sequence_t *seq, const hyt_desc_t *A, double *a,
+                                     int64_t lda);
 /* Synchronous versions (create a sequence, wait). */
-int hyt_lapack_to_tile(hyt_context_t *ctx, const double *a, int64_t lda, hyt_desc_t *A);
-int hyt_tile_to_lapack(hyt_context_t *ctx, const hyt_desc_t *A, double *a, int64_t lda);
+HYT_API int hyt_lapack_to_tile(hyt_context_t *ctx, const double *a, int64_t lda, hyt_desc_t *A);
+HYT_API int hyt_tile_to_lapack(hyt_context_t *ctx, const hyt_desc_t *A, double *a, int64_t lda);
 
 /* Host reference of the device-side layout change of one tile (also what the GPU kernels are
  * tested against): CCRB (column-major, ld = nb) <-> CRRB (row-major, row stride nb). */
-void hyt_ccrb_to_crrb_tile(const double *src, double *dst, int nb);
-void hyt_crrb_to_ccrb_tile(const double *src, double *dst, int nb);
+HYT_API void hyt_ccrb_to_crrb_tile(const double *src, double *dst, int nb);
+HYT_API void hyt_crrb_to_ccrb_tile(const double *src, double *dst, int nb);
 /* n consecutive tiles (a tile column segment). */
-void hyt_ccrb_to_crrb(const double *src, double *dst, int nb, int ntiles);
-void hyt_crrb_to_ccrb(const double *src, double *dst, int nb, int ntiles);
+HYT_API void hyt_ccrb_to_crrb(const double *src, double *dst, int nb, int ntiles);
+HYT_API void hyt_crrb_to_ccrb(const double *src, double *dst, int nb, int ntiles);
 
 #ifdef __cplusplus
 }

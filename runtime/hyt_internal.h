@@ -1,0 +1,43 @@
+/*
+ * Runtime functions for the library's own code (not installed): the gang barrier's layout and
+ * its counter version, the device fault-injection point, the size-list parser of hpl.n.
+ */
+#ifndef HYT_INTERNAL_H
+#define HYT_INTERNAL_H
+
+#include "hyt_runtime.h"
+
+#ifndef __cplusplus
+#include <stdatomic.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Generation barrier for the threads of one gang task (C11 atomics, busy-waiting).  Opaque to
+ * C++ (CUDA sources), which only pass pointers to it. */
+#ifndef __cplusplus
+struct hyt_barrier {
+    _Alignas(64) atomic_int count;
+    _Alignas(64) atomic_int gen;
+    int n;
+    int yield_every;          /* spins between sched_yield()s while waiting */
+    struct hyt_barrier_flags *flags; /* a cache line per rank (hyt_task_barrier), or NULL */
+};
+#endif
+
+void hyt_barrier_init(hyt_barrier_t *b, int n);
+void hyt_barrier_wait(hyt_barrier_t *b);
+
+/* Fault injection point for device API calls (debug.fault_device): nonzero when the caller must
+ * fail this call.  Device kernels call it once per launch. */
+int hyt_device_fault_point(hyt_device_t *dev);
+
+/* "4000,8000,..." -> sizes (each 1..10^7); returns the count, or -1 on bad text or > max. */
+int hyt_parse_sizes(const char *text, int *ns, int max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HYT_INTERNAL_H */
