@@ -65,6 +65,7 @@ static int abi_inherited;     /* this process is a fork of one that had a contex
 static int abi_active;        /* ABI calls running hytile now */
 static int abi_blas_threads = -1;
 static _Atomic int abi_fallback_said;
+static hyt_context_t *abi_abandoned; /* a parent's, kept reachable: not a leak to checkers */
 
 static void *self_base(void)
 {
@@ -87,8 +88,10 @@ static void atfork_parent(void) { pthread_mutex_unlock(&abi_lock); }
 static void atfork_child(void)
 {
     /* the forking thread holds the lock (prepare): nobody else exists in the child */
-    if (abi_ctx)
+    if (abi_ctx) {
         abi_inherited = 1;
+        abi_abandoned = abi_ctx;
+    }
     abi_ctx = NULL; /* abandoned: its threads are gone, its memory stays as it was */
     abi_ctx_rc = 0;
     abi_active = 0;
