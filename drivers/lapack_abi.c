@@ -6,60 +6,179 @@
  * Behaviour of reference LAPACK: arguments checked in LAPACK's order, XERBLA called with the
  * position of the first bad one and INFO = -position with nothing written; quick return for
  * empty problems; INFO = i for the first exactly zero U(i,i) with the factorization completed.
+ * XERBLA is the program's (looked up when needed, never defined here, so that preloading
+ * hytile does not replace it for every other LAPACK routine); without one, LAPACK's message.
  *
- * The runtime starts on the first call with the default configuration, adjusted by HYT_*
- * environment variables (if those are invalid, hytile says so on stderr and uses the defaults).
- * OpenBLAS is held at one thread only while a call runs.  These functions never call dgetrf_,
- * dgetrs_ or dgesv_ themselves.
+ * The "next" LAPACK is the one the program would call without hytile: the same routine found
+ * after libhytile in the lookup order (dlsym RTLD_NEXT), never our own.  When there is one:
+ *  - calls on matrices smaller than abi.min_n go to it (hytile cannot win there: the call
+ *    overhead of the runtime is tens of microseconds);
+ *  - a failure of hytile itself (HYT_ERR_*: no memory, a device error, an injected fault) is
+ *    redone by it, from a copy of the arguments kept for the purpose, and said once on stderr.
+ * Without one, small calls run in hytile and a library failure is said on stderr, with INFO the
+ * HYT_ERR_* code (< -1000, which LAPACK never returns).
+ *
+ * The runtime starts on the first call hytile runs itself, with the default configuration
+ * adjusted by HYT_* environment variables (if those are invalid, hytile says so on stderr and
+ * uses the defaults); without HYT_WORKERS and HYT_CORES, OPENBLAS_NUM_THREADS or else
+ * OMP_NUM_THREADS set the number of workers.  OpenBLAS is held at one thread only while hytile
+ * runs; the program's setting, read when a call starts, is given back when it ends.
+ *
+ * fork(): the worker threads of a context do not exist in the child, and a CUDA context must
+ * not be used there.  The child abandons the parent's context (never touches it, not even to
+ * destroy it) and starts its own on its first call, on CPUs only when the parent had one.
+ * These functions never call dgetrf_, dgetrs_ or dgesv_ through the program's symbols.
  */
 #include "drv_internal.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-extern void xerbla_(const char *srname, const int *info, size_t srname_len);
 extern void openblas_set_num_threads(int n) __attribute__((weak));
 extern int openblas_get_num_threads(void) __attribute__((weak));
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static hyt_context_t *abi_ctx;
-static int abi_blas_threads = -1;
-static pthread_mutex_t abi_lock = PTHREAD_MUTEX_INITIALIZER;
-static int abi_active;
+typedef void dgetrf_fn(const int *m, const int *n, double *a, const int *lda, int *ipiv,
+                       int *info);
+typedef void dgetrs_fn(const char *trans, const int *n, const int *nrhs, const double *a,
+                       const int *lda, const int *ipiv, double *b, const int *ldb, int *info,
+                       size_t trans_len);
+typedef void dgesv_fn(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv,
+                      double *b, const int *ldb, int *info);
+typedef void xerbla_fn(const char *srname, const int *info, size_t srname_len);
 
-static void abi_init(void)
+/* Set once (abi_setup) and the same in a forked child. */
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static hyt_config_t *abi_cfg;
+static long abi_min_n;
+static dgetrf_fn *next_dgetrf;
+static dgetrs_fn *next_dgetrs;
+static dgesv_fn *next_dgesv;
+
+/* Under abi_lock. */
+static pthread_mutex_t abi_lock = PTHREAD_MUTEX_INITIALIZER;
+static hyt_context_t *abi_ctx;
+static int abi_ctx_rc;        /* why the context could not be created (0: not tried / ok) */
+static int abi_inherited;     /* this process is a fork of one that had a context */
+static int abi_active;        /* ABI calls running hytile now */
+static int abi_blas_threads = -1;
+static _Atomic int abi_fallback_said;
+static hyt_context_t *abi_abandoned; /* a parent's, kept reachable: not a leak to checkers */
+
+static void *self_base(void)
 {
-    int before = openblas_get_num_threads ? openblas_get_num_threads() : -1;
-    if (hyt_context_create(NULL, &abi_ctx)) {
-        fprintf(stderr, "hytile: %s; using the default configuration\n", hyt_last_error());
-        hyt_config_t *cfg;
-        if (!hyt_config_create(&cfg)) {
-            if (hyt_context_create(cfg, &abi_ctx)) {
-                fprintf(stderr, "hytile: cannot start: %s\n", hyt_last_error());
-                abi_ctx = NULL;
-            }
-            hyt_config_destroy(cfg);
-        }
-    }
-    /* the context forced OpenBLAS to one thread: give the program its setting back between
-     * calls */
-    abi_blas_threads = before;
-    if (before > 0 && openblas_set_num_threads)
-        openblas_set_num_threads(before);
+    Dl_info me;
+    return dladdr((void *)dgesv_, &me) ? me.dli_fbase : NULL;
 }
 
-/* Enter / leave an ABI call: the context, and OpenBLAS single-threaded while hytile runs. */
-static hyt_context_t *abi_enter(void)
+/* A symbol of another object than libhytile, or NULL. */
+static void *foreign_sym(void *handle, const char *name)
 {
-    pthread_once(&once, abi_init);
-    if (!abi_ctx)
+    void *p = dlsym(handle, name);
+    Dl_info at;
+    if (!p || !dladdr(p, &at) || at.dli_fbase == self_base())
         return NULL;
+    return p;
+}
+
+static void atfork_prepare(void) { pthread_mutex_lock(&abi_lock); }
+static void atfork_parent(void) { pthread_mutex_unlock(&abi_lock); }
+static void atfork_child(void)
+{
+    /* the forking thread holds the lock (prepare): nobody else exists in the child */
+    if (abi_ctx) {
+        abi_inherited = 1;
+        abi_abandoned = abi_ctx;
+    }
+    abi_ctx = NULL; /* abandoned: its threads are gone, its memory stays as it was */
+    abi_ctx_rc = 0;
+    abi_active = 0;
+    pthread_mutex_unlock(&abi_lock);
+}
+
+/* OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS (its first entry): the thread count the program
+ * asked its BLAS for, or 0. */
+static int env_threads(const char **which)
+{
+    static const char *const names[] = {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"};
+    for (int i = 0; i < 2; i++) {
+        const char *s = getenv(names[i]);
+        char *end;
+        long v = s ? strtol(s, &end, 10) : 0;
+        if (s && end != s && (*end == '\0' || *end == ',') && v > 0) {
+            *which = names[i];
+            return v > 1 << 20 ? 1 << 20 : (int)v; /* beyond runtime.workers: ignored */
+        }
+    }
+    return 0;
+}
+
+static void abi_setup(void)
+{
+    next_dgetrf = (dgetrf_fn *)foreign_sym(RTLD_NEXT, "dgetrf_");
+    next_dgetrs = (dgetrs_fn *)foreign_sym(RTLD_NEXT, "dgetrs_");
+    next_dgesv = (dgesv_fn *)foreign_sym(RTLD_NEXT, "dgesv_");
+    if (hyt_config_create(&abi_cfg))
+        return; /* no memory: every call reports it */
+    if (hyt_config_load_env(abi_cfg)) {
+        fprintf(stderr, "hytile: %s; using the default configuration\n", hyt_last_error());
+        hyt_config_destroy(abi_cfg);
+        if (hyt_config_create(&abi_cfg))
+            return;
+    }
+    hyt_source_t wsrc, csrc;
+    hyt_config_get(abi_cfg, "runtime.workers", &wsrc);
+    hyt_config_get(abi_cfg, "runtime.cores", &csrc);
+    const char *which;
+    int nt = env_threads(&which);
+    if (nt && wsrc == HYT_SRC_DEFAULT && csrc == HYT_SRC_DEFAULT) {
+        char v[16];
+        snprintf(v, sizeof v, "%d", nt);
+        hyt_config_set(abi_cfg, "runtime.workers", v, HYT_SRC_ENV, which);
+    }
+    abi_min_n = hyt_config_get_int(abi_cfg, "abi.min_n");
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+/* Under abi_lock: the context, created on first use. */
+static int abi_context(void)
+{
+    if (abi_ctx || abi_ctx_rc)
+        return abi_ctx_rc;
+    if (!abi_cfg)
+        return abi_ctx_rc = hyt_error(HYT_ERR_NOMEM, "out of memory reading the configuration");
+    hyt_config_t *cfg;
+    int rc = hyt_config_copy(abi_cfg, &cfg);
+    if (rc)
+        return abi_ctx_rc = rc;
+    /* the parent's CUDA state is unusable in a forked child: CPUs only */
+    const char *dev = hyt_config_get(cfg, "runtime.devices", NULL);
+    if (abi_inherited && strncmp(dev, "host", 4) != 0)
+        hyt_config_set(cfg, "runtime.devices", "none", HYT_SRC_API, NULL);
+    rc = hyt_context_create(cfg, &abi_ctx);
+    hyt_config_destroy(cfg);
+    if (rc) {
+        abi_ctx = NULL;
+        abi_ctx_rc = rc;
+    }
+    return rc;
+}
+
+/* Enter / leave a call hytile runs: the context, and OpenBLAS single-threaded meanwhile, with
+ * the program's setting of the moment given back at the end.  NULL: *rc says why. */
+static hyt_context_t *abi_enter(int *rc)
+{
     pthread_mutex_lock(&abi_lock);
-    if (abi_active++ == 0 && openblas_set_num_threads)
+    if (abi_active == 0 && openblas_get_num_threads)
+        abi_blas_threads = openblas_get_num_threads();
+    *rc = abi_context();
+    hyt_context_t *ctx = abi_ctx;
+    if (ctx && abi_active++ == 0 && openblas_set_num_threads)
         openblas_set_num_threads(1);
     pthread_mutex_unlock(&abi_lock);
-    return abi_ctx;
+    return ctx;
 }
 
 static void abi_leave(void)
@@ -72,10 +191,15 @@ static void abi_leave(void)
 
 __attribute__((destructor)) static void abi_fini(void)
 {
+    /* only a context of this process, and none in use (a thread may still be in a call) */
+    pthread_mutex_lock(&abi_lock);
     if (abi_ctx && !abi_active) {
         hyt_context_destroy(abi_ctx);
         abi_ctx = NULL;
     }
+    pthread_mutex_unlock(&abi_lock);
+    hyt_config_destroy(abi_cfg);
+    abi_cfg = NULL;
 }
 
 static int max1(int x) { return x > 1 ? x : 1; }
@@ -83,15 +207,129 @@ static int max1(int x) { return x > 1 ? x : 1; }
 static void bad_arg(const char *name, int *info, int pos)
 {
     *info = -pos;
-    xerbla_(name, &pos, 6);
+    xerbla_fn *xerbla = (xerbla_fn *)foreign_sym(RTLD_DEFAULT, "xerbla_");
+    if (xerbla)
+        xerbla(name, &pos, 6);
+    else
+        fprintf(stderr, " ** On entry to %.*s parameter number %2d had an illegal value\n",
+                (int)strcspn(name, " "), name, pos);
 }
 
-/* A library failure has no LAPACK INFO: report it and return a value no LAPACK caller takes
- * for success or a pivot. */
-static int lib_failure(const char *name, int rc)
+/* One call: the operation and its arguments (checked), for hytile and for the next LAPACK. */
+typedef struct abi_call {
+    char op;          /* 'f' dgetrf, 's' dgetrs, 'v' dgesv */
+    const char *name;
+    int m, n, nrhs;
+    char trans;
+    double *a;        /* dgetrs: not written */
+    int lda;
+    int *ipiv;
+    double *b;
+    int ldb;
+} abi_call_t;
+
+static int run_hytile(hyt_context_t *ctx, const abi_call_t *c)
 {
-    fprintf(stderr, "hytile: %s failed: %s (%s)\n", name, hyt_last_error(), hyt_strerror(rc));
-    return rc;
+    switch (c->op) {
+    case 'f':
+        return hyt_dgetrf(ctx, c->m, c->n, c->a, c->lda, c->ipiv);
+    case 's':
+        return hyt_dgetrs(ctx, c->trans, c->n, c->nrhs, c->a, c->lda, c->ipiv, c->b, c->ldb);
+    default: {
+        int rc = hyt_dgetrf(ctx, c->n, c->n, c->a, c->lda, c->ipiv);
+        if (rc == 0 && c->nrhs > 0)
+            rc = hyt_dgetrs(ctx, 'N', c->n, c->nrhs, c->a, c->lda, c->ipiv, c->b, c->ldb);
+        return rc;
+    }
+    }
+}
+
+/* The next LAPACK's routine for c, or NULL. */
+static int have_next(const abi_call_t *c)
+{
+    switch (c->op) {
+    case 'f': return next_dgetrf != NULL;
+    case 's': return next_dgetrs != NULL;
+    default: return next_dgesv != NULL;
+    }
+}
+
+static void run_next(const abi_call_t *c, int *info)
+{
+    switch (c->op) {
+    case 'f':
+        next_dgetrf(&c->m, &c->n, c->a, &c->lda, c->ipiv, info);
+        break;
+    case 's':
+        next_dgetrs(&c->trans, &c->n, &c->nrhs, c->a, &c->lda, c->ipiv, c->b, &c->ldb, info, 1);
+        break;
+    default:
+        next_dgesv(&c->n, &c->nrhs, c->a, &c->lda, c->ipiv, c->b, &c->ldb, info);
+    }
+}
+
+/* Copies of the m x n matrix x (leading dimension ld) for a redo: save (NULL: no memory) and
+ * restore. */
+static double *save(const double *x, int m, int n, int ld)
+{
+    double *s = malloc(((size_t)m * (size_t)n + 1) * sizeof *s);
+    for (int j = 0; s && j < n; j++)
+        memcpy(s + (size_t)j * m, x + (size_t)j * ld, (size_t)m * sizeof *s);
+    return s;
+}
+
+static void restore(double *x, const double *s, int m, int n, int ld)
+{
+    for (int j = 0; j < n; j++)
+        memcpy(x + (size_t)j * ld, s + (size_t)j * m, (size_t)m * sizeof *s);
+}
+
+/* Runs a checked, nonempty call: in the next LAPACK when it is small, else in hytile, redone
+ * by the next LAPACK if hytile fails. */
+static void abi_call(const abi_call_t *c, int *info)
+{
+    pthread_once(&once, abi_setup);
+    int next = have_next(c);
+    int size = c->m > c->n ? c->m : c->n;
+    if (next && size < abi_min_n) {
+        run_next(c, info);
+        return;
+    }
+    /* what hytile may write before it fails: A (not by dgetrs) and B */
+    int writes_a = c->op != 's', am = writes_a ? c->m : 0, bn = c->b ? c->nrhs : 0;
+    double *a_copy = NULL, *b_copy = NULL;
+    if (next) {
+        a_copy = save(c->a, am, c->n, c->lda);
+        b_copy = save(c->b, c->n, bn, c->ldb);
+        if (!a_copy || !b_copy) { /* no memory for a safety net: LAPACK needs none */
+            free(a_copy);
+            free(b_copy);
+            run_next(c, info);
+            return;
+        }
+    }
+    int rc;
+    hyt_context_t *ctx = abi_enter(&rc);
+    if (ctx) {
+        rc = run_hytile(ctx, c);
+        abi_leave();
+    }
+    if (rc >= 0) {
+        *info = rc;
+    } else if (next) {
+        if (!atomic_exchange(&abi_fallback_said, 1))
+            fprintf(stderr, "hytile: %s failed (%s: %s); this and later failed calls are done "
+                    "by the CPU LAPACK instead\n", c->name, hyt_strerror(rc), hyt_last_error());
+        restore(c->a, a_copy, am, c->n, c->lda);
+        restore(c->b, b_copy, c->n, bn, c->ldb);
+        run_next(c, info);
+    } else {
+        fprintf(stderr, "hytile: %s failed: %s (%s); no CPU LAPACK to fall back to, INFO = %d\n",
+                c->name, hyt_last_error(), hyt_strerror(rc), rc);
+        *info = rc;
+    }
+    free(a_copy);
+    free(b_copy);
 }
 
 void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info)
@@ -105,14 +343,7 @@ void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, i
     *info = 0;
     if (*m == 0 || *n == 0)
         return;
-    hyt_context_t *ctx = abi_enter();
-    if (!ctx) {
-        *info = lib_failure("DGETRF", HYT_ERR_SYSTEM);
-        return;
-    }
-    int rc = hyt_dgetrf(ctx, *m, *n, a, *lda, ipiv);
-    abi_leave();
-    *info = rc >= 0 ? rc : lib_failure("DGETRF", rc);
+    abi_call(&(abi_call_t){'f', "DGETRF", *m, *n, 0, 'N', a, *lda, ipiv, NULL, 1}, info);
 }
 
 void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda,
@@ -133,14 +364,8 @@ void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, 
     *info = 0;
     if (*n == 0 || *nrhs == 0)
         return;
-    hyt_context_t *ctx = abi_enter();
-    if (!ctx) {
-        *info = lib_failure("DGETRS", HYT_ERR_SYSTEM);
-        return;
-    }
-    int rc = hyt_dgetrs(ctx, t, *n, *nrhs, a, *lda, ipiv, b, *ldb);
-    abi_leave();
-    *info = rc >= 0 ? rc : lib_failure("DGETRS", rc);
+    abi_call(&(abi_call_t){'s', "DGETRS", *n, *n, *nrhs, t, (double *)a, *lda, (int *)ipiv, b,
+                           *ldb}, info);
 }
 
 void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, double *b,
@@ -157,14 +382,5 @@ void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv,
     *info = 0;
     if (*n == 0)
         return;
-    hyt_context_t *ctx = abi_enter();
-    if (!ctx) {
-        *info = lib_failure("DGESV", HYT_ERR_SYSTEM);
-        return;
-    }
-    int rc = hyt_dgetrf(ctx, *n, *n, a, *lda, ipiv);
-    if (rc == 0 && *nrhs > 0)
-        rc = hyt_dgetrs(ctx, 'N', *n, *nrhs, a, *lda, ipiv, b, *ldb);
-    abi_leave();
-    *info = rc >= 0 ? rc : lib_failure("DGESV", rc);
+    abi_call(&(abi_call_t){'v', "DGESV", *n, *n, *nrhs, 'N', a, *lda, ipiv, b, *ldb}, info);
 }

@@ -23,6 +23,7 @@
  *   HYT_FAULT_ALLOC         debug.fault_alloc
  *   HYT_FAULT_DEVICE        debug.fault_device
  *   HYT_CHAOS               debug.chaos
+ *   HYT_ABI_MIN_N           abi.min_n
  * Any other HYT_ variable is rejected, so a misspelt one never goes unnoticed.
  */
 #include "rt_internal.h"
@@ -114,6 +115,10 @@ static const keydef_t keys[] = {
     {{"debug.fault_device", "HYT_FAULT_DEVICE", "0",
       "testing: make the k-th device (CUDA/cuBLAS/host backend) call fail (0: off)"},
      HYT_KEY_INT, 0, LONG_MAX, 0, 0},
+    {{"abi.min_n", "HYT_ABI_MIN_N", "64",
+      "LAPACK ABI: calls on matrices smaller than this (max(m, n)) go to the CPU LAPACK the "
+      "program would use without hytile, when there is one (0..1000000; 0: none)"},
+     HYT_KEY_INT, 0, 1000000, 0, 0},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 _Static_assert(sizeof keys / sizeof keys[0] <= HYT_CONFIG_MAX_KEYS, "too many keys");

@@ -39,6 +39,36 @@ static inline int test_result(const char *name)
     return test_failures ? 1 : 0;
 }
 
+/* stdout and stderr into a temporary file while a test looks at what a library prints. */
+typedef struct { int fd, saved1, saved2; } test_capture_t;
+static inline void test_capture_start(test_capture_t *c)
+{
+    char path[] = "/tmp/hyt_capture_XXXXXX";
+    c->fd = mkstemp(path);
+    REQUIRE(c->fd >= 0, "mkstemp");
+    unlink(path);
+    fflush(stdout);
+    fflush(stderr);
+    c->saved1 = dup(1);
+    c->saved2 = dup(2);
+    REQUIRE(c->saved1 >= 0 && c->saved2 >= 0 && dup2(c->fd, 1) == 1 && dup2(c->fd, 2) == 2,
+            "dup2");
+}
+
+/* Ends the capture; text gets what was printed (cut to size - 1 bytes). */
+static inline void test_capture_end(test_capture_t *c, char *text, size_t size)
+{
+    fflush(stdout);
+    fflush(stderr);
+    dup2(c->saved1, 1);
+    dup2(c->saved2, 2);
+    close(c->saved1);
+    close(c->saved2);
+    ssize_t len = pread(c->fd, text, size - 1, 0);
+    close(c->fd);
+    text[len > 0 ? len : 0] = '\0';
+}
+
 /* Deterministic 64-bit mixing and a tiny PRNG. */
 static inline unsigned long long test_mix(unsigned long long x)
 {

@@ -88,6 +88,16 @@ int main(void)
     for (int i = 0; bad_t[i]; i++)
         CHECK(hyt_config_set(cfg, "hpl.threshold", bad_t[i], HYT_SRC_API, NULL) ==
                   HYT_ERR_CONFIG, "threshold '%s' accepted", bad_t[i]);
+    CHECK(hyt_config_get_int(cfg, "abi.min_n") == 64, "abi.min_n default");
+    CHECK(!hyt_config_set(cfg, "abi.min_n", "0", HYT_SRC_API, NULL), "abi.min_n 0");
+    static const char *bad_min_n[] = {"-1", "1000001", "auto", "", "64k", NULL};
+    for (int i = 0; bad_min_n[i]; i++)
+        CHECK(hyt_config_set(cfg, "abi.min_n", bad_min_n[i], HYT_SRC_API, NULL) ==
+                  HYT_ERR_CONFIG, "abi.min_n '%s' accepted", bad_min_n[i]);
+    setenv("HYT_ABI_MIN_N", "200", 1);
+    CHECK(!hyt_config_load_env(cfg) && hyt_config_get_int(cfg, "abi.min_n") == 0,
+          "HYT_ABI_MIN_N beat the API");
+    unsetenv("HYT_ABI_MIN_N");
     CHECK(!hyt_config_set(cfg, "gpu.pinned", "off", HYT_SRC_API, NULL), "bool off");
     CHECK(hyt_config_get_int(cfg, "gpu.pinned") == 0, "bool value");
     CHECK(hyt_config_set(cfg, "gpu.pinned", "maybe", HYT_SRC_API, NULL), "bool maybe");

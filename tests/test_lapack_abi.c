@@ -5,11 +5,23 @@
  * on empty problems, give INFO exactly, and solve correctly (backward error).
  *
  * Usage: test_lapack_abi [preload]
+ *        test_lapack_abi threads W   calls below abi.min_n start no runtime; a large one starts
+ *                                    W workers (as the environment asks: OPENBLAS_NUM_THREADS)
+ *        test_lapack_abi fork        the runtime after fork(): in the child, and the parent's
+ *        test_lapack_abi fallback    run with a library fault (HYT_FAULT_*): the CPU LAPACK
+ *                                    redoes the calls hytile fails, from intact arguments, and
+ *                                    says so once on stderr
  */
 #include "hyt_test.h"
 #include "lu_check.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+extern void openblas_set_num_threads(int n) __attribute__((weak));
+extern int openblas_get_num_threads(void) __attribute__((weak));
 
 void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
 void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda,
@@ -37,8 +49,105 @@ static void expect_xerbla(const char *name, int pos, int info, const char *what)
     xcalls = 0;
 }
 
+/* dgesv_ on a random n x n system (seed), checked by backward error; its INFO. */
+static int solve_checked(int n, unsigned long long seed, const char *what)
+{
+    int nrhs = 2, lda = n + 1, info = -12345;
+    double *A0 = malloc((size_t)lda * n * sizeof *A0), *A = malloc((size_t)lda * n * sizeof *A);
+    double *B0 = malloc((size_t)n * nrhs * sizeof *B0), *B = malloc((size_t)n * nrhs * sizeof *B);
+    int *ipiv = malloc((size_t)n * sizeof *ipiv);
+    REQUIRE(A0 && A && B0 && B && ipiv, "malloc");
+    fill_random(A0, lda, n, lda, seed);
+    fill_random(B0, n, nrhs, n, seed + 1);
+    memcpy(A, A0, (size_t)lda * n * sizeof *A);
+    memcpy(B, B0, (size_t)n * nrhs * sizeof *B);
+    dgesv_(&n, &nrhs, A, &lda, ipiv, B, &n, &info);
+    double e = solve_backward_error('N', n, nrhs, A0, lda, B, n, B0, n);
+    CHECK(info == 0 && e < LU_THRESH, "%s: dgesv_ n = %d: info %d, backward error %g", what, n,
+          info, e);
+    free(A0);
+    free(A);
+    free(B0);
+    free(B);
+    free(ipiv);
+    return info;
+}
+
+static int count_threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    REQUIRE(d, "/proc/self/task");
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* Small calls go to the next LAPACK (no runtime started); the worker count follows the
+ * environment. */
+static int check_threads(int workers)
+{
+    solve_checked(8, 11, "small");
+    CHECK(count_threads() == 1, "a call below abi.min_n started %d threads",
+          count_threads() - 1);
+    solve_checked(300, 12, "large");
+    CHECK(count_threads() == 1 + workers, "%d threads, expected 1 + %d workers",
+          count_threads(), workers);
+    return test_result("test_lapack_abi threads");
+}
+
+/* A child process after the parent used the runtime: works, exits; the parent goes on.  A hang
+ * fails through alarm(). */
+static int check_fork(void)
+{
+    alarm(240);
+    solve_checked(300, 21, "parent before fork");
+    for (int call = 0; call < 2; call++) {
+        pid_t pid = fork();
+        REQUIRE(pid >= 0, "fork");
+        if (pid == 0) {
+            alarm(60);
+            if (call)
+                exit(0); /* a plain exit: the inherited context must be left alone */
+            solve_checked(300, 22, "child");
+            solve_checked(260, 23, "child again");
+            exit(test_failures ? 1 : 0);
+        }
+        int st;
+        REQUIRE(waitpid(pid, &st, 0) == pid, "waitpid");
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child %d: %s %d", call,
+              WIFEXITED(st) ? "exit status" : "killed by signal",
+              WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+    }
+    solve_checked(300, 24, "parent after fork");
+    return test_result("test_lapack_abi fork");
+}
+
+/* Under HYT_FAULT_*: every call right, from the CPU LAPACK where hytile failed, one message. */
+static int check_fallback(void)
+{
+    test_capture_t cap;
+    test_capture_start(&cap);
+    for (int i = 0; i < 3; i++)
+        solve_checked(300, 31 + (unsigned)i, "fallback");
+    char text[4096];
+    test_capture_end(&cap, text, sizeof text);
+    int said = 0;
+    for (const char *p = text; (p = strstr(p, "done by the CPU LAPACK")); p++)
+        said++;
+    CHECK(said == 1, "the fallback said %d times, expected once; stderr:\n%s", said, text);
+    return test_result("test_lapack_abi fallback");
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && !strcmp(argv[1], "threads"))
+        return check_threads(atoi(argv[2]));
+    if (argc > 1 && !strcmp(argv[1], "fork"))
+        return check_fork();
+    if (argc > 1 && !strcmp(argv[1], "fallback"))
+        return check_fallback();
     int preload = argc > 1 && !strcmp(argv[1], "preload");
     Dl_info dl;
     REQUIRE(dladdr((void *)dgetrf_, &dl) && dl.dli_fname, "dladdr");
@@ -79,6 +188,18 @@ int main(int argc, char **argv)
     memcpy(A, A0, (size_t)lda * n * sizeof *A);
     dgetrf_(&n2, &m2, A, &lda, ipiv, &info);
     CHECK(info == 0 && lu_backward_error(n2, m2, A0, lda, A, lda, ipiv) < LU_THRESH, "130x200");
+
+    /* the program's OpenBLAS thread count, as it is at each call, is given back */
+    if (openblas_set_num_threads && openblas_get_num_threads) {
+        for (int t = 2; t >= 1; t--) {
+            openblas_set_num_threads(t);
+            int want = openblas_get_num_threads();
+            memcpy(A, A0, (size_t)lda * n * sizeof *A);
+            dgetrf_(&n, &n, A, &lda, ipiv, &info);
+            CHECK(openblas_get_num_threads() == want, "OpenBLAS threads %d after a call, the "
+                  "program had set %d", openblas_get_num_threads(), want);
+        }
+    }
 
     /* INFO for a singular matrix: first exactly zero pivot, factorization completed */
     memcpy(A, A0, (size_t)lda * n * sizeof *A);
