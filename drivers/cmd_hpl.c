@@ -499,8 +499,12 @@ static int prepare_run(hpl_t *h, run_t *r)
         return rc;
     r->nb = p.nb;
     r->lookahead = p.lookahead;
-    r->panel_cores = p.panel_cores;
-    hyt_hpl_tv(r->tv, sizeof r->tv, p.lookahead, p.panel_cores, p.ndevices);
+    /* a panel's gang has at most one core per tile row of the panel (hyt_insert_dgetrf_rec):
+     * at small N fewer cores than lu.panel_cores factor the panels, and T/V and the display
+     * say the number used */
+    int mt = (r->n + p.nb - 1) / p.nb;
+    r->panel_cores = p.panel_cores < mt ? p.panel_cores : mt > 1 ? mt : 1;
+    hyt_hpl_tv(r->tv, sizeof r->tv, p.lookahead, r->panel_cores, p.ndevices);
     return 0;
 }
 
@@ -612,10 +616,15 @@ static void show_lu(hpl_t *h, const char *label, const char *key, int resolved,
     } else if (strcmp(v, "auto") == 0) {
         printf("  %-12s= %d (auto for N = %d, %s)\n", label, resolved, h->runs[0].n,
                hyt_source_name(src));
-    } else if (atol(v) != resolved) {
+    } else if (atol(v) != resolved && resolved == hyt_context_num_workers(h->ctx)) {
         /* lu.panel_cores above the workers: the LU uses them all */
         printf("  %-12s= %d (clamped from %s to the %d workers; %s)\n", label, resolved, v,
-               hyt_context_num_workers(h->ctx), hyt_source_name(src));
+               resolved, hyt_source_name(src));
+    } else if (atol(v) != resolved) {
+        /* lu.panel_cores above the tile rows of the first panel (prepare_run) */
+        printf("  %-12s= %d (clamped from %s: N = %d is %d tile row%s of nb = %d, one core "
+               "per tile row; %s)\n", label, resolved, v, h->runs[0].n, resolved,
+               resolved > 1 ? "s" : "", h->runs[0].nb, hyt_source_name(src));
     } else {
         printf("  %-12s= %d (%s)\n", label, resolved, hyt_source_name(src));
     }

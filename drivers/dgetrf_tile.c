@@ -1,5 +1,6 @@
 /* LU on tile matrices: synchronous and asynchronous; CPU-only or hybrid with devices. */
 #include "drv_internal.h"
+#include "tiles_internal.h"
 
 #include <stdlib.h>
 
@@ -29,11 +30,11 @@ static int hybrid_via_copy(hyt_sequence_t *seq, hyt_desc_t *A, int *ipiv, int *i
         free(T);
         return hyt_error(rc, "no host memory for the tile copy of a %d x %d matrix", A->m, A->n);
     }
-    rc = hyt_lapack_to_tile_async(seq, A->mat, A->lda, T);
+    rc = hyt_tiles_convert_async(seq, A->mat, A->lda, T, 1);
     if (!rc)
         rc = hyt_pdgetrf_hybrid(seq, T, ipiv, info, p);
     if (!rc)
-        rc = hyt_tile_to_lapack_async(seq, T, A->mat, A->lda);
+        rc = hyt_tiles_convert_async(seq, A->mat, A->lda, T, 0);
     hyt_dep_t *deps = malloc((size_t)(T->mt * T->nt + 1) * sizeof *deps);
     int nd = 0;
     for (int j = 0; deps && j < T->nt; j++)
@@ -42,7 +43,7 @@ static int hybrid_via_copy(hyt_sequence_t *seq, hyt_desc_t *A, int *ipiv, int *i
     hyt_task_desc_t d = hyt_task_desc(&free_copy_kernel, &T, sizeof T);
     d.deps = deps;
     d.ndeps = nd;
-    int rc2 = deps ? hyt_task_insert(seq, &d) : HYT_ERR_NOMEM;
+    int rc2 = deps ? hyt_task_insert(seq, &d) : hyt_error(HYT_ERR_NOMEM, "out of memory");
     free(deps);
     if (rc2) { /* could not insert the cleanup: wait and free here */
         hyt_sequence_fail(seq, rc2, "out of memory");
@@ -53,10 +54,23 @@ static int hybrid_via_copy(hyt_sequence_t *seq, hyt_desc_t *A, int *ipiv, int *i
     return rc ? rc : rc2;
 }
 
-int hyt_dgetrf_tile_async(hyt_sequence_t *seq, hyt_desc_t *A, int *ipiv, int *info)
+int hyt_drv_check_lu(const char *func, int i, const hyt_desc_t *A, const int *ipiv)
 {
-    if (!seq || !A || !info || ((A->m && A->n) && (!A->mat || !ipiv)))
-        return hyt_error(HYT_ERR_INVALID, "hyt_dgetrf_tile_async: NULL argument");
+    if (!A)
+        return hyt_error_arg(-i, func, i, "A", "is NULL");
+    if (A->m < 0 || A->n < 0 || A->nb < 1)
+        return hyt_error_arg(-i, func, i, "A", "is not a matrix descriptor (m %d, n %d, nb %d)",
+                             A->m, A->n, A->nb);
+    if (A->m && A->n && !A->mat)
+        return hyt_error_arg(-i, func, i, "A", "has no storage (A->mat is NULL)");
+    if (A->m && A->n && !ipiv)
+        return hyt_error_arg(-(i + 1), func, i + 1, "ipiv", "is NULL");
+    return 0;
+}
+
+/* The tasks of the LU (arguments checked). */
+static int insert_dgetrf(hyt_sequence_t *seq, hyt_desc_t *A, int *ipiv, int *info)
+{
     *info = 0;
     hyt_context_t *ctx = hyt_sequence_context(seq);
     hyt_lu_params_t p;
@@ -69,12 +83,37 @@ int hyt_dgetrf_tile_async(hyt_sequence_t *seq, hyt_desc_t *A, int *ipiv, int *in
     return hybrid_via_copy(seq, A, ipiv, info, &p);
 }
 
-int hyt_dgetrf_tile(hyt_context_t *ctx, hyt_desc_t *A, int *ipiv)
+int hyt_dgetrf_tile_async(hyt_sequence_t *seq, hyt_desc_t *A, int *ipiv, int *info)
+{
+    static const char func[] = "hyt_dgetrf_tile_async";
+    hyt_error_clear();
+    int rc = seq ? hyt_drv_check_lu(func, 1, A, ipiv)
+                 : hyt_error(HYT_ERR_INVALID, "%s: NULL sequence", func);
+    if (!rc && !info)
+        rc = hyt_error_arg(-3, func, 3, "info", "is NULL");
+    if (!rc)
+        rc = insert_dgetrf(seq, A, ipiv, info);
+    return hyt_error_return(func, rc);
+}
+
+int hyt_drv_dgetrf(hyt_context_t *ctx, hyt_desc_t *A, int *ipiv)
 {
     hyt_sequence_t *seq;
     int info = 0, rc = hyt_sequence_create(ctx, &seq);
     if (rc)
         return rc;
-    rc = hyt_sequence_finish(seq, hyt_dgetrf_tile_async(seq, A, ipiv, &info));
+    rc = hyt_sequence_finish(seq, insert_dgetrf(seq, A, ipiv, &info));
     return rc ? rc : info;
+}
+
+int hyt_dgetrf_tile(hyt_context_t *ctx, hyt_desc_t *A, int *ipiv)
+{
+    static const char func[] = "hyt_dgetrf_tile";
+    hyt_error_clear();
+    int rc = hyt_drv_check_lu(func, 1, A, ipiv);
+    if (!rc && !ctx)
+        rc = hyt_error(HYT_ERR_INVALID, "%s: NULL context", func);
+    if (!rc)
+        rc = hyt_drv_dgetrf(ctx, A, ipiv);
+    return hyt_error_return(func, rc);
 }

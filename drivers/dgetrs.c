@@ -1,28 +1,44 @@
 /* hyt_dgetrs: solve with an LU factorization in LAPACK layout (in place on the arrays). */
 #include "drv_internal.h"
 
+static const char func[] = "hyt_dgetrs";
+
+static int check_args(char trans, int n, int nrhs, const double *a, int lda, const int *ipiv,
+                      const double *b, int ldb)
+{
+    int rc = hyt_drv_check_trans(func, 1, trans);
+    if (rc)
+        return rc;
+    if (n < 0)
+        return hyt_error_arg(-2, func, 2, "n", "is %d, must be >= 0", n);
+    if (nrhs < 0)
+        return hyt_error_arg(-3, func, 3, "nrhs", "is %d, must be >= 0", nrhs);
+    if (!a && n > 0)
+        return hyt_error_arg(-4, func, 4, "a", "is NULL");
+    if ((rc = hyt_drv_check_ld(func, 5, "lda", lda, n)))
+        return rc;
+    if (!ipiv && n > 0)
+        return hyt_error_arg(-6, func, 6, "ipiv", "is NULL");
+    if (!b && n > 0 && nrhs > 0)
+        return hyt_error_arg(-7, func, 7, "b", "is NULL");
+    return hyt_drv_check_ld(func, 8, "ldb", ldb, n);
+}
+
 int hyt_dgetrs(hyt_context_t *ctx, char trans, int n, int nrhs, const double *a, int lda,
                const int *ipiv, double *b, int ldb)
 {
-    char t = hyt_norm_trans(trans);
-    if (!t)
-        return -1;
-    if (n < 0)
-        return -2;
-    if (nrhs < 0)
-        return -3;
-    if (!a && n > 0)
-        return -4;
-    if (lda < (n > 1 ? n : 1))
-        return -5;
-    if (!ipiv && n > 0)
-        return -6;
-    if (!b && n > 0 && nrhs > 0)
-        return -7;
-    if (ldb < (n > 1 ? n : 1))
-        return -8;
-    if (!ctx)
-        return hyt_error(HYT_ERR_INVALID, "hyt_dgetrs: NULL context");
+    hyt_error_clear();
+    int rc = check_args(trans, n, nrhs, a, lda, ipiv, b, ldb);
+    if (!rc && !ctx)
+        rc = hyt_error(HYT_ERR_INVALID, "%s: NULL context", func);
+    if (!rc)
+        rc = hyt_drv_dgetrs_lapack(ctx, trans, n, nrhs, a, lda, ipiv, b, ldb);
+    return hyt_error_return(func, rc);
+}
+
+int hyt_drv_dgetrs_lapack(hyt_context_t *ctx, char trans, int n, int nrhs, const double *a,
+                          int lda, const int *ipiv, double *b, int ldb)
+{
     if (n == 0 || nrhs == 0)
         return 0;
     hyt_lu_params_t p;
@@ -33,5 +49,5 @@ int hyt_dgetrs(hyt_context_t *ctx, char trans, int n, int nrhs, const double *a,
         rc = hyt_desc_lapack(n, nrhs, p.nb, b, ldb, &B);
     if (rc)
         return rc;
-    return hyt_dgetrs_tile(ctx, t, &A, ipiv, &B);
+    return hyt_drv_dgetrs(ctx, trans, &A, ipiv, &B);
 }

@@ -17,10 +17,32 @@ int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int 
 int hyt_pdgetrs(hyt_sequence_t *seq, char trans, const hyt_desc_t *A, const int *ipiv,
                 const hyt_desc_t *B);
 
-/* Dependency keys of the pivots of each step: &ipiv[k*nb] for k < kt (malloc'ed, or NULL). */
+/* Dependency keys of the pivots of each step: &ipiv[k*nb] for k < kt (malloc'ed, or NULL
+ * with the message set). */
 const void **hyt_piv_keys(const int *ipiv, int kt, int nb);
 
 /* LAPACK's LSAME for the trans argument: 'N', 'T' or 'C' in either case, else 0. */
 char hyt_norm_trans(char t);
+
+/* Argument checks of the public calls (func: the call the user made, named in the message;
+ * i: the argument's number as in LAPACK, the context or sequence not counted).  Each returns
+ * 0, or -i with the message set by hyt_error_arg. */
+int hyt_drv_check_trans(const char *func, int i, char trans);
+int hyt_drv_check_ld(const char *func, int i, const char *name, int ld, int rows);
+/* A (argument i) and ipiv (i + 1) of an LU. */
+int hyt_drv_check_lu(const char *func, int i, const hyt_desc_t *A, const int *ipiv);
+/* A square (argument i), ipiv (i + 1), B (i + 2) with A's rows and tile size, of a solve. */
+int hyt_drv_check_solve(const char *func, int i, const hyt_desc_t *A, const int *ipiv,
+                        const hyt_desc_t *B);
+
+/* The bodies of the synchronous calls, after their checks: they do not check arguments again
+ * and leave the message naming the public call to it.  hyt_drv_dgetrf returns an error or
+ * LAPACK's info. */
+int hyt_drv_dgetrf(hyt_context_t *ctx, hyt_desc_t *A, int *ipiv);
+int hyt_drv_dgetrs(hyt_context_t *ctx, char trans, const hyt_desc_t *A, const int *ipiv,
+                   hyt_desc_t *B);
+int hyt_drv_dgetrf_lapack(hyt_context_t *ctx, int m, int n, double *a, int lda, int *ipiv);
+int hyt_drv_dgetrs_lapack(hyt_context_t *ctx, char trans, int n, int nrhs, const double *a,
+                          int lda, const int *ipiv, double *b, int ldb);
 
 #endif

@@ -69,5 +69,7 @@ const void **hyt_piv_keys(const int *ipiv, int kt, int nb)
     const void **keys = malloc((size_t)(kt > 0 ? kt : 1) * sizeof *keys);
     for (int k = 0; keys && k < kt; k++)
         keys[k] = &ipiv[(int64_t)k * nb];
+    if (!keys)
+        hyt_error(HYT_ERR_NOMEM, "out of memory for the pivots' dependency keys");
     return keys;
 }

@@ -384,7 +384,7 @@ int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int 
         hyt_sequence_fail(seq, HYT_ERR_NOMEM, "out of memory");
         hyt_sequence_wait(seq);
         hybrid_free(h);
-        return HYT_ERR_NOMEM;
+        return hyt_error(HYT_ERR_NOMEM, "out of memory");
     }
     for (size_t t = 0; t < nk; t++)
         deps[t] = (hyt_dep_t){hyt_token(h->tok, t), HYT_RW};

@@ -44,6 +44,21 @@ HYT_API const char *hyt_last_error(void);
 /* Records a message for hyt_last_error() and returns code (for code built on the runtime). */
 HYT_API int hyt_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* For the public calls of code built on the runtime (hytile's drivers and tiles use them), so
+ * that every failure's message names the call the user made:
+ *   hyt_error_clear()   at the start of the call: forgets the previous message;
+ *   hyt_error_arg(code, func, i, name, fmt, ...)   argument i (counted as in LAPACK, the
+ *                       context or sequence not counted) is bad: records
+ *                       "func: argument i (name) <fmt...>", returns code (-i for calls that
+ *                       follow LAPACK's INFO, HYT_ERR_INVALID for the others);
+ *   hyt_error_return(func, rc)   at every return: a failure (rc < 0) whose message does not
+ *                       begin with "func: " gets it in front (the message of what failed
+ *                       beneath follows; with no message at all, the code's name); returns rc. */
+HYT_API void hyt_error_clear(void);
+HYT_API int hyt_error_arg(int code, const char *func, int i, const char *name, const char *fmt,
+                          ...) __attribute__((format(printf, 5, 6)));
+HYT_API int hyt_error_return(const char *func, int rc);
+
 /* ---------------------------------------------------------------------------------------------
  * Configuration.  Every key has a compiled default; sources override in this order:
  *   compiled default < tuned default < config file < HYT_* environment < API / command line.

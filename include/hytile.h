@@ -16,7 +16,9 @@
  * factorization is completed anyway; a solve is not done).  Library failures return
  * HYT_ERR_* codes (all below -1000) with hyt_last_error() saying what happened; the matrix
  * is then unspecified for dgetrf (the factorization did not complete) and untouched by argument
- * errors.
+ * errors.  Every failure sets hyt_last_error() to a message that begins with the name of the
+ * call made ("hyt_dgesv: argument 5 (ipiv) is NULL"); the tile calls count their arguments the
+ * same way (hyt_dgetrs_tile: trans 1, A 2, ipiv 3, B 4).
  */
 #ifndef HYTILE_H
 #define HYTILE_H

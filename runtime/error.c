@@ -37,6 +37,38 @@ int hyt_error(int code, const char *fmt, ...)
     return code;
 }
 
+void hyt_error_clear(void) { last_error[0] = '\0'; }
+
+int hyt_error_arg(int code, const char *func, int i, const char *name, const char *fmt, ...)
+{
+    int len = snprintf(last_error, sizeof last_error, "%s: argument %d (%s) ", func, i, name);
+    if (len >= 0 && (size_t)len < sizeof last_error) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(last_error + len, sizeof last_error - (size_t)len, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+int hyt_error_return(const char *func, int rc)
+{
+    if (rc >= 0)
+        return rc;
+    size_t n = strlen(func);
+    if (!strncmp(last_error, func, n) && last_error[n] == ':' && last_error[n + 1] == ' ')
+        return rc; /* the call's own message */
+    char beneath[sizeof last_error];
+    if (last_error[0])
+        memcpy(beneath, last_error, sizeof beneath);
+    else if (rc > HYT_ERR_BASE) /* never expected: argument errors come with their message */
+        snprintf(beneath, sizeof beneath, "argument %d is invalid", -rc);
+    else
+        snprintf(beneath, sizeof beneath, "%s", hyt_strerror(rc));
+    snprintf(last_error, sizeof last_error, "%s: %s", func, beneath);
+    return rc;
+}
+
 void hyt_rt_warn(const char *fmt, ...)
 {
     char buf[512];

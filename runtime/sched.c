@@ -1105,21 +1105,62 @@ hyt_task_desc_t hyt_task_desc(const hyt_kernel_t *kernel, const void *args, size
     return d;
 }
 
+/* buf, formatted: for the checks below. */
+static const char *say(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static const char *say(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
+/* What is wrong with a task descriptor (argument 1 of hyt_task_insert), or NULL: checked before
+ * the task touches the graph. */
+static const char *desc_problem(const hyt_context_t *ctx, const hyt_task_desc_t *d, char *buf,
+                                size_t len)
+{
+    if (!d)
+        return "is NULL";
+    if (!d->kernel)
+        return "has no kernel (desc->kernel is NULL)";
+    const char *name = d->kernel->name ? d->kernel->name : "(unnamed)";
+    if (d->ndeps < 0)
+        return say(buf, len, "has ndeps %d (kernel %s)", d->ndeps, name);
+    if (d->ndeps && !d->deps)
+        return say(buf, len, "has ndeps %d and deps NULL (kernel %s)", d->ndeps, name);
+    if (d->args_size && !d->args)
+        return say(buf, len, "has args_size %zu and args NULL (kernel %s)", d->args_size, name);
+    if (d->device >= ctx->ndevices)
+        return say(buf, len, "asks for device %d, the context has %d (kernel %s)", d->device,
+                   ctx->ndevices, name);
+    if (d->device >= 0 && !d->kernel->dev)
+        return say(buf, len, "asks for device %d, kernel %s has no device body", d->device,
+                   name);
+    if (d->device >= 0 && (d->stream < 0 || d->stream >= HYT_NUM_STREAMS))
+        return say(buf, len, "has stream %d, must be 0..%d (kernel %s)", d->stream,
+                   HYT_NUM_STREAMS - 1, name);
+    if (d->device < 0 && !d->kernel->cpu)
+        return say(buf, len, "is a CPU task (device %d), kernel %s has no CPU body", d->device,
+                   name);
+    for (int i = 0; i < d->ndeps; i++)
+        if (d->deps[i].key && (d->deps[i].mode < HYT_READ || d->deps[i].mode > HYT_GATHER))
+            return say(buf, len, "has deps[%d].mode %d, not an access mode (kernel %s)", i,
+                       (int)d->deps[i].mode, name);
+    return NULL;
+}
+
 int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
 {
-    if (!seq || !d || !d->kernel || d->ndeps < 0 || (d->ndeps && !d->deps) ||
-        (d->args_size && !d->args))
-        return hyt_rt_error(HYT_ERR_INVALID, "hyt_task_insert: invalid descriptor");
+    if (!seq)
+        return hyt_rt_error(HYT_ERR_INVALID, "hyt_task_insert: NULL sequence");
     hyt_context_t *ctx = seq->ctx;
-    if (d->device >= 0) {
-        if (d->device >= ctx->ndevices || !d->kernel->dev || d->stream < 0 ||
-            d->stream >= HYT_NUM_STREAMS)
-            return hyt_rt_error(HYT_ERR_INVALID, "hyt_task_insert: kernel %s: no device %d or "
-                                "no device body", d->kernel->name, d->device);
-    } else if (!d->kernel->cpu) {
-        return hyt_rt_error(HYT_ERR_INVALID, "hyt_task_insert: kernel %s has no CPU body",
-                            d->kernel->name);
-    }
+    char buf[160];
+    const char *bad = desc_problem(ctx, d, buf, sizeof buf);
+    if (bad)
+        return hyt_error_arg(HYT_ERR_INVALID, "hyt_task_insert", 1, "desc", "%s", bad);
     int st = atomic_load(&seq->status);
     if (st && !d->kernel->always)
         return hyt_error(st, "%s", hyt_sequence_message(seq));
@@ -1223,11 +1264,13 @@ int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
 
 int hyt_sequence_create(hyt_context_t *ctx, hyt_sequence_t **seq)
 {
-    if (!ctx || !seq)
-        return hyt_rt_error(HYT_ERR_INVALID, "hyt_sequence_create: NULL argument");
+    if (!ctx)
+        return hyt_rt_error(HYT_ERR_INVALID, "hyt_sequence_create: NULL context");
+    if (!seq)
+        return hyt_error_arg(HYT_ERR_INVALID, "hyt_sequence_create", 1, "seq", "is NULL");
     hyt_sequence_t *s = hyt_rt_calloc_aligned(ctx, sizeof *s);
     if (!s)
-        return hyt_rt_error(HYT_ERR_NOMEM, "out of memory creating a sequence");
+        return hyt_rt_error(HYT_ERR_NOMEM, "hyt_sequence_create: out of memory");
     s->ctx = ctx;
     atomic_init(&s->status, 0);
     atomic_init(&s->ninserted, 0);

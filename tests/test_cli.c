@@ -386,6 +386,13 @@ static void test_reader_limits(void)
     CHECK(status == 0 && strstr(out, "clamped from 100 to the "), "--panel-cores 100: %d\n%s",
           status, out);
     free(out);
+    /* a panel has one core per tile row at most: N = nb = 100 factors on one core, and both
+     * the display and T/V say so */
+    status = run_captured(hyt_cmd_hpl, &out, "-n", "100", "--nb", "100", "--panel-cores", "2",
+                          NULL);
+    CHECK(status == 0 && strstr(out, "panel_cores = 1 (clamped from 2") && strstr(out, "HYL1P1G"),
+          "--panel-cores 2 at N = nb: %d\n%s", status, out);
+    free(out);
     unlink(dat);
     unlink(mac);
     unlink(cores);

@@ -3,6 +3,7 @@
  * column's blocks of the LAPACK array (keys: the block addresses) and writes its tiles.
  */
 #include "hyt_runtime.h"
+#include "tiles_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,11 +39,31 @@ static int conv_body(const hyt_task_ctx_t *tc, void *p)
 
 static const hyt_kernel_t conv_kernel = {.name = "convert", .cpu = conv_body, .cat = HYT_CAT_CONVERT};
 
-static int insert_conv(hyt_sequence_t *seq, const double *a, int64_t lda, const hyt_desc_t *A,
-                       int to_tile)
+/* The arguments of the four conversion calls: the sequence or context, then the LAPACK array
+ * and the tile matrix in the order of the call (lapack_to_tile: a 1, lda 2, A 3; tile_to_lapack:
+ * A 1, a 2, lda 3). */
+static int check_conv(const char *func, const double *a, int64_t lda, const hyt_desc_t *A,
+                      int to_tile)
 {
-    if (A->layout != HYT_LAYOUT_CCRB || (A->m && !a) || lda < (A->m > 1 ? A->m : 1))
-        return HYT_ERR_INVALID;
+    const int ia = to_tile ? 1 : 2, ilda = ia + 1, iA = to_tile ? 3 : 1;
+    if (!A)
+        return hyt_error_arg(HYT_ERR_INVALID, func, iA, "A", "is NULL");
+    if (A->layout != HYT_LAYOUT_CCRB)
+        return hyt_error_arg(HYT_ERR_INVALID, func, iA, "A", "is not a tile (CCRB) matrix "
+                             "from hyt_desc_create");
+    if (A->m && A->n && !A->mat)
+        return hyt_error_arg(HYT_ERR_INVALID, func, iA, "A", "has no storage (A->mat is NULL)");
+    if (A->m && A->n && !a)
+        return hyt_error_arg(HYT_ERR_INVALID, func, ia, "a", "is NULL");
+    if (lda < (A->m > 1 ? A->m : 1) || lda > INT32_MAX)
+        return hyt_error_arg(HYT_ERR_INVALID, func, ilda, "lda", "is %lld, must be >= max(1, "
+                             "%d) and <= %d", (long long)lda, A->m, INT32_MAX);
+    return 0;
+}
+
+int hyt_tiles_convert_async(hyt_sequence_t *seq, const double *a, int64_t lda,
+                            const hyt_desc_t *A, int to_tile)
+{
     conv_args_t args;
     memset(&args, 0, sizeof args);
     hyt_desc_lapack(A->m, A->n, A->nb, (double *)a, lda, &args.lap);
@@ -50,7 +71,7 @@ static int insert_conv(hyt_sequence_t *seq, const double *a, int64_t lda, const 
     args.to_tile = to_tile;
     hyt_dep_t *deps = malloc((size_t)(2 * A->mt + 1) * sizeof *deps);
     if (!deps)
-        return HYT_ERR_NOMEM;
+        return hyt_error(HYT_ERR_NOMEM, "out of memory");
     int rc = 0;
     for (int j = 0; j < A->nt && !rc; j++) {
         args.j = j;
@@ -70,32 +91,48 @@ static int insert_conv(hyt_sequence_t *seq, const double *a, int64_t lda, const 
     return rc;
 }
 
+/* The four public calls: checks, then the tasks (and, synchronous, the wait). */
+static int run_async(const char *func, hyt_sequence_t *seq, const double *a, int64_t lda,
+                     const hyt_desc_t *A, int to_tile)
+{
+    hyt_error_clear();
+    int rc = seq ? check_conv(func, a, lda, A, to_tile)
+                 : hyt_error(HYT_ERR_INVALID, "%s: NULL sequence", func);
+    if (!rc)
+        rc = hyt_tiles_convert_async(seq, a, lda, A, to_tile);
+    return hyt_error_return(func, rc);
+}
+
+static int run_sync(const char *func, hyt_context_t *ctx, const double *a, int64_t lda,
+                    const hyt_desc_t *A, int to_tile)
+{
+    hyt_error_clear();
+    hyt_sequence_t *seq;
+    int rc = ctx ? check_conv(func, a, lda, A, to_tile)
+                 : hyt_error(HYT_ERR_INVALID, "%s: NULL context", func);
+    if (!rc)
+        rc = hyt_sequence_create(ctx, &seq);
+    if (!rc)
+        rc = hyt_sequence_finish(seq, hyt_tiles_convert_async(seq, a, lda, A, to_tile));
+    return hyt_error_return(func, rc);
+}
+
 int hyt_lapack_to_tile_async(hyt_sequence_t *seq, const double *a, int64_t lda, hyt_desc_t *A)
 {
-    return insert_conv(seq, a, lda, A, 1);
+    return run_async("hyt_lapack_to_tile_async", seq, a, lda, A, 1);
 }
 
 int hyt_tile_to_lapack_async(hyt_sequence_t *seq, const hyt_desc_t *A, double *a, int64_t lda)
 {
-    return insert_conv(seq, a, lda, A, 0);
-}
-
-static int run_sync(hyt_context_t *ctx, const double *a, int64_t lda, const hyt_desc_t *A,
-                    int to_tile)
-{
-    hyt_sequence_t *seq;
-    int rc = hyt_sequence_create(ctx, &seq);
-    if (rc)
-        return rc;
-    return hyt_sequence_finish(seq, insert_conv(seq, a, lda, A, to_tile));
+    return run_async("hyt_tile_to_lapack_async", seq, a, lda, A, 0);
 }
 
 int hyt_lapack_to_tile(hyt_context_t *ctx, const double *a, int64_t lda, hyt_desc_t *A)
 {
-    return run_sync(ctx, a, lda, A, 1);
+    return run_sync("hyt_lapack_to_tile", ctx, a, lda, A, 1);
 }
 
 int hyt_tile_to_lapack(hyt_context_t *ctx, const hyt_desc_t *A, double *a, int64_t lda)
 {
-    return run_sync(ctx, a, lda, A, 0);
+    return run_sync("hyt_tile_to_lapack", ctx, a, lda, A, 0);
 }
