@@ -307,14 +307,21 @@ int hyt_context_worker_core(const hyt_context_t *ctx, int w)
 
 int hyt_context_set(hyt_context_t *ctx, const char *key, const char *value)
 {
-    if (!ctx || !key || !value)
-        return hyt_rt_error(HYT_ERR_INVALID, "hyt_context_set: NULL argument");
+    static const char fn[] = "hyt_context_set";
+    hyt_error_clear();
+    if (!ctx)
+        return hyt_error_return(fn, hyt_rt_error(HYT_ERR_INVALID, "%s: the context is NULL", fn));
+    if (!key)
+        return hyt_error_arg(HYT_ERR_INVALID, fn, 1, "key", "is NULL");
+    if (!value)
+        return hyt_error_arg(HYT_ERR_INVALID, fn, 2, "value", "is NULL");
     if (hyt_config_key_index(key) >= 0 && !hyt_config_is_per_call(key))
-        return hyt_rt_error(HYT_ERR_CONFIG, "%s is fixed when the context is created", key);
+        return hyt_error_return(fn, hyt_rt_error(HYT_ERR_CONFIG,
+                                                 "%s is fixed when the context is created", key));
     pthread_mutex_lock(&ctx->cfg_lock);
     int rc = hyt_config_set(ctx->cfg, key, value, HYT_SRC_API, NULL);
     pthread_mutex_unlock(&ctx->cfg_lock);
-    return rc;
+    return hyt_error_return(fn, rc);
 }
 
 void hyt_progress_reset(hyt_context_t *ctx, long total)

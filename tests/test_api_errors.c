@@ -254,6 +254,15 @@ static void check_runtime(hyt_context_t *ctx)
     hyt_sequence_destroy(seq);
 
     EXPECT(hyt_context_set(NULL, "lu.nb", "64"), HYT_ERR_INVALID, "hyt_context_set");
+    EXPECT(hyt_context_set(ctx, NULL, "64"), HYT_ERR_INVALID,
+           "hyt_context_set: argument 1 (key) is NULL");
+    EXPECT(hyt_context_set(ctx, "lu.nb", NULL), HYT_ERR_INVALID,
+           "hyt_context_set: argument 2 (value) is NULL");
+    EXPECT(hyt_context_set(ctx, "runtime.workers", "2"), HYT_ERR_CONFIG,
+           "hyt_context_set: runtime.workers is fixed when the context is created");
+    EXPECT(hyt_context_set(ctx, "lu.nb", "banana"), HYT_ERR_CONFIG, "hyt_context_set: ", "lu.nb");
+    CHECK(hyt_context_set(ctx, "lu.nb", "64") == 0 && !*hyt_last_error(),
+          "a good hyt_context_set left '%s'", hyt_last_error());
 }
 
 /* Failures beneath a call (an injected task failure) name the call the user made, not the
