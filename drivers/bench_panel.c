@@ -82,7 +82,7 @@ int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, i
     BP_CHECK(cudaMalloc((void **)&A, abytes));
     BP_CHECK(cudaMalloc((void **)&A0, abytes));
     BP_CHECK(cudaMalloc((void **)&P, abytes));
-    BP_CHECK(cudaMalloc((void **)&ws, HYT_PANEL_LEAF_WS_BYTES));
+    BP_CHECK(cudaMalloc((void **)&ws, hyt_panel_leaf_ws_bytes(mmax)));
     BP_CHECK(cudaMalloc((void **)&piv, (size_t)nbmax * sizeof(int)));
     BP_CHECK(cudaMalloc((void **)&info, sizeof(int)));
     BP_CHECK(cudaMalloc((void **)&G, (size_t)3 * BP_GEMM * BP_GEMM * sizeof(double)));

@@ -2,7 +2,7 @@
  * One leaf of the native GPU panel LU (gpu_dgetrf_crrb.c): columns [j0, j0+w), w <= 32, of a
  * row-major m x n panel (leading dimension nb; the CRRB panel of a device column), rows
  * [j0, m), factored by unblocked LU with partial pivoting (LAPACK's dgetf2 and its pivot rule)
- * in ONE cooperative launch of nctas CTAs.
+ * in ONE cooperative launch of at most nctas CTAs; ws: hyt_panel_leaf_ws_bytes(m) bytes.
  *
  * Work split: a warp per row, a lane per column of the leaf (a leaf row is w <= 32 contiguous
  * doubles: one coalesced access).  Global warp gw owns rows j0 + gw + k*tw (tw warps in all);
@@ -47,12 +47,14 @@ struct leaf_ws {
     int *idx;    /* [2][nctas] candidate row (-1: none) */
 };
 
-__device__ static leaf_ws leaf_slots(double *ws)
+/* For the nctas CTAs of this launch (within hyt_panel_leaf_ws_bytes of the panel's rows); every
+ * launch publishes before it reads: nothing is kept from one launch to the next. */
+__device__ static leaf_ws leaf_slots(double *ws, int nctas)
 {
     leaf_ws s;
     s.v = ws;
-    s.row = ws + 2 * HYT_PANEL_CTAS_MAX;
-    s.d = s.row + 2 * HYT_PANEL_CTAS_MAX * 32;
+    s.row = ws + 2 * nctas;
+    s.d = s.row + 2 * nctas * 32;
     s.idx = (int *)(s.d + 2 * 32);
     return s;
 }
@@ -93,7 +95,7 @@ hyt_dgetrf_leaf_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv
     __shared__ int perm_n;
     __shared__ double buf[2 * LEAF_W][33];
 
-    const leaf_ws S = leaf_slots(ws);
+    const leaf_ws S = leaf_slots(ws, nctas);
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
     const int tw = nctas * LEAF_WARPS, gw = blockIdx.x * LEAF_WARPS + wid;
     const bool col_ok = lane < w;
@@ -119,8 +121,8 @@ hyt_dgetrf_leaf_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv
             double bv = -1.0;
             int bi = -1, bc = -1;
             for (int c = lane; c < nctas; c += 32) {
-                double v = __ldcg(S.v + par * HYT_PANEL_CTAS_MAX + c);
-                int i = __ldcg(S.idx + par * HYT_PANEL_CTAS_MAX + c);
+                double v = __ldcg(S.v + par * nctas + c);
+                int i = __ldcg(S.idx + par * nctas + c);
                 if (beats(v, i, bv, bi)) {
                     bv = v;
                     bi = i;
@@ -134,7 +136,7 @@ hyt_dgetrf_leaf_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv
                 u = dr;
             } else {
                 piv = bi;
-                u = __ldcg(S.row + ((int64_t)par * HYT_PANEL_CTAS_MAX + bc) * 32 + lane);
+                u = __ldcg(S.row + ((int64_t)par * nctas + bc) * 32 + lane);
             }
             pv = __shfl_sync(0xffffffffu, u, jj);
             scale = pv != 0.0;
@@ -207,11 +209,11 @@ hyt_dgetrf_leaf_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv
             int bi = lane < LEAF_WARPS ? cand_i[lane] : -1, bw = bi >= 0 ? lane : -1;
             warp_best(bv, bi, bw);
             const int par = nc & 1;
-            S.row[((int64_t)par * HYT_PANEL_CTAS_MAX + blockIdx.x) * 32 + lane] =
+            S.row[((int64_t)par * nctas + blockIdx.x) * 32 + lane] =
                 bw >= 0 ? cand_row[bw][lane] : 0.0;
             if (lane == 0) {
-                S.v[par * HYT_PANEL_CTAS_MAX + blockIdx.x] = bv;
-                S.idx[par * HYT_PANEL_CTAS_MAX + blockIdx.x] = bi;
+                S.v[par * nctas + blockIdx.x] = bv;
+                S.idx[par * nctas + blockIdx.x] = bi;
             }
         }
         grid.sync();

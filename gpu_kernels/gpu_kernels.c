@@ -130,7 +130,7 @@ size_t hyt_gpu_dgetrf_crrb_work(hyt_device_t *dev, int m, int n)
 {
     if (hyt_device_backend(dev) == HYT_BACKEND_HOST)
         return (size_t)(m > 0 ? m : 0) * (size_t)(n > 0 ? n : 0) * sizeof(double);
-    return HYT_PANEL_LEAF_WS_BYTES;
+    return hyt_panel_leaf_ws_bytes(m);
 }
 
 int hyt_gpu_dgetrf_crrb(const hyt_devctx_t *dc, double *A, int m, int n, int nb, int *ipiv,

@@ -11,6 +11,7 @@
 #ifndef HYT_GPU_GEOMETRY_H
 #define HYT_GPU_GEOMETRY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __CUDACC__
@@ -156,8 +157,12 @@ HYT_GEOM_FN int hyt_panel_leaf_rpw(int64_t rows, int ctas)
     return need > HYT_PANEL_LEAF_RPW_MAX ? 0 : rpw;
 }
 
-/* Bytes of the leaf's workspace (publication slots for up to HYT_PANEL_CTAS_MAX CTAs). */
-#define HYT_PANEL_LEAF_WS_BYTES                                                                \
-    ((size_t)(2 * HYT_PANEL_CTAS_MAX * 33 + 64) * 8 + (size_t)2 * HYT_PANEL_CTAS_MAX * 4)
+/* Bytes of the leaves' workspace for panels of at most `rows` rows: the publication slots of
+ * the most CTAs a leaf of that many rows launches (hyt_panel_leaf_ctas). */
+HYT_GEOM_FN size_t hyt_panel_leaf_ws_bytes(int64_t rows)
+{
+    size_t c = (size_t)hyt_panel_leaf_ctas(rows, HYT_PANEL_CTAS_MAX);
+    return (2 * c * 33 + 64) * sizeof(double) + 2 * c * sizeof(int);
+}
 
 #endif

@@ -86,7 +86,7 @@ int hyt_cuda_transpose_tiles_strided(hyt_device_t *dev, void *stream, double *ti
 int hyt_cuda_dlaswp_crrb(hyt_device_t *dev, void *stream, double *col0, int64_t colstride,
                          int ncols, int nb, int r1, int npiv, const int *ipiv);
 /* The native panel LU (gpu_dgetrf_crrb.c) and one of its leaves: columns [j0, j0+w), w <= 32,
- * factored in one cooperative launch (gpu_dgetrf_leaf.cu); ws: HYT_PANEL_LEAF_WS_BYTES. */
+ * factored in one cooperative launch (gpu_dgetrf_leaf.cu); ws: hyt_panel_leaf_ws_bytes(m). */
 int hyt_cuda_dgetrf_crrb(hyt_device_t *dev, void *stream, void *cublas, double *A, int m, int n,
                          int nb, int *ipiv, int *info, void *work, int nctas);
 int hyt_cuda_dgetrf_leaf(hyt_device_t *dev, void *stream, double *A, int m, int n, int nb,

@@ -278,6 +278,28 @@ static void run_case(hyt_context_t *ctx, test_rng_t *rng, const pcase_t *c)
     hyt_host_free(ctx, info);
 }
 
+/* The leaf's launch geometry (plain C, checked on every machine): CTAs within the request,
+ * registers enough for every row or none, the workspace enough for the CTAs. */
+static void test_geometry(void)
+{
+    static const int64_t rows[] = {1, 31, 64, 65, 1000, 4096, 32768, 65537, 262144, 1 << 22};
+    static const int req[] = {1, 7, 132, 264, 4096};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        for (size_t j = 0; j < sizeof req / sizeof req[0]; j++) {
+            int c = hyt_panel_leaf_ctas(rows[i], req[j]), rpw = hyt_panel_leaf_rpw(rows[i], c);
+            int64_t tw = (int64_t)c * (HYT_PANEL_LEAF_THREADS / 32);
+            CHECK(c >= 1 && c <= req[j], "%lld rows, %d CTAs asked: %d", (long long)rows[i],
+                  req[j], c);
+            CHECK(rpw == 0 ? (rows[i] + tw - 1) / tw > HYT_PANEL_LEAF_RPW_MAX
+                           : rpw * tw >= rows[i] && rpw <= HYT_PANEL_LEAF_RPW_MAX &&
+                                 (rpw & (rpw - 1)) == 0,
+                  "%lld rows on %d CTAs: %d rows per warp", (long long)rows[i], c, rpw);
+            size_t need = (2 * (size_t)c * 33 + 64) * sizeof(double) + 2 * (size_t)c * sizeof(int);
+            CHECK(hyt_panel_leaf_ws_bytes(rows[i]) >= need, "%lld rows: workspace too small",
+                  (long long)rows[i]);
+        }
+}
+
 int main(int argc, char **argv)
 {
     const int use_cuda = argc > 1 && !strcmp(argv[1], "cuda");
@@ -304,6 +326,8 @@ int main(int argc, char **argv)
         return 77;
     }
     REQUIRE(!rc, "context: %s", hyt_last_error());
+    if (!use_cuda)
+        test_geometry();
 
     static const pcase_t fixed[] = {
         {1, 1, 1, 0, 0},      {5, 1, 4, 0, 0},      {7, 3, 3, 0, 0},       {20, 32, 32, 0, 0},
