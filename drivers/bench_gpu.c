@@ -12,6 +12,7 @@
 #include "hytile_cli.h"
 
 #include "hytile.h"
+#include "bench_panel.h"
 #include "peer_cusolver.h"
 
 #include <cblas.h>
@@ -73,21 +74,29 @@ static int usage(void)
             "usage: hytile bench-gpu [-n N ...] [--devices cuda:0,1,...] [--nb NB]\n"
             "                        [--lookahead L[,L...]] [--panel-cores P[,P...]] [--reps R]\n"
             "                        [--mg-block B] [--no-peer] [--trace FILE]\n"
+            "       hytile bench-gpu --panel [-n M ...] [--nb NB] [--reps R] [--devices cuda:0]\n"
             "  hytile's hybrid LU and cuSOLVER (one GPU) / cusolverMg (several) on the same\n"
             "  HPL matrix; TFLOP/s of the factorizations and their ratio.  Lists of lookahead\n"
-            "  and panel cores run every combination on the same matrix (the peer once).\n");
+            "  and panel cores run every combination on the same matrix (the peer once).\n"
+            "  --panel: the panel LU alone on M x NB panels (default M = 1024 ... 131072, NB =\n"
+            "  256, 512, 1024): hytile's GPU panel (gpu.panel_ctas CTAs) against\n"
+            "  cusolverDnDgetrf, alone and beside a large DGEMM; R runs each, median.\n");
     return 2;
 }
 
 int hyt_cmd_bench_gpu(int argc, char **argv)
 {
     int ns[32], nn = 0, nb = -1, las[16] = {-1}, pcs[16] = {-1}, nla = 1, npc = 1, reps = 1;
-    int mg_block = 0, peer = 1;
+    int mg_block = 0, peer = 1, panel = 0;
     const char *devices = "cuda", *trace = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--no-peer")) {
             peer = 0;
+            continue;
+        }
+        if (!strcmp(a, "--panel")) {
+            panel = 1;
             continue;
         }
         if (!v)
@@ -115,8 +124,6 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
             return usage();
         i++;
     }
-    if (!nn)
-        ns[nn++] = 16384;
     for (int t = 0; t < nn; t++)
         if (ns[t] < 1)
             return usage();
@@ -132,7 +139,19 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
         return 2;
     }
     hyt_config_destroy(cfg);
+    if (panel) {
+        static const int pm[] = {1024, 4096, 16384, 32768, 65536, 131072}, pnb[] = {256, 512,
+                                                                                   1024};
+        int one_nb = nb;
+        long ctas = hyt_config_get_int(hyt_context_config(ctx), "gpu.panel_ctas");
+        int prc = hyt_bench_panel(ctx, nn ? ns : pm, nn ? nn : 6, nb > 0 ? &one_nb : pnb,
+                                  nb > 0 ? 1 : 3, reps > 1 ? reps : 5, (int)ctas);
+        hyt_context_destroy(ctx);
+        return prc;
+    }
     int ndev = hyt_context_num_devices(ctx);
+    if (!nn)
+        ns[nn++] = 16384;
     if (nb > 0 && hyt_cli_set_int(ctx, "lu.nb", nb, "hytile bench-gpu")) {
         hyt_context_destroy(ctx);
         return 2;

@@ -23,7 +23,7 @@
  * With lu.panel = gpu (the default with CUDA GPUs: today a GPU factors a panel some 15 times
  * faster than 64 cores, and the CPUs cannot keep pace), every column stays on its device:
  *
- *   panel k                       on its owner's high-priority stream (cuSOLVER), inv(L_kk)
+ *   panel k                       on its owner's high-priority stream (native LU), inv(L_kk)
  *   panel copies                  owner -> other devices (GPU to GPU), pivots -> host IPIV
  *   lookahead columns             k+1 .. k+lookahead, each on its owner's panel stream
  *   rest of the update            one task per device on its compute stream, which also swaps
@@ -83,8 +83,10 @@ static size_t ntokens(const hybrid_t *h)
 
 static void hybrid_free(hybrid_t *h)
 {
-    for (int g = 0; h->g && g < h->ndev; g++)
+    for (int g = 0; h->g && g < h->ndev; g++) {
         hyt_gpu_lu_free(&h->g[g]);
+        hyt_gpu_panel_teardown(&h->g[g]);
+    }
     hyt_host_free(h->ctx, h->h_linv);
     hyt_host_free(h->ctx, h->h_piv);
     hyt_host_free(h->ctx, h->h_info);
@@ -335,7 +337,9 @@ int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int 
         d->npbuf = h->npbuf;
         d->gpu_panel = gpu;
         d->h_ident = h->h_ident;
-        int rc = gpu ? hyt_gpu_dgetrf_panel_bufsize(d->dev, mt * nb, nb, &d->lwork) : 0;
+        d->panel_ctas = (int)hyt_config_get_int(hyt_context_config(ctx), "gpu.panel_ctas");
+        d->lwork = 0;
+        int rc = gpu ? hyt_gpu_panel_setup(d) : 0;
         size_t need = hyt_gpu_lu_bytes(d);
         size_t avail = hyt_device_mem_available(d->dev);
         if (!rc && need > avail)

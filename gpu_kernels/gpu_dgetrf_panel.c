@@ -1,18 +1,19 @@
 /*
  * The panel factorization on a GPU (DESIGN.md: "a GPU panel for the steps where the CPUs
- * cannot keep pace").  The panel lives in its owner's CRRB column; a device task on the
- * high-priority panel stream
+ * cannot keep pace").  The panel lives in its owner's CRRB column, a row-major m x n matrix
+ * with leading dimension nb; a device task on the high-priority panel stream
  *
- *   transposes it into a column-major workspace        cublasDgeam
- *   factors it with partial pivoting                   cusolverDnDgetrf (LAPACK's rule)
- *   transposes the factors back into the column         cublasDgeam
+ *   factors it in place with partial pivoting          LAPACK's rule, by one of
+ *       cuSOLVER (gpu.panel_ctas = 0, the default)     cublasDgeam to column-major,
+ *                                                      cusolverDnDgetrf, cublasDgeam back
+ *       hytile's native panel LU (gpu.panel_ctas >= 1) hyt_gpu_dgetrf_crrb, in place
  *   computes inv(L_kk) for the "TRSM as GEMM"           cublasDtrsm on the identity
  *   copies the factored panel into its own panel slot  for this device's updates
  *   copies the pivots and INFO to page-locked staging  for the host's IPIV and INFO
  *
- * The host version (host devices, CI) does the same with the CPU panel kernel.  Pivots stay
- * relative to the panel (1-based): the row swaps on the devices are applied from the panel's
- * first row, and a CPU task turns them into LAPACK's global IPIV.
+ * The host version (host devices, CI) does the same with the CPU panel kernel on a transposed
+ * copy.  Pivots stay relative to the panel (1-based): the row swaps on the devices are applied
+ * from the panel's first row, and a CPU task turns them into LAPACK's global IPIV.
  */
 #include "hyt_gpu_tasks.h"
 
@@ -38,59 +39,67 @@
     } while (0)
 #endif
 
-/* What one panel factorization works on (device memory unless said otherwise). */
-typedef struct panel_args {
-    double *col;          /* the panel's first tile in its CRRB column */
-    int m, n, nb;         /* panel rows, width (<= nb), tile size */
-    double *P;            /* m x n column-major workspace */
-    double *work;         /* cuSOLVER workspace */
-    int *dpiv, *dinfo;    /* pivots (1-based in the panel) and INFO */
-    double *linv;         /* inv(L_kk), CRRB */
-    double *tmp;          /* nb x nb */
-    const double *ident;  /* nb x nb identity, column-major */
-    double *slot;         /* the owner's panel slot, same offset as col */
-    int64_t slot_bytes;
-    int *h_piv, *h_info;  /* page-locked host staging */
-} panel_args_t;
+/* The native panel when gpu.panel_ctas >= 1 (or auto), cuSOLVER's when it is 0. */
+static int native(const hyt_gpu_lu_t *g) { return g->panel_ctas != 0; }
 
-int hyt_gpu_dgetrf_panel_bufsize(hyt_device_t *dev, int m, int n, size_t *bytes)
+int hyt_gpu_panel_setup(hyt_gpu_lu_t *g)
 {
-    *bytes = 0;
-    if (hyt_device_backend(dev) != HYT_BACKEND_CUDA)
+    g->solver = NULL;
+    g->lwork = hyt_gpu_dgetrf_crrb_work(g->dev, g->mt * g->nb, g->nb);
+    if (hyt_device_backend(g->dev) != HYT_BACKEND_CUDA || native(g))
         return HYT_SUCCESS;
 #if HYT_HAVE_CUDA
+    /* cuSOLVER's panel: the column-major copy of the panel, then cuSOLVER's workspace */
     cusolverDnHandle_t h;
-    int lwork = 0;
-    HYT_CUDA_TRY(dev, cudaSetDevice(hyt_device_ordinal(dev)));
-    HYT_CUSOLVER_TRY(dev, cusolverDnCreate(&h));
-    cusolverStatus_t s = cusolverDnDgetrf_bufferSize(h, m, n, NULL, m > 1 ? m : 1, &lwork);
-    cusolverDnDestroy(h);
-    if (s != CUSOLVER_STATUS_SUCCESS)
-        return hyt_error(HYT_ERR_DEVICE, "cusolverDnDgetrf_bufferSize(%d, %d) failed: status %d",
-                         m, n, (int)s);
-    *bytes = (size_t)lwork * sizeof(double);
+    int lwork = 0, m = g->mt * g->nb;
+    HYT_CUDA_TRY(g->dev, cudaSetDevice(hyt_device_ordinal(g->dev)));
+    HYT_CUSOLVER_TRY(g->dev, cusolverDnCreate(&h));
+    g->solver = h;
+    HYT_CUSOLVER_TRY(g->dev, cusolverDnDgetrf_bufferSize(h, m, g->nb, NULL, m, &lwork));
+    g->lwork = (size_t)g->colsz * sizeof(double) + (size_t)(lwork > 0 ? lwork : 1) * sizeof(double);
     return HYT_SUCCESS;
 #else
     return hyt_error(HYT_ERR_NOT_AVAILABLE, "built without CUDA");
 #endif
 }
 
-static int panel_host(const panel_args_t *a)
+void hyt_gpu_panel_teardown(hyt_gpu_lu_t *g)
+{
+#if HYT_HAVE_CUDA
+    if (g->solver)
+        cusolverDnDestroy((cusolverDnHandle_t)g->solver);
+#endif
+    g->solver = NULL;
+}
+
+/* What one panel factorization works on (device memory unless said otherwise). */
+typedef struct panel_args {
+    double *col;          /* the panel's first tile in its CRRB column */
+    int m, n, nb;         /* panel rows, width (<= nb), tile size */
+    void *work;           /* hyt_gpu_dgetrf_crrb's workspace, or P (m x n column-major) and
+                           * cuSOLVER's workspace after it */
+    int nctas;            /* CTAs of the native panel's leaves (< 0: auto; 0: cuSOLVER) */
+    void *solver;         /* cusolverDnHandle_t (cuSOLVER's panel) */
+    int *dpiv, *dinfo;    /* pivots (1-based in the panel) and INFO */
+    double *linv;         /* inv(L_kk), CRRB */
+    const double *ident;  /* nb x nb identity */
+    double *slot;         /* the owner's panel slot, same offset as col */
+    int64_t slot_bytes;
+    int *h_piv, *h_info;  /* page-locked host staging */
+} panel_args_t;
+
+/* inv(L_kk) in CRRB is the column-major inv(L_kk)^T = Y with Y L_kk^T = I, and L_kk^T is the
+ * unit upper triangle of the panel's column-major view: a TRSM from the right on the identity,
+ * no transposition. */
+static int panel_host(const hyt_devctx_t *dc, const panel_args_t *a)
 {
     const int m = a->m, n = a->n, nb = a->nb, dk = m < n ? m : n;
-    for (int c = 0; c < n; c++)
-        for (int r = 0; r < m; r++)
-            a->P[r + (int64_t)c * m] = a->col[c + (int64_t)r * nb];
-    *a->dinfo = hyt_core_dgetrf_seq(m, n, a->P, m, a->dpiv);
-    for (int c = 0; c < n; c++)
-        for (int r = 0; r < m; r++)
-            a->col[c + (int64_t)r * nb] = a->P[r + (int64_t)c * m];
-    memcpy(a->tmp, a->ident, (size_t)nb * nb * sizeof(double));
-    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, dk, dk, 1.0, a->P,
-                m, a->tmp, nb);
-    for (int c = 0; c < nb; c++)
-        for (int r = 0; r < nb; r++)
-            a->linv[c + (int64_t)r * nb] = a->tmp[r + (int64_t)c * nb];
+    int rc = hyt_gpu_dgetrf_crrb(dc, a->col, m, n, nb, a->dpiv, a->dinfo, a->work, a->nctas);
+    if (rc)
+        return rc;
+    memcpy(a->linv, a->ident, (size_t)nb * nb * sizeof(double));
+    cblas_dtrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasUnit, dk, dk, 1.0,
+                a->col, nb, a->linv, nb);
     memcpy(a->slot, a->col, (size_t)a->slot_bytes);
     memcpy(a->h_piv, a->dpiv, (size_t)dk * sizeof(int));
     *a->h_info = *a->dinfo;
@@ -102,26 +111,31 @@ static int panel_cuda(const hyt_devctx_t *dc, const panel_args_t *a)
 {
     hyt_device_t *dev = dc->dev;
     cublasHandle_t h = (cublasHandle_t)dc->cublas;
-    cusolverDnHandle_t sh = (cusolverDnHandle_t)dc->cusolver;
     cudaStream_t st = (cudaStream_t)dc->cuda_stream;
     const int m = a->m, n = a->n, nb = a->nb, dk = m < n ? m : n;
     const double one = 1.0, zero = 0.0;
-    if (!h || !sh)
-        return hyt_error(HYT_ERR_INVALID, "%s: the GPU panel runs on a compute or panel stream",
-                         hyt_device_name(dev));
-    /* P (m x n) = the CRRB panel's column-major view (nb x m, ld nb) transposed */
-    HYT_CUBLAS_TRY(dev, cublasDgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, a->col, nb, &zero,
-                                    a->P, m, a->P, m));
-    HYT_CUSOLVER_TRY(dev, cusolverDnDgetrf(sh, m, n, a->P, m, a->work, a->dpiv, a->dinfo));
-    HYT_CUBLAS_TRY(dev, cublasDgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, &one, a->P, m, &zero,
-                                    a->col, nb, a->col, nb));
-    /* inv(L_kk): the unit lower triangle of P's top, solved on the identity, stored CRRB */
-    HYT_CUDA_TRY(dev, cudaMemcpyAsync(a->tmp, a->ident, (size_t)nb * nb * sizeof(double),
+    if (a->nctas != 0) {
+        int rc = hyt_gpu_dgetrf_crrb(dc, a->col, m, n, nb, a->dpiv, a->dinfo, a->work, a->nctas);
+        if (rc)
+            return rc;
+    } else {
+        /* P (m x n) = the CRRB panel's column-major view (nb x m, ld nb) transposed */
+        cusolverDnHandle_t sh = (cusolverDnHandle_t)a->solver;
+        double *P = a->work, *work = P + (int64_t)m * n;
+        if (!h || !sh)
+            return hyt_error(HYT_ERR_INVALID, "%s: the GPU panel runs on a compute or panel "
+                             "stream, after hyt_gpu_panel_setup", hyt_device_name(dev));
+        HYT_CUSOLVER_TRY(dev, cusolverDnSetStream(sh, st));
+        HYT_CUBLAS_TRY(dev, cublasDgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, a->col, nb,
+                                        &zero, P, m, P, m));
+        HYT_CUSOLVER_TRY(dev, cusolverDnDgetrf(sh, m, n, P, m, work, a->dpiv, a->dinfo));
+        HYT_CUBLAS_TRY(dev, cublasDgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, &one, P, m, &zero,
+                                        a->col, nb, a->col, nb));
+    }
+    HYT_CUDA_TRY(dev, cudaMemcpyAsync(a->linv, a->ident, (size_t)nb * nb * sizeof(double),
                                       cudaMemcpyDeviceToDevice, st));
-    HYT_CUBLAS_TRY(dev, cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                                    CUBLAS_DIAG_UNIT, dk, dk, &one, a->P, m, a->tmp, nb));
-    HYT_CUBLAS_TRY(dev, cublasDgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, nb, nb, &one, a->tmp, nb, &zero,
-                                    a->linv, nb, a->linv, nb));
+    HYT_CUBLAS_TRY(dev, cublasDtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+                                    CUBLAS_DIAG_UNIT, dk, dk, &one, a->col, nb, a->linv, nb));
     HYT_CUDA_TRY(dev, cudaMemcpyAsync(a->slot, a->col, (size_t)a->slot_bytes,
                                       cudaMemcpyDeviceToDevice, st));
     HYT_CUDA_TRY(dev, cudaMemcpyAsync(a->h_piv, a->dpiv, (size_t)dk * sizeof(int),
@@ -151,12 +165,12 @@ static int gpanel_body(const hyt_devctx_t *dc, void *p)
         .m = t->m,
         .n = t->n,
         .nb = nb,
-        .P = g->pwork,
-        .work = g->swork,
+        .work = g->pwork,
+        .nctas = g->panel_ctas,
+        .solver = g->solver,
         .dpiv = g->piv + (int64_t)s * nb,
         .dinfo = g->dinfo + s,
         .linv = g->linv + s * g->tile,
-        .tmp = g->tmp,
         .ident = g->ident,
         .slot = g->pbuf + s * g->colsz + off,
         .slot_bytes = (g->mt - t->k) * g->tile * (int64_t)sizeof(double),
@@ -167,7 +181,7 @@ static int gpanel_body(const hyt_devctx_t *dc, void *p)
         if (hyt_device_fault_point(dc->dev))
             return hyt_error(HYT_ERR_DEVICE, "GPU panel on %s failed: injected fault "
                              "(debug.fault_device)", hyt_device_name(dc->dev));
-        return panel_host(&a);
+        return panel_host(dc, &a);
     }
 #if HYT_HAVE_CUDA
     return panel_cuda(dc, &a);

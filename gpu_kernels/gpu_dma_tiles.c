@@ -30,7 +30,7 @@ size_t hyt_gpu_lu_bytes(const hyt_gpu_lu_t *g)
                                  (size_t)g->ncols * tile) +
                sizeof(int) * (size_t)g->npbuf * g->nb + 8 * 256;
     if (g->gpu_panel)
-        b += sizeof(double) * (colsz + 2 * tile) + g->lwork + sizeof(int) * (size_t)g->npbuf;
+        b += sizeof(double) * tile + g->lwork + sizeof(int) * (size_t)g->npbuf;
     return b;
 }
 
@@ -38,7 +38,7 @@ int hyt_gpu_lu_alloc(hyt_gpu_lu_t *g)
 {
     int rc = 0;
     size_t d = sizeof(double);
-    g->cols = g->pbuf = g->linv = g->work = g->pwork = g->swork = g->tmp = g->ident = NULL;
+    g->cols = g->pbuf = g->linv = g->work = g->pwork = g->ident = NULL;
     g->piv = g->dinfo = NULL;
     if (!rc && g->ncols)
         rc = hyt_device_malloc(g->dev, (void **)&g->cols, (size_t)g->ncols * g->colsz * d);
@@ -52,13 +52,9 @@ int hyt_gpu_lu_alloc(hyt_gpu_lu_t *g)
         rc = hyt_device_malloc(g->dev, (void **)&g->work, (size_t)g->ncols * g->tile * d);
     if (g->gpu_panel) {
         if (!rc)
-            rc = hyt_device_malloc(g->dev, (void **)&g->pwork, (size_t)g->colsz * d);
-        if (!rc)
-            rc = hyt_device_malloc(g->dev, (void **)&g->swork, g->lwork ? g->lwork : d);
+            rc = hyt_device_malloc(g->dev, (void **)&g->pwork, g->lwork ? g->lwork : d);
         if (!rc)
             rc = hyt_device_malloc(g->dev, (void **)&g->dinfo, (size_t)g->npbuf * sizeof(int));
-        if (!rc)
-            rc = hyt_device_malloc(g->dev, (void **)&g->tmp, (size_t)g->tile * d);
         if (!rc)
             rc = hyt_device_malloc(g->dev, (void **)&g->ident, (size_t)g->tile * d);
     }
@@ -69,8 +65,7 @@ int hyt_gpu_lu_alloc(hyt_gpu_lu_t *g)
 
 void hyt_gpu_lu_free(hyt_gpu_lu_t *g)
 {
-    double **dp[] = {&g->cols, &g->pbuf, &g->linv, &g->work, &g->pwork, &g->swork, &g->tmp,
-                     &g->ident};
+    double **dp[] = {&g->cols, &g->pbuf, &g->linv, &g->work, &g->pwork, &g->ident};
     for (size_t i = 0; i < sizeof dp / sizeof dp[0]; i++) {
         hyt_device_free(g->dev, *dp[i]);
         *dp[i] = NULL;

@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include "hyt_gpu_geometry.h"
+
 #if HYT_HAVE_CUDA
 #include "hyt_cuda_check.h"
 #endif
@@ -120,6 +122,44 @@ int hyt_gpu_dlaswp_crrb(const hyt_devctx_t *dc, double *col0, int64_t colstride,
     return hyt_cuda_dlaswp_crrb(dc->dev, dc->cuda_stream, col0, colstride, ncols, nb, r1, npiv,
                                 ipiv);
 #else
+    return no_cuda(dc, fn);
+#endif
+}
+
+size_t hyt_gpu_dgetrf_crrb_work(hyt_device_t *dev, int m, int n)
+{
+    if (hyt_device_backend(dev) == HYT_BACKEND_HOST)
+        return (size_t)(m > 0 ? m : 0) * (size_t)(n > 0 ? n : 0) * sizeof(double);
+    return hyt_panel_leaf_ws_bytes(m);
+}
+
+int hyt_gpu_dgetrf_crrb(const hyt_devctx_t *dc, double *A, int m, int n, int nb, int *ipiv,
+                        int *info, void *work, int nctas)
+{
+    static const char fn[] = "hyt_gpu_dgetrf_crrb";
+    int rc = check_dc(dc, fn);
+    if (rc)
+        return rc;
+    if (m < 0 || n < 0 || nb < n || nb < 1)
+        return hyt_error(HYT_ERR_INVALID, "%s: m = %d, n = %d, nb = %d (need m, n >= 0, nb >= "
+                         "max(n, 1))", fn, m, n, nb);
+    if (!info || (m > 0 && n > 0 && (!A || !ipiv || !work)))
+        return hyt_error(HYT_ERR_INVALID, "%s: a NULL pointer", fn);
+    if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
+        if ((rc = host_fault(dc, fn)))
+            return rc;
+        *info = m > 0 && n > 0 ? hyt_ref_dgetrf_crrb(A, m, n, nb, ipiv, work) : 0;
+        return HYT_SUCCESS;
+    }
+#if HYT_HAVE_CUDA
+    if (!dc->cublas)
+        return hyt_error(HYT_ERR_INVALID, "%s: %s: no cuBLAS handle on stream %d (the panel runs "
+                         "on the compute or panel stream)", fn, hyt_device_name(dc->dev),
+                         dc->stream);
+    return hyt_cuda_dgetrf_crrb(dc->dev, dc->cuda_stream, dc->cublas, A, m, n, nb, ipiv, info,
+                                work, nctas);
+#else
+    (void)nctas;
     return no_cuda(dc, fn);
 #endif
 }

@@ -11,6 +11,7 @@
 #ifndef HYT_GPU_GEOMETRY_H
 #define HYT_GPU_GEOMETRY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __CUDACC__
@@ -122,6 +123,46 @@ HYT_GEOM_FN int hyt_laswp_thread(int nb, int ncols, unsigned bx, unsigned by, un
     *b = (int)col;
     *c = (int)e;
     return 1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The native panel LU (gpu_dgetrf_leaf.cu, gpu_dgetrf_crrb.c): leaves of HYT_PANEL_LEAF_W
+ * columns, each one cooperative launch of up to nctas CTAs of HYT_PANEL_LEAF_THREADS threads, a
+ * warp per row.  A leaf of R rows takes at most ceil(R / (warps * 4)) CTAs (at least 4 rows per
+ * warp: fewer CTAs, a cheaper grid barrier), and keeps each warp's rows in registers when they
+ * are at most HYT_PANEL_LEAF_RPW_MAX (rpw: the rows per warp, rounded up to a power of two; 0:
+ * in global memory).
+ */
+#define HYT_PANEL_LEAF_W 32
+#define HYT_PANEL_LEAF_THREADS 512
+#define HYT_PANEL_LEAF_RPW_MAX 32
+#define HYT_PANEL_CTAS_MAX 4096
+
+HYT_GEOM_FN int hyt_panel_leaf_ctas(int64_t rows, int nctas)
+{
+    const int64_t per_cta = (HYT_PANEL_LEAF_THREADS / 32) * 4;
+    int64_t c = (rows + per_cta - 1) / per_cta;
+    if (c > nctas)
+        c = nctas;
+    return c < 1 ? 1 : (int)c;
+}
+
+HYT_GEOM_FN int hyt_panel_leaf_rpw(int64_t rows, int ctas)
+{
+    const int64_t tw = (int64_t)ctas * (HYT_PANEL_LEAF_THREADS / 32);
+    int64_t need = (rows + tw - 1) / tw;
+    int rpw = 1;
+    while (rpw < need && rpw < HYT_PANEL_LEAF_RPW_MAX)
+        rpw *= 2;
+    return need > HYT_PANEL_LEAF_RPW_MAX ? 0 : rpw;
+}
+
+/* Bytes of the leaves' workspace for panels of at most `rows` rows: the publication slots of
+ * the most CTAs a leaf of that many rows launches (hyt_panel_leaf_ctas). */
+HYT_GEOM_FN size_t hyt_panel_leaf_ws_bytes(int64_t rows)
+{
+    size_t c = (size_t)hyt_panel_leaf_ctas(rows, HYT_PANEL_CTAS_MAX);
+    return (2 * c * 33 + 64) * sizeof(double) + 2 * c * sizeof(int);
 }
 
 #endif

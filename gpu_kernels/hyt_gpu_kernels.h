@@ -47,6 +47,18 @@ int hyt_gpu_dgemm_batched(const hyt_devctx_t *dc, char transa, char transb, int 
                           const double *B, int ldb, int64_t strideB, double beta, double *C,
                           int ldc, int64_t strideC, int batch, int per_call);
 
+/* LU with partial pivoting (LAPACK's dgetrf, its pivot rule exactly) of the row-major m x n
+ * panel A with leading dimension nb >= n (a CRRB panel: row r at A + r*nb), in place: ipiv[q]
+ * (q < min(m, n)) the 1-based panel row interchanged with row q, *info the first column whose
+ * pivot is exactly zero (1-based) or 0; with n > m the columns right of the m-th get their U.
+ * work: hyt_gpu_dgetrf_crrb_work(dev, m, n) bytes; ipiv, info and work are device memory (host
+ * memory on host devices).  nctas: CTAs of the CUDA leaf kernel (<= 0: one per SM; fewer where
+ * the panel is short or they would not fit on the GPU at once).  CUDA: on a stream with a
+ * cuBLAS handle (compute or panel). */
+int hyt_gpu_dgetrf_crrb(const hyt_devctx_t *dc, double *A, int m, int n, int nb, int *ipiv,
+                        int *info, void *work, int nctas);
+size_t hyt_gpu_dgetrf_crrb_work(hyt_device_t *dev, int m, int n);
+
 /* Host references (the specification of the kernels above; host memory).  They assume valid
  * arguments (the dispatchers check them); hyt_ref_dlaswp_crrb ignores pivots < 1, as the CUDA
  * kernel does. */
@@ -54,6 +66,8 @@ void hyt_ref_transpose_tiles(double *tiles, int nb, int64_t ntiles);
 void hyt_ref_transpose_tiles_strided(double *tiles, int nb, int64_t ntiles, int64_t stride);
 void hyt_ref_dlaswp_crrb(double *col0, int64_t colstride, int ncols, int nb, int r1, int npiv,
                          const int *ipiv);
+/* work: m*n doubles (a column-major copy for hyt_core_dgetrf_seq); returns INFO. */
+int hyt_ref_dgetrf_crrb(double *A, int m, int n, int nb, int *ipiv, double *work);
 void hyt_ref_dgemm_batched(char transa, char transb, int m, int n, int k, double alpha,
                            const double *A, int lda, int64_t strideA, const double *B, int ldb,
                            int64_t strideB, double beta, double *C, int ldc, int64_t strideC,
@@ -71,6 +85,12 @@ int hyt_cuda_transpose_tiles_strided(hyt_device_t *dev, void *stream, double *ti
                                      int64_t ntiles, int64_t stride);
 int hyt_cuda_dlaswp_crrb(hyt_device_t *dev, void *stream, double *col0, int64_t colstride,
                          int ncols, int nb, int r1, int npiv, const int *ipiv);
+/* The native panel LU (gpu_dgetrf_crrb.c) and one of its leaves: columns [j0, j0+w), w <= 32,
+ * factored in one cooperative launch (gpu_dgetrf_leaf.cu); ws: hyt_panel_leaf_ws_bytes(m). */
+int hyt_cuda_dgetrf_crrb(hyt_device_t *dev, void *stream, void *cublas, double *A, int m, int n,
+                         int nb, int *ipiv, int *info, void *work, int nctas);
+int hyt_cuda_dgetrf_leaf(hyt_device_t *dev, void *stream, double *A, int m, int n, int nb,
+                         int j0, int w, int *ipiv, int *info, double *ws, int nctas);
 #endif
 
 #ifdef __cplusplus

@@ -38,11 +38,13 @@ typedef struct hyt_gpu_lu {
                               two ran as fast: docs/DESIGN.md, rates) */
     /* GPU panels (lu.panel = gpu) */
     int gpu_panel;
-    double *pwork;         /* mt*nb x nb column-major panel workspace */
-    double *swork;         /* cuSOLVER workspace, lwork bytes */
+    int panel_ctas;        /* gpu.panel_ctas: CTAs of the native panel LU (< 0: auto), or 0:
+                            * cuSOLVER's panel */
+    void *solver;          /* cusolverDnHandle_t of cuSOLVER's panel, else NULL */
+    double *pwork;         /* the panel LU's workspace, lwork bytes (hyt_gpu_panel_setup) */
     size_t lwork;
     int *dinfo;            /* npbuf */
-    double *tmp, *ident;   /* one tile each; ident is the identity */
+    double *ident;         /* one tile: the identity */
     const double *h_ident; /* the identity on the host, copied in by the init task */
 } hyt_gpu_lu_t;
 
@@ -87,8 +89,10 @@ int hyt_insert_gpu_dgetrf_update_deps(hyt_sequence_t *seq, hyt_tag_t tag, const 
                                       const hyt_dep_t *deps, int ndeps);
 
 /* ---- GPU panels (gpu_dgetrf_panel.c) -------------------------------------------------------
- * cuSOLVER's workspace for an m x n panel (0 on host devices). */
-int hyt_gpu_dgetrf_panel_bufsize(hyt_device_t *dev, int m, int n, size_t *bytes);
+ * Before hyt_gpu_lu_alloc: the panel's workspace size (lwork) and, for cuSOLVER's panel, its
+ * handle (synchronous); teardown after hyt_gpu_lu_free. */
+int hyt_gpu_panel_setup(hyt_gpu_lu_t *g);
+void hyt_gpu_panel_teardown(hyt_gpu_lu_t *g);
 /* Panel k (m rows, n columns) factored on its owner g: column k RW, g's slot of step k WRITE;
  * pivots (1-based in the panel) and INFO staged in h_piv / h_info (page-locked host). */
 int hyt_insert_gpu_panel(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g, int k, int m,

@@ -6,6 +6,8 @@
  */
 #include "hyt_gpu_kernels.h"
 
+#include "hyt_cpu_kernels.h"
+
 #include <cblas.h>
 
 void hyt_ref_transpose_tiles(double *tiles, int nb, int64_t ntiles)
@@ -66,4 +68,16 @@ void hyt_ref_transpose_tiles_strided(double *tiles, int nb, int64_t ntiles, int6
 {
     for (int64_t t = 0; t < ntiles; t++)
         hyt_ref_transpose_tiles(tiles + t * stride, nb, 1);
+}
+
+int hyt_ref_dgetrf_crrb(double *A, int m, int n, int nb, int *ipiv, double *work)
+{
+    for (int64_t r = 0; r < m; r++)
+        for (int64_t c = 0; c < n; c++)
+            work[r + c * m] = A[c + r * nb];
+    int info = hyt_core_dgetrf_seq(m, n, work, m > 1 ? m : 1, ipiv);
+    for (int64_t r = 0; r < m; r++)
+        for (int64_t c = 0; c < n; c++)
+            A[c + r * nb] = work[r + c * m];
+    return info;
 }

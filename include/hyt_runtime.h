@@ -55,7 +55,7 @@ typedef struct hyt_dep {
 } hyt_dep_t;
 
 /* Stream of a device task.  PANEL is a high-priority compute stream for the critical path
- * (panels and lookahead updates); COMPUTE and PANEL have cuBLAS (and cuSOLVER) handles. */
+ * (panels and lookahead updates); COMPUTE and PANEL have cuBLAS handles. */
 enum {
     HYT_STREAM_COMPUTE = 0,
     HYT_STREAM_H2D = 1,
@@ -83,7 +83,6 @@ typedef struct hyt_devctx {
     int stream;               /* HYT_STREAM_* */
     void *cuda_stream;        /* cudaStream_t (CUDA backend) or NULL */
     void *cublas;             /* cublasHandle_t bound to cuda_stream (compute streams) or NULL */
-    void *cusolver;           /* cusolverDnHandle_t bound to cuda_stream (compute streams) */
     void *scratch;            /* per-device scratch of desc.scratch_bytes (host memory) */
     hyt_sequence_t *seq;
 } hyt_devctx_t;

@@ -15,6 +15,7 @@
  *   HYT_SPIN_US             runtime.spin_us
  *   HYT_GPU_MEMORY_LIMIT    gpu.memory_limit
  *   HYT_PINNED              gpu.pinned
+ *   HYT_GPU_PANEL_CTAS      gpu.panel_ctas
  *   HYT_HPL_N               hpl.n
  *   HYT_HPL_SEED            hpl.seed
  *   HYT_HPL_THRESHOLD       hpl.threshold
@@ -90,6 +91,11 @@ static const keydef_t keys[] = {
     {{"gpu.pinned", "HYT_PINNED", "1",
       "page-lock host matrices that travel to GPUs (falls back to pageable with a warning)"},
      HYT_KEY_BOOL, 0, 1, 0, 0},
+    {{"gpu.panel_ctas", "HYT_GPU_PANEL_CTAS", "0",
+      "GPU panels: 0 factors them with cuSOLVER; 1..4096 or auto with hytile's native panel "
+      "LU on that many CTAs (fewer where they would not all fit on the GPU or the panel is "
+      "short; auto: one per SM)"},
+     HYT_KEY_INT, 0, 4096, 1, 1},
     {{"hpl.n", "HYT_HPL_N", "auto",
       "hytile hpl problem sizes, comma separated; auto: the largest that fits in memory and "
       "takes about hpl.seconds"},

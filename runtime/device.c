@@ -415,11 +415,13 @@ void *hyt_host_malloc(hyt_context_t *ctx, size_t bytes)
     int kind = HOST_PAGEABLE;
 #if HYT_HAVE_CUDA
     if (ctx && ctx->have_cuda && hyt_config_get_int(ctx->cfg, "gpu.pinned")) {
-        if (!hyt_fault_device_call(ctx))
+        /* an injected fault (debug.fault_device) falls back silently: it is no real failure */
+        int injected = hyt_fault_device_call(ctx);
+        if (!injected)
             p = hyt_cuda_host_alloc(bytes + HOST_HDR);
         if (p)
             kind = HOST_PINNED;
-        else if (!atomic_exchange(&ctx->pinned_warned, 1))
+        else if (!injected && !atomic_exchange(&ctx->pinned_warned, 1))
             hyt_rt_warn("could not page-lock %zu bytes of host memory; using pageable memory "
                         "(host<->GPU copies will be several times slower)", bytes);
     }

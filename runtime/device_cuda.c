@@ -6,8 +6,6 @@
 
 #include "hyt_cuda_check.h"
 
-#include <cusolverDn.h>
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +19,6 @@ typedef struct evpool {
 typedef struct cuda_priv {
     cudaStream_t stream[HYT_NUM_STREAMS];
     cublasHandle_t blas, blas_panel;
-    cusolverDnHandle_t solver, solver_panel;
     evpool_t plain, timed;
     cudaEvent_t ref;
     double ref_time;
@@ -147,41 +144,22 @@ static int cuda_init(hyt_device_t *dev)
     HYT_CUBLAS_TRY(dev, cublasSetStream(p->blas, p->stream[HYT_STREAM_COMPUTE]));
     HYT_CUBLAS_TRY(dev, cublasCreate(&p->blas_panel));
     HYT_CUBLAS_TRY(dev, cublasSetStream(p->blas_panel, p->stream[HYT_STREAM_PANEL]));
-    if (hyt_device_fault_point(dev))
-        return hyt_cuda_injected("cusolverDnCreate", __FILE__, __LINE__);
-    cusolverStatus_t ss = cusolverDnCreate(&p->solver);
-    if (ss == CUSOLVER_STATUS_SUCCESS)
-        ss = cusolverDnSetStream(p->solver, p->stream[HYT_STREAM_COMPUTE]);
-    if (ss == CUSOLVER_STATUS_SUCCESS)
-        ss = cusolverDnCreate(&p->solver_panel);
-    if (ss == CUSOLVER_STATUS_SUCCESS)
-        ss = cusolverDnSetStream(p->solver_panel, p->stream[HYT_STREAM_PANEL]);
-    if (ss != CUSOLVER_STATUS_SUCCESS)
-        return hyt_error(HYT_ERR_DEVICE, "%s: cuSOLVER handle creation failed (status %d)",
-                         dev->name, (int)ss);
     HYT_CUDA_TRY(dev, cudaEventCreate(&p->ref));
-    /* cuBLAS and cuSOLVER load their kernels on first use (0.1 s each): do it now, on a tiny
-     * problem, not in the first task */
+    /* cuBLAS loads its kernels on first use (0.1 s): do it now, on a tiny problem, not in the
+     * first task */
     double *w;
-    int *ip;
     const double one = 1.0, zero = 0.0;
-    HYT_CUDA_TRY(dev, cudaMalloc((void **)&w, 16 * sizeof(double)));
-    HYT_CUDA_TRY(dev, cudaMalloc((void **)&ip, 4 * sizeof(int)));
-    HYT_CUDA_TRY(dev, cudaMemset(w, 0, 16 * sizeof(double)));
+    HYT_CUDA_TRY(dev, cudaMalloc((void **)&w, 4 * sizeof(double)));
+    HYT_CUDA_TRY(dev, cudaMemset(w, 0, 4 * sizeof(double)));
     cublasStatus_t st = cublasDgemm(p->blas, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, w, 1, w + 1,
                                     1, &zero, w + 2, 1);
     if (st == CUBLAS_STATUS_SUCCESS)
         st = cublasDgemm(p->blas_panel, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, w, 1, w + 1, 1,
                          &zero, w + 2, 1);
-    ss = cusolverDnDgetrf(p->solver_panel, 2, 2, w + 4, 2, w + 8, ip, ip + 2);
     cudaError_t e = cudaDeviceSynchronize();
     cudaFree(w);
-    cudaFree(ip);
     if (st != CUBLAS_STATUS_SUCCESS)
         return hyt_cublas_error((int)st, "cublasDgemm (warm-up)", __FILE__, __LINE__);
-    if (ss != CUSOLVER_STATUS_SUCCESS)
-        return hyt_error(HYT_ERR_DEVICE, "%s: cusolverDnDgetrf (warm-up) failed: status %d",
-                         dev->name, (int)ss);
     if (e != cudaSuccess)
         return hyt_cuda_error((int)e, "cudaDeviceSynchronize (warm-up)", __FILE__, __LINE__);
     return HYT_SUCCESS;
@@ -200,10 +178,6 @@ static void cuda_fini(hyt_device_t *dev)
         cublasDestroy(p->blas);
     if (p->blas_panel)
         cublasDestroy(p->blas_panel);
-    if (p->solver)
-        cusolverDnDestroy(p->solver);
-    if (p->solver_panel)
-        cusolverDnDestroy(p->solver_panel);
     for (int s = 0; s < HYT_NUM_STREAMS; s++)
         if (p->stream[s])
             cudaStreamDestroy(p->stream[s]);
@@ -254,9 +228,6 @@ static void cuda_prepare(hyt_device_t *dev, hyt_devctx_t *dc)
     dc->cublas = dc->stream == HYT_STREAM_COMPUTE ? p->blas
                  : dc->stream == HYT_STREAM_PANEL ? p->blas_panel
                                                   : NULL;
-    dc->cusolver = dc->stream == HYT_STREAM_COMPUTE ? (void *)p->solver
-                   : dc->stream == HYT_STREAM_PANEL ? (void *)p->solver_panel
-                                                    : NULL;
 }
 
 static int cuda_begin(hyt_device_t *dev, hyt_task_t *t, int tracing)

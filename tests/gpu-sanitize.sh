@@ -1,0 +1,36 @@
+#!/bin/sh
+# compute-sanitizer (memcheck, racecheck, synccheck, initcheck) on a small hybrid LU in both
+# panel modes (hytile hpl -n 3000 --devices cuda, HYT_PANEL=gpu and cpu) and on the native
+# panel LU's test (small cases).  Usage: gpu-sanitize.sh HYTILE TEST_GPU_PANEL.
+# Exits 77 (skipped) without compute-sanitizer or without a usable GPU.
+hytile=$1
+panel=$2
+cs=$(command -v compute-sanitizer || true)
+if [ -z "$cs" ] && [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
+    cs=/usr/local/cuda/bin/compute-sanitizer
+fi
+if [ -z "$cs" ]; then
+    echo "gpu-sanitize: skipped: compute-sanitizer not found (it comes with the CUDA toolkit)"
+    exit 77
+fi
+if ! "$hytile" hpl -n 200 --devices cuda --quiet >/dev/null 2>&1; then
+    echo "gpu-sanitize: skipped: hytile hpl --devices cuda does not run here (no usable GPU?)"
+    exit 77
+fi
+fail=0
+for tool in memcheck racecheck synccheck initcheck; do
+    for mode in gpu cpu; do
+        echo "== $tool, HYT_PANEL=$mode: hytile hpl -n 3000 --devices cuda"
+        if ! HYT_PANEL=$mode "$cs" --tool "$tool" --error-exitcode 99 \
+                "$hytile" hpl -n 3000 --devices cuda --quiet; then
+            echo "gpu-sanitize: FAILED: $tool, HYT_PANEL=$mode"
+            fail=1
+        fi
+    done
+    echo "== $tool: test_gpu_panel cuda small"
+    if ! "$cs" --tool "$tool" --error-exitcode 99 "$panel" cuda small; then
+        echo "gpu-sanitize: FAILED: $tool on test_gpu_panel"
+        fail=1
+    fi
+done
+exit $fail

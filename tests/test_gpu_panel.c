@@ -1,0 +1,361 @@
+/*
+ * The native panel LU (hyt_gpu_dgetrf_crrb: gpu_dgetrf_crrb.c, gpu_dgetrf_leaf.cu) against
+ * the CPU reference hyt_core_dgetrf_seq (LAPACK's pivot rule) on row-major CRRB panels.
+ *
+ * Checked on every case: the pivots identical to the reference's, INFO identical, and (finite
+ * data) the backward error ||PA - LU||_1 / (||A||_1 n eps) < 30, not bitwise equality.  Shapes:
+ * m < nb, m not a multiple of anything, n = 1, n not a multiple of the leaf width, n > m (the
+ * extra columns' U), tall panels whose rows do not fit in registers, 1, a few and the default
+ * number of CTAs.  Data: random; many equal |values| across rows, threads and CTAs (the first
+ * row must win); exact zero columns (INFO, no scaling by zero); NaN and Inf (pivots in range,
+ * no hang).
+ *
+ * Without arguments it runs on a host device (the reference against itself through the
+ * dispatcher: arguments, workspace, the task plumbing); with 'cuda' on the first GPU, exiting
+ * 77 when the build has no CUDA or no GPU is usable.
+ */
+#include "config.h"
+#include "hyt_cpu_kernels.h"
+#include "hyt_gpu_geometry.h"
+#include "hyt_gpu_kernels.h"
+#include "hyt_runtime.h"
+#include "hyt_test.h"
+
+#include <cblas.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+
+typedef struct pcase {
+    int m, n, nb, nctas;
+    int kind; /* 0 random, 1 ties (+-1 entries; few columns), 2 zero columns, 3 NaN / Inf,
+               * 4 ties in the first column (equal largest values far apart) */
+} pcase_t;
+
+typedef struct run_args {
+    double *A;
+    int m, n, nb, nctas;
+    int *ipiv, *info;
+    void *work;
+} run_args_t;
+
+static int run_body(const hyt_devctx_t *dc, void *p)
+{
+    run_args_t *a = p;
+    int rc = hyt_gpu_dgetrf_crrb(dc, a->A, a->m, a->n, a->nb, a->ipiv, a->info, a->work,
+                                 a->nctas);
+    if (rc)
+        hyt_sequence_fail(dc->seq, rc, "%s", hyt_last_error());
+    return rc;
+}
+
+typedef struct cp_args {
+    void *dst;
+    const void *src;
+    size_t bytes;
+    int d2h;
+} cp_args_t;
+
+static int cp_body(const hyt_devctx_t *dc, void *p)
+{
+    cp_args_t *a = p;
+    int rc = a->d2h ? hyt_dev_memcpy_d2h(dc, a->dst, a->src, a->bytes)
+                    : hyt_dev_memcpy_h2d(dc, a->dst, a->src, a->bytes);
+    if (rc)
+        hyt_sequence_fail(dc->seq, rc, "%s", hyt_last_error());
+    return rc;
+}
+
+static const hyt_kernel_t run_kernel = {.name = "dgetrf_crrb", .dev = run_body,
+                                        .cat = HYT_CAT_PANEL};
+static const hyt_kernel_t cp_kernel = {.name = "copy", .dev = cp_body, .cat = HYT_CAT_DMA};
+
+static int insert(hyt_sequence_t *seq, const hyt_kernel_t *k, const void *args, size_t size,
+                  int stream, const hyt_dep_t *deps, int ndeps)
+{
+    hyt_task_desc_t d = hyt_task_desc(k, args, size);
+    d.device = 0;
+    d.stream = stream;
+    d.deps = deps;
+    d.ndeps = ndeps;
+    return hyt_task_insert(seq, &d);
+}
+
+static int copy(hyt_sequence_t *seq, void *dst, const void *src, size_t bytes, int d2h)
+{
+    cp_args_t a = {dst, src, bytes, d2h};
+    hyt_dep_t deps[2] = {{src, HYT_READ}, {dst, HYT_WRITE}};
+    return insert(seq, &cp_kernel, &a, sizeof a, d2h ? HYT_STREAM_D2H : HYT_STREAM_H2D, deps, 2);
+}
+
+/* The panel (m rows of nb doubles), to the device, factored there on the panel stream, back
+ * with its pivots and INFO.  0 or the first error. */
+static int dev_panel(hyt_context_t *ctx, double *hA, int *hpiv, int *hinfo, const pcase_t *c)
+{
+    hyt_device_t *dev = hyt_context_device(ctx, 0);
+    const int dk = c->m < c->n ? c->m : c->n;
+    size_t abytes = (size_t)c->m * c->nb * sizeof(double), pbytes = (size_t)(dk + 1) * sizeof(int);
+    size_t wbytes = hyt_gpu_dgetrf_crrb_work(dev, c->m, c->n);
+    void *A = NULL, *piv = NULL, *info = NULL, *work = NULL;
+    hyt_sequence_t *seq = NULL;
+    int rc = hyt_device_malloc(dev, &A, abytes);
+    if (!rc)
+        rc = hyt_device_malloc(dev, &piv, pbytes);
+    if (!rc)
+        rc = hyt_device_malloc(dev, &info, sizeof(int));
+    if (!rc)
+        rc = hyt_device_malloc(dev, &work, wbytes ? wbytes : 1);
+    if (!rc)
+        rc = hyt_sequence_create(ctx, &seq);
+    if (!rc) {
+        run_args_t a = {A, c->m, c->n, c->nb, c->nctas, piv, info, work};
+        hyt_dep_t deps[3] = {{A, HYT_RW}, {piv, HYT_WRITE}, {info, HYT_WRITE}};
+        rc = copy(seq, A, hA, abytes, 0);
+        if (!rc)
+            rc = insert(seq, &run_kernel, &a, sizeof a, HYT_STREAM_PANEL, deps, 3);
+        if (!rc)
+            rc = copy(seq, hA, A, abytes, 1);
+        if (!rc && dk > 0)
+            rc = copy(seq, hpiv, piv, (size_t)dk * sizeof(int), 1);
+        if (!rc)
+            rc = copy(seq, hinfo, info, sizeof(int), 1);
+        rc = hyt_sequence_finish(seq, rc);
+    }
+    hyt_device_free(dev, A);
+    hyt_device_free(dev, piv);
+    hyt_device_free(dev, info);
+    hyt_device_free(dev, work);
+    return rc;
+}
+
+static double rnd(test_rng_t *r) { return (double)(test_rand(r) >> 11) * 0x1p-52 - 1.0; }
+
+static void make_panel(test_rng_t *rng, const pcase_t *c, double *A)
+{
+    const int m = c->m, n = c->n, nb = c->nb;
+    for (int64_t r = 0; r < m; r++)
+        for (int64_t j = 0; j < nb; j++) {
+            double x = rnd(rng);
+            if (c->kind == 1) /* +-1: ties everywhere, and small dyadic values for a few steps
+                               * (exact on both sides: the ties stay ties) */
+                x = test_randint(rng, 2) ? 1.0 : -1.0;
+            A[r * nb + j] = j < n ? x : 7.0; /* beyond n: must stay as they are */
+        }
+    if (c->kind == 2) /* exact zero columns: the second, the 33rd and the last */
+        for (int64_t r = 0; r < m; r++) {
+            A[r * nb + (n > 1)] = 0.0;
+            if (n > 33)
+                A[r * nb + 33] = 0.0;
+            A[r * nb + n - 1] = 0.0;
+        }
+    if (c->kind == 3) { /* NaN and Inf here and there, NaN on a diagonal too */
+        for (int q = 0; q < 6; q++) {
+            int64_t r = test_randint(rng, m), j = test_randint(rng, n);
+            A[r * nb + j] = q & 1 ? NAN : (q & 2 ? -INFINITY : INFINITY);
+        }
+        if (m > 5 && n > 5)
+            A[5 * nb + 5] = NAN;
+    }
+    if (c->kind == 4) /* the first column's largest |value| at rows far apart, both signs */
+        for (int q = 0; q < 8; q++) {
+            int64_t r = (int64_t)(m - 1) * (7 - q) / 7;
+            A[r * nb] = q & 1 ? -4.0 : 4.0;
+        }
+}
+
+static int all_finite(const double *A, int m, int n, int nb)
+{
+    for (int64_t r = 0; r < m; r++)
+        for (int64_t j = 0; j < n; j++)
+            if (!isfinite(A[r * nb + j]))
+                return 0;
+    return 1;
+}
+
+/* The 1-norm of the m x n matrix X (element (r, j) at r*ld + j). */
+static double norm1(const double *X, int m, int n, int64_t ld)
+{
+    double nrm = 0.0;
+    for (int64_t j = 0; j < n; j++) {
+        double s = 0.0;
+        for (int64_t r = 0; r < m; r++)
+            s += fabs(X[r * ld + j]);
+        nrm = s > nrm ? s : nrm;
+    }
+    return nrm;
+}
+
+/* ||P A - L U||_1 / (||A||_1 n eps) of the factored row-major panel F (pivots ipiv). */
+static double backward_error(const double *A0, const double *F, const int *ipiv, int m, int n,
+                             int nb)
+{
+    const int dk = m < n ? m : n;
+    double *PA = malloc((size_t)m * n * sizeof *PA), *L = calloc((size_t)m * dk, sizeof *L);
+    double *U = calloc((size_t)dk * n, sizeof *U);
+    REQUIRE(PA && L && U, "out of memory");
+    for (int64_t r = 0; r < m; r++)
+        for (int64_t j = 0; j < n; j++)
+            PA[r * n + j] = A0[r * nb + j];
+    for (int q = 0; q < dk; q++) { /* the interchanges in order */
+        int p = ipiv[q] - 1;
+        for (int64_t j = 0; j < n && p != q; j++) {
+            double t = PA[(int64_t)q * n + j];
+            PA[(int64_t)q * n + j] = PA[(int64_t)p * n + j];
+            PA[(int64_t)p * n + j] = t;
+        }
+    }
+    const double anorm = norm1(A0, m, n, nb);
+    for (int64_t r = 0; r < m; r++)
+        for (int64_t j = 0; j < dk; j++)
+            L[r * dk + j] = r == j ? 1.0 : r > j ? F[r * nb + j] : 0.0;
+    for (int64_t r = 0; r < dk; r++)
+        for (int64_t j = r; j < n; j++)
+            U[r * n + j] = F[r * nb + j];
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, dk, -1.0, L, dk, U, n, 1.0, PA,
+                n);
+    const double rnorm = norm1(PA, m, n, n);
+    free(PA);
+    free(L);
+    free(U);
+    return anorm > 0.0 ? rnorm / (anorm * n * DBL_EPSILON) : rnorm;
+}
+
+static void run_case(hyt_context_t *ctx, test_rng_t *rng, const pcase_t *c)
+{
+    const int m = c->m, n = c->n, nb = c->nb, dk = m < n ? m : n;
+    size_t len = (size_t)m * nb;
+    double *A0 = malloc(len * sizeof *A0), *R = malloc(len * sizeof *R);
+    double *work = malloc(((size_t)m * n + 1) * sizeof *work);
+    double *F = hyt_host_malloc(ctx, len * sizeof *F);
+    int *rpiv = malloc((size_t)(dk + 1) * sizeof *rpiv);
+    int *piv = hyt_host_malloc(ctx, (size_t)(dk + 1) * sizeof *piv);
+    int *info = hyt_host_malloc(ctx, sizeof *info);
+    REQUIRE(A0 && R && work && F && rpiv && piv && info, "out of memory");
+    make_panel(rng, c, A0);
+    memcpy(R, A0, len * sizeof *R);
+    memcpy(F, A0, len * sizeof *F);
+    for (int q = 0; q <= dk; q++)
+        piv[q] = -99;
+    *info = -99;
+    int rinfo = hyt_ref_dgetrf_crrb(R, m, n, nb, rpiv, work);
+    int rc = dev_panel(ctx, F, piv, info, c);
+    char label[128];
+    snprintf(label, sizeof label, "%d x %d (nb %d, %d CTAs, kind %d)", m, n, nb, c->nctas,
+             c->kind);
+    CHECK(rc == 0, "%s: %s: %s", label, hyt_strerror(rc), hyt_last_error());
+    if (!rc) {
+        int same = 0, first = -1;
+        for (int q = 0; q < dk; q++)
+            if (piv[q] == rpiv[q])
+                same++;
+            else if (first < 0)
+                first = q;
+        CHECK(same == dk, "%s: %d of %d pivots differ from the reference, the first at %d (%d, "
+              "reference %d)", label, dk - same, dk, first, first >= 0 ? piv[first] : 0,
+              first >= 0 ? rpiv[first] : 0);
+        CHECK(*info == rinfo, "%s: INFO %d, reference %d", label, *info, rinfo);
+        int kept = 1;
+        for (int64_t r = 0; r < m; r++)
+            for (int64_t j = n; j < nb; j++)
+                kept &= F[r * nb + j] == 7.0;
+        CHECK(kept, "%s: wrote columns beyond n", label);
+        if (all_finite(A0, m, n, nb)) {
+            double be = backward_error(A0, F, piv, m, n, nb);
+            CHECK(be < 30.0, "%s: backward error %.3g", label, be);
+        } else {
+            int in_range = 1;
+            for (int q = 0; q < dk; q++)
+                in_range &= piv[q] >= q + 1 && piv[q] <= m;
+            CHECK(in_range, "%s: pivots out of range", label);
+        }
+    }
+    free(A0);
+    free(R);
+    free(work);
+    free(rpiv);
+    hyt_host_free(ctx, F);
+    hyt_host_free(ctx, piv);
+    hyt_host_free(ctx, info);
+}
+
+/* The leaf's launch geometry (plain C, checked on every machine): CTAs within the request,
+ * registers enough for every row or none, the workspace enough for the CTAs. */
+static void test_geometry(void)
+{
+    static const int64_t rows[] = {1, 31, 64, 65, 1000, 4096, 32768, 65537, 262144, 1 << 22};
+    static const int req[] = {1, 7, 132, 264, 4096};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        for (size_t j = 0; j < sizeof req / sizeof req[0]; j++) {
+            int c = hyt_panel_leaf_ctas(rows[i], req[j]), rpw = hyt_panel_leaf_rpw(rows[i], c);
+            int64_t tw = (int64_t)c * (HYT_PANEL_LEAF_THREADS / 32);
+            CHECK(c >= 1 && c <= req[j], "%lld rows, %d CTAs asked: %d", (long long)rows[i],
+                  req[j], c);
+            CHECK(rpw == 0 ? (rows[i] + tw - 1) / tw > HYT_PANEL_LEAF_RPW_MAX
+                           : rpw * tw >= rows[i] && rpw <= HYT_PANEL_LEAF_RPW_MAX &&
+                                 (rpw & (rpw - 1)) == 0,
+                  "%lld rows on %d CTAs: %d rows per warp", (long long)rows[i], c, rpw);
+            size_t need = (2 * (size_t)c * 33 + 64) * sizeof(double) + 2 * (size_t)c * sizeof(int);
+            CHECK(hyt_panel_leaf_ws_bytes(rows[i]) >= need, "%lld rows: workspace too small",
+                  (long long)rows[i]);
+        }
+}
+
+int main(int argc, char **argv)
+{
+    const int use_cuda = argc > 1 && !strcmp(argv[1], "cuda");
+    const int small = argc > 2 && !strcmp(argv[2], "small"); /* for compute-sanitizer */
+    if ((argc > 1 && !use_cuda) || (argc > 2 && !small)) {
+        fprintf(stderr, "usage: %s [cuda [small]]\n", argv[0]);
+        return 2;
+    }
+    if (use_cuda && !HYT_HAVE_CUDA) {
+        printf("test_gpu_panel cuda: skipped: hytile was built without CUDA (meson setup "
+               "-Dcuda=enabled to build it)\n");
+        return 77;
+    }
+    hyt_config_t *cfg;
+    hyt_context_t *ctx;
+    REQUIRE(!hyt_config_create(&cfg), "config");
+    REQUIRE(!hyt_config_set(cfg, "runtime.workers", "2", HYT_SRC_API, NULL) &&
+            !hyt_config_set(cfg, "runtime.devices", use_cuda ? "cuda:0" : "host:1", HYT_SRC_API,
+                            NULL), "%s", hyt_last_error());
+    int rc = hyt_context_create(cfg, &ctx);
+    hyt_config_destroy(cfg);
+    if (rc && use_cuda) {
+        printf("test_gpu_panel cuda: skipped: no usable GPU (%s)\n", hyt_last_error());
+        return 77;
+    }
+    REQUIRE(!rc, "context: %s", hyt_last_error());
+    if (!use_cuda)
+        test_geometry();
+
+    static const pcase_t fixed[] = {
+        {1, 1, 1, 0, 0},      {5, 1, 4, 0, 0},      {7, 3, 3, 0, 0},       {20, 32, 32, 0, 0},
+        {31, 32, 32, 2, 0},   {100, 33, 40, 0, 0},  {33, 64, 64, 0, 0},    {1000, 64, 64, 0, 0},
+        {777, 100, 128, 3, 0}, {3000, 256, 256, 0, 0}, {3001, 255, 256, 1, 0},
+        {20000, 96, 128, 7, 0}, {5000, 512, 512, 0, 0}, {70000, 64, 64, 0, 0},
+        {4000, 4, 64, 0, 1},  {4000, 6, 8, 5, 1},    {9000, 8, 8, 0, 1},   {600, 3, 600, 0, 1},
+        {2500, 70, 96, 0, 2}, {40, 40, 40, 1, 2},   {3000, 100, 128, 0, 3}, {64, 64, 64, 2, 3},
+        {30000, 32, 32, 0, 4}, {30000, 50, 64, 9, 4}, {1024, 1, 1, 0, 4},   {1000, 1, 8, 0, 3},
+    };
+    test_rng_t rng = {1234};
+    /* host and small: not the large cases (the host runs the reference against itself) */
+    const int64_t most = use_cuda && !small ? INT64_MAX : 300000;
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        if ((int64_t)fixed[i].m * fixed[i].n > most)
+            continue;
+        run_case(ctx, &rng, &fixed[i]);
+    }
+    for (int t = 0; t < (use_cuda && !small ? 40 : 6); t++) { /* random shapes */
+        pcase_t c;
+        c.nb = 1 + test_randint(&rng, use_cuda ? 300 : 80);
+        c.n = 1 + test_randint(&rng, c.nb);
+        c.m = 1 + test_randint(&rng, use_cuda ? 6000 : 600);
+        c.nctas = test_randint(&rng, 4) ? 0 : 1 + test_randint(&rng, 40);
+        c.kind = test_randint(&rng, 4);
+        c.kind += c.kind > 0; /* no +-1 matrices here: too many steps to stay exact */
+        run_case(ctx, &rng, &c);
+    }
+    hyt_context_destroy(ctx);
+    return test_result(use_cuda ? "test_gpu_panel (cuda:0)" : "test_gpu_panel (host:1)");
+}
