@@ -39,6 +39,16 @@ static inline int test_result(const char *name)
     return test_failures ? 1 : 0;
 }
 
+/* Writes text to a new temporary file; its name goes to path (at least 32 bytes). */
+static inline void test_write_tmp(char *path, size_t len, const char *text)
+{
+    snprintf(path, len, "/tmp/hyt_test_XXXXXX");
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0, "mkstemp");
+    REQUIRE(write(fd, text, strlen(text)) == (ssize_t)strlen(text), "write");
+    close(fd);
+}
+
 /* Deterministic 64-bit mixing and a tiny PRNG. */
 static inline unsigned long long test_mix(unsigned long long x)
 {
