@@ -17,6 +17,10 @@ int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int 
 int hyt_pdgetrs(hyt_sequence_t *seq, char trans, const hyt_desc_t *A, const int *ipiv,
                 const hyt_desc_t *B);
 
+/* Registration of each algorithm's configuration keys (drv_keys.c calls them). */
+int hyt_lu_register_keys(void);
+int hyt_abi_register_keys(void);
+
 /* Dependency keys of the pivots of each step: &ipiv[k*nb] for k < kt (malloc'ed, or NULL
  * with the message set). */
 const void **hyt_piv_keys(const int *ipiv, int kt, int nb);

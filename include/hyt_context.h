@@ -82,8 +82,47 @@ typedef struct hyt_config_key {
     const char *help;    /* one line */
 } hyt_config_key_t;
 
-/* NULL-terminated table of all keys. */
+/* NULL-terminated table of all keys registered so far. */
 HYT_API const hyt_config_key_t *hyt_config_keys(void);
+
+/* Registering keys.  The runtime registers its own (runtime.*, gpu.*, debug.*), the library its
+ * algorithms' (lu.*) when it is loaded, the hytile command its own (hpl.*); one's own tile
+ * algorithm registers its keys the same way, before it creates a configuration or a context:
+ *
+ *     static const hyt_config_keydef_t my_keys[] = {
+ *         {{"gemm.nb", "HYT_GEMM_NB", "256", "tile size of my GEMM (8..1024)"},
+ *          HYT_KEY_INT, 8, 1024, 0, 1, NULL},
+ *     };
+ *     hyt_config_register(my_keys, 1);
+ *
+ * after which "gemm.nb" is read from config files ([gemm] nb = 128), from HYT_GEMM_NB and by
+ * hyt_config_set / hyt_context_set, validated the same way, with the same messages. */
+typedef enum {
+    HYT_KEY_INT,    /* a long in min..max (and "auto" if allow_auto: hyt_config_get_int -1) */
+    HYT_KEY_STRING, /* any text of fewer than 256 bytes, then check() */
+    HYT_KEY_BOOL,   /* 0/1, true/false, yes/no, on/off */
+    HYT_KEY_SIZE,   /* bytes, with K, M, G, T suffixes */
+    HYT_KEY_DOUBLE  /* a positive number */
+} hyt_key_type_t;
+
+typedef struct hyt_config_keydef {
+    hyt_config_key_t pub; /* name "section.key" (lower case, digits, '_'), HYT_ variable,
+                           * default (must be valid), help */
+    hyt_key_type_t type;
+    long min, max;        /* HYT_KEY_INT */
+    int allow_auto;       /* HYT_KEY_INT: "auto" accepted too */
+    int per_call;         /* may change on a running context (hyt_context_set) */
+    /* Further check of a value, after the type's (NULL: none): 0, or -1 with a reason in err
+     * (the message adds the key and where the value came from). */
+    int (*check)(const char *value, char *err, size_t errlen);
+} hyt_config_keydef_t;
+
+/* Adds n keys (the table must outlive the program's use of hytile: static storage).  All or
+ * nothing: HYT_ERR_CONFIG for a malformed definition, an invalid default, a name or variable
+ * already registered by another table, or more than 64 keys in all.  Registering the same
+ * table again is a no-op.  Thread-safe; a configuration created before the registration sees
+ * the new keys at their defaults. */
+HYT_API int hyt_config_register(const hyt_config_keydef_t *defs, int n);
 
 HYT_API int hyt_config_create(hyt_config_t **cfg);
 HYT_API void hyt_config_destroy(hyt_config_t *cfg);

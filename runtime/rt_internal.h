@@ -50,19 +50,36 @@ static inline uint64_t hyt_chaos_stream(uint64_t seed, uint64_t k)
 /* ------------------------------------------------------------------------------------------ */
 /* configuration (config.c)                                                                    */
 
-typedef enum { HYT_KEY_INT, HYT_KEY_STRING, HYT_KEY_BOOL, HYT_KEY_SIZE, HYT_KEY_DOUBLE } hyt_key_type_t;
-
-#define HYT_CONFIG_MAX_KEYS 32
+#define HYT_CONFIG_MAX_KEYS 64
 #define HYT_CONFIG_VALUE_MAX 256
 
+/* Values of the keys by registration index; keys registered after the configuration was
+ * created (index >= nkeys) are at their defaults. */
 struct hyt_config {
+    int nkeys;
     char value[HYT_CONFIG_MAX_KEYS][HYT_CONFIG_VALUE_MAX];
     hyt_source_t source[HYT_CONFIG_MAX_KEYS];
     char where[HYT_CONFIG_MAX_KEYS][160];  /* file:line or variable, for reports */
 };
 
+/* The registry (config.c): index of a key (-1: unknown), its definition, the count. */
 int hyt_config_key_index(const char *key);
+int hyt_config_env_index(const char *env);
+const hyt_config_keydef_t *hyt_config_keydef(int i);
+int hyt_config_num_keys(void);
 int hyt_config_is_per_call(const char *key);
+/* Text values of the registered sections joined with ", " as "[lu], [runtime]" (for
+ * messages). */
+void hyt_config_sections(char *buf, size_t len);
+/* Sections and HYT_ variable prefixes that belong to a component which may not be linked
+ * into the program (the hytile command's [hpl] and HYT_HPL_*): while no registered key
+ * uses them, their keys in files and their variables are ignored instead of rejected. */
+void hyt_config_reserve(const char *section, const char *env_prefix);
+int hyt_config_is_reserved(const char *section, const char *env);
+
+/* value parsers (config_parse.c) */
+int hyt_parse_long(const char *s, long *out);
+int hyt_parse_bool(const char *s, int *out);
 /* Parsed device list: "none", "auto", "cuda", "cuda:0,2", "host:N". */
 typedef struct hyt_devspec {
     int auto_detect;     /* "auto": all CUDA GPUs if any, else none */

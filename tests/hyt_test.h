@@ -69,6 +69,16 @@ static inline void test_capture_end(test_capture_t *c, char *text, size_t size)
     text[len > 0 ? len : 0] = '\0';
 }
 
+/* Writes text to a new temporary file; its name goes to path (at least 32 bytes). */
+static inline void test_write_tmp(char *path, size_t len, const char *text)
+{
+    snprintf(path, len, "/tmp/hyt_test_XXXXXX");
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0, "mkstemp");
+    REQUIRE(write(fd, text, strlen(text)) == (ssize_t)strlen(text), "write");
+    close(fd);
+}
+
 /* Deterministic 64-bit mixing and a tiny PRNG. */
 static inline unsigned long long test_mix(unsigned long long x)
 {

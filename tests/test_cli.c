@@ -1,5 +1,5 @@
 /*
- * The hytile commands hpl and tune (drivers/cmd_*.c), called in-process: option errors (exit
+ * The hytile commands hpl and tune (app/cmd_*.c), called in-process: option errors (exit
  * status 2, nothing written), config file errors naming file:line, HPL.dat reading, the
  * precedence of tuned file < config file < environment < command line, the JSON results (checked
  * to be valid JSON), traces and their SVG, end-to-end runs on CPUs and host devices, tune's

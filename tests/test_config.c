@@ -1,7 +1,9 @@
 /*
  * Configuration: validation of every key type, INI files (errors name file:line and change
- * nothing), the environment (unknown HYT_ variables rejected), precedence of sources.
+ * nothing), the environment (unknown HYT_ variables rejected), precedence of sources.  With
+ * the hytile command's keys (hpl.*) registered, as the command does.
  */
+#include "cli_common.h"
 #include "hyt_runtime.h"
 #include "hyt_test.h"
 
@@ -9,14 +11,7 @@
 
 static char path[64];
 
-static void write_file(const char *text)
-{
-    snprintf(path, sizeof path, "/tmp/hyt_cfg_XXXXXX");
-    int fd = mkstemp(path);
-    REQUIRE(fd >= 0, "mkstemp");
-    REQUIRE(write(fd, text, strlen(text)) == (ssize_t)strlen(text), "write");
-    close(fd);
-}
+static void write_file(const char *text) { test_write_tmp(path, sizeof path, text); }
 
 /* The file must be rejected with "path:line" and a word of the reason; cfg unchanged. */
 static void expect_file_error(const char *text, int line, const char *reason)
@@ -42,6 +37,7 @@ static void expect_file_error(const char *text, int line, const char *reason)
 int main(void)
 {
     hyt_config_t *cfg;
+    REQUIRE(!hyt_hpl_register_keys(), "hpl keys: %s", hyt_last_error());
     REQUIRE(!hyt_config_create(&cfg), "create");
 
     /* values */

@@ -1,6 +1,6 @@
 /*
- * Fuzz target: the option parser of `hytile hpl`, hyt_hpl_parse_args (drivers/cmd_hpl.c, with
- * hyt_cli_next / hyt_cli_int / hyt_cli_int_list of drivers/cli_common.c), then the settings it
+ * Fuzz target: the option parser of `hytile hpl`, hyt_hpl_parse_args (app/cmd_hpl.c, with
+ * hyt_cli_next / hyt_cli_int / hyt_cli_int_list of app/cli_common.c), then the settings it
  * returns applied to a configuration the way hyt_cli_build_config applies the command line
  * (hyt_config_set with HYT_SRC_API, in order).
  *

@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the HPL.dat reader, hyt_hpl_dat_read (drivers/hpl_dat.c).
+ * Fuzz target: the HPL.dat reader, hyt_hpl_dat_read (app/hpl_dat.c).
  *
  * Contract checked on every input (written to an in-memory file):
  *   rejected: HYT_ERR_CONFIG (or HYT_ERR_NOMEM) with a message; a HYT_ERR_CONFIG message starts

@@ -13,9 +13,52 @@
  *   CPU panels with devices: nb 256, lookahead 2 (the seed's scheme; slower on H200s).
  */
 #include "drv_internal.h"
+#include "rt_internal.h" /* HYT_MAX_WORKERS */
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static int check_panel(const char *value, char *err, size_t errlen)
+{
+    if (strcmp(value, "cpu") && strcmp(value, "gpu") && strcmp(value, "auto")) {
+        snprintf(err, errlen, "'%.40s': expected cpu, gpu or auto", value);
+        return -1;
+    }
+    return 0;
+}
+
+/* The LU's keys (read by hyt_lu_params below).  Keep in sync with the README's configuration
+ * section. */
+static const hyt_config_keydef_t lu_keys[] = {
+    {{"lu.nb", "HYT_NB", "auto",
+      "tile size nb (1..4096); auto: 512 with GPU panels (256 below N = 8192), 192 on CPUs "
+      "only (less for small matrices; 512 from N = 24576 with 32 workers or more)"},
+     HYT_KEY_INT, 1, 4096, 1, 1, NULL},
+    {{"lu.lookahead", "HYT_LOOKAHEAD", "auto",
+      "lookahead depth (0..64): columns updated ahead of the bulk, on the CPUs (CPU panels) or "
+      "the GPUs' panel streams (GPU panels); auto: 1 on CPUs only, 4 with GPU panels, 2 with "
+      "CPU panels"},
+     HYT_KEY_INT, 0, 64, 1, 1, NULL},
+    {{"lu.panel_cores", "HYT_PANEL_CORES", "auto",
+      "cores that factor a panel together (1..workers); auto: a quarter of the workers (at "
+      "least 1, at most 16)"},
+     HYT_KEY_INT, 1, HYT_MAX_WORKERS, 1, 1, NULL},
+    {{"lu.panel", "HYT_PANEL", "auto",
+      "where panels are factored with devices: cpu, gpu, or auto (gpu with CUDA GPUs, cpu "
+      "otherwise)"},
+     HYT_KEY_STRING, 0, 0, 0, 1, check_panel},
+    {{"gpu.panel_ctas", "HYT_GPU_PANEL_CTAS", "0",
+      "GPU panels: 0 factors them with cuSOLVER; 1..4096 or auto with hytile's native panel "
+      "LU on that many CTAs (fewer where they would not all fit on the GPU or the panel is "
+      "short; auto: one per SM)"},
+     HYT_KEY_INT, 0, 4096, 1, 1, NULL},
+};
+
+int hyt_lu_register_keys(void)
+{
+    return hyt_config_register(lu_keys, (int)(sizeof lu_keys / sizeof lu_keys[0]));
+}
 
 int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p)
 {

@@ -80,6 +80,8 @@ typedef struct hyt_cli_config {
 /* Builds the configuration.  On error *cfg is NULL and hyt_last_error() names the file:line,
  * the variable or the option. */
 int hyt_cli_build_config(hyt_cli_config_t *c, hyt_config_t **cfg);
+/* Registers the [hpl] keys (app/hpl_keys.c; idempotent, also done when the program loads). */
+int hyt_hpl_register_keys(void);
 
 /* ---------------------------------------------------------------------------------------------
  * The machine, as recorded in tuned files:

@@ -441,7 +441,9 @@ int hyt_cli_build_config(hyt_cli_config_t *c, hyt_config_t **out)
     hyt_config_t *cfg;
     *out = NULL;
     c->tuned_path = NULL;
-    int rc = hyt_config_create(&cfg);
+    int rc = hyt_hpl_register_keys();
+    if (!rc)
+        rc = hyt_config_create(&cfg);
     if (rc)
         return rc;
     if (c->use_tuned)
