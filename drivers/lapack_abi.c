@@ -49,19 +49,6 @@ typedef void dgesv_fn(const int *n, const int *nrhs, double *a, const int *lda, 
                       double *b, const int *ldb, int *info);
 typedef void xerbla_fn(const char *srname, const int *info, size_t srname_len);
 
-/* The ABI's key (read once, by abi_setup). */
-static const hyt_config_keydef_t abi_keys[] = {
-    {{"abi.min_n", "HYT_ABI_MIN_N", "64",
-      "LAPACK ABI: calls on matrices smaller than this (max(m, n)) go to the CPU LAPACK the "
-      "program would use without hytile, when there is one (0..1000000; 0: none)"},
-     HYT_KEY_INT, 0, 1000000, 0, 0, NULL},
-};
-
-int hyt_abi_register_keys(void)
-{
-    return hyt_config_register(abi_keys, (int)(sizeof abi_keys / sizeof abi_keys[0]));
-}
-
 /* Set once (abi_setup) and the same in a forked child. */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static hyt_config_t *abi_cfg;
