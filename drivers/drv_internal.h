@@ -21,6 +21,9 @@ int hyt_pdgetrs(hyt_sequence_t *seq, char trans, const hyt_desc_t *A, const int 
 int hyt_lu_register_keys(void);
 int hyt_abi_register_keys(void);
 
+/* LAPACK's XERBLA, forwarded to the program's own (abi_xerbla.c). */
+void xerbla_(const char *srname, const int *info, size_t srname_len);
+
 /* Dependency keys of the pivots of each step: &ipiv[k*nb] for k < kt (malloc'ed, or NULL
  * with the message set). */
 const void **hyt_piv_keys(const int *ipiv, int kt, int nb);

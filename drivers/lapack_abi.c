@@ -6,8 +6,8 @@
  * Behaviour of reference LAPACK: arguments checked in LAPACK's order, XERBLA called with the
  * position of the first bad one and INFO = -position with nothing written; quick return for
  * empty problems; INFO = i for the first exactly zero U(i,i) with the factorization completed.
- * XERBLA is the program's (looked up when needed, never defined here, so that preloading
- * hytile does not replace it for every other LAPACK routine); without one, LAPACK's message.
+ * XERBLA is the program's: libhytile's xerbla_ forwards to it (abi_xerbla.c), so that
+ * preloading hytile does not replace it for every other LAPACK routine.
  *
  * The "next" LAPACK is the one the program would call without hytile: the same routine found
  * after libhytile in the lookup order (dlsym RTLD_NEXT), never our own.  When there is one:
@@ -47,7 +47,6 @@ typedef void dgetrs_fn(const char *trans, const int *n, const int *nrhs, const d
                        size_t trans_len);
 typedef void dgesv_fn(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv,
                       double *b, const int *ldb, int *info);
-typedef void xerbla_fn(const char *srname, const int *info, size_t srname_len);
 
 /* Set once (abi_setup) and the same in a forked child. */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -207,12 +206,7 @@ static int max1(int x) { return x > 1 ? x : 1; }
 static void bad_arg(const char *name, int *info, int pos)
 {
     *info = -pos;
-    xerbla_fn *xerbla = (xerbla_fn *)foreign_sym(RTLD_DEFAULT, "xerbla_");
-    if (xerbla)
-        xerbla(name, &pos, 6);
-    else
-        fprintf(stderr, " ** On entry to %.*s parameter number %2d had an illegal value\n",
-                (int)strcspn(name, " "), name, pos);
+    xerbla_(name, &pos, 6); /* the program's (abi_xerbla.c) */
 }
 
 /* One call: the operation and its arguments (checked), for hytile and for the next LAPACK. */
