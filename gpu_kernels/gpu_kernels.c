@@ -7,6 +7,7 @@
  * Calls with no work (no tiles, no columns, no interchanges, an empty C) return 0 before any
  * device call, on both backends alike.
  */
+#include "hyt_gpu_hpl.h"
 #include "hyt_gpu_kernels.h"
 
 #include <stdint.h>
@@ -225,6 +226,100 @@ int hyt_gpu_dgemm_batched(const hyt_devctx_t *dc, char transa, char transb, int 
     return HYT_SUCCESS;
 #else
     (void)per_call;
+    return no_cuda(dc, fn);
+#endif
+}
+
+/* ---- HPL's matrix on the devices ------------------------------------------------------------ */
+
+/* The device context and the distribution of HPL's matrix seen from device `index`, checked. */
+static int hpl_dist(const hyt_devctx_t *dc, const char *fn, int n, int nb, int ndev, int index,
+                    int seed, hyt_hpl_dist_t *D)
+{
+    int rc = check_dc(dc, fn);
+    if (rc)
+        return rc;
+    if (n < 0 || nb < 1 || ndev < 1 || index < 0 || index >= ndev)
+        return hyt_error(HYT_ERR_INVALID, "%s: n = %d, nb = %d, ndev = %d, index = %d (need "
+                         "n >= 0, nb >= 1, 0 <= index < ndev)", fn, n, nb, ndev, index);
+    if (hyt_hpl_dist_init(n, nb, ndev, index, seed, D))
+        return hyt_error(HYT_ERR_TOO_LARGE, "%s: the columns of n = %d in tiles of %d do not fit "
+                         "in 64-bit offsets", fn, n, nb);
+    return HYT_SUCCESS;
+}
+
+int hyt_gpu_dplghpl(const hyt_devctx_t *dc, double *cols, int n, int nb, int ndev, int index,
+                    int seed, double *b)
+{
+    static const char fn[] = "hyt_gpu_dplghpl";
+    hyt_hpl_dist_t D;
+    int rc = hpl_dist(dc, fn, n, nb, ndev, index, seed, &D);
+    if (rc || n == 0)
+        return rc;
+    if (D.ncols > 0 && !cols)
+        return hyt_error(HYT_ERR_INVALID, "%s: cols is NULL (device %d of %d holds %d columns)",
+                         fn, index, ndev, D.ncols);
+    if (D.ncols == 0 && !b)
+        return HYT_SUCCESS;
+    if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
+        if ((rc = host_fault(dc, fn)))
+            return rc;
+        hyt_ref_dplghpl_crrb(cols, n, nb, ndev, index, seed, b);
+        return HYT_SUCCESS;
+    }
+#if HYT_HAVE_CUDA
+    return hyt_cuda_dplghpl(dc->dev, dc->cuda_stream, &D, cols, b);
+#else
+    return no_cuda(dc, fn);
+#endif
+}
+
+int hyt_gpu_hpl_matvec(const hyt_devctx_t *dc, int n, int nb, int ndev, int index, int seed,
+                       const double *x, double *ax, double *arow)
+{
+    static const char fn[] = "hyt_gpu_hpl_matvec";
+    hyt_hpl_dist_t D;
+    int rc = hpl_dist(dc, fn, n, nb, ndev, index, seed, &D);
+    if (rc || n == 0)
+        return rc;
+    if (!x || !ax || !arow)
+        return hyt_error(HYT_ERR_INVALID, "%s: %s is NULL", fn, !x ? "x" : !ax ? "ax" : "arow");
+    if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
+        if ((rc = host_fault(dc, fn)))
+            return rc;
+        return hyt_ref_hpl_matvec(n, nb, ndev, index, seed, x, ax, arow);
+    }
+#if HYT_HAVE_CUDA
+    return hyt_cuda_hpl_matvec(dc->dev, dc->cuda_stream, &D, x, ax, arow);
+#else
+    return no_cuda(dc, fn);
+#endif
+}
+
+int hyt_gpu_hpl_norms(const hyt_devctx_t *dc, int n, int nparts, const double *ax,
+                      const double *arow, const double *x, const double *b, double *norms)
+{
+    static const char fn[] = "hyt_gpu_hpl_norms";
+    int rc = check_dc(dc, fn);
+    if (rc)
+        return rc;
+    if (n < 0 || nparts < 1)
+        return hyt_error(HYT_ERR_INVALID, "%s: n = %d, nparts = %d (need n >= 0, nparts >= 1)",
+                         fn, n, nparts);
+    if (n == 0)
+        return HYT_SUCCESS;
+    if (!ax || !arow || !x || !b || !norms)
+        return hyt_error(HYT_ERR_INVALID, "%s: %s is NULL", fn,
+                         !ax ? "ax" : !arow ? "arow" : !x ? "x" : !b ? "b" : "norms");
+    if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
+        if ((rc = host_fault(dc, fn)))
+            return rc;
+        hyt_ref_hpl_norms(n, nparts, ax, arow, x, b, norms);
+        return HYT_SUCCESS;
+    }
+#if HYT_HAVE_CUDA
+    return hyt_cuda_hpl_norms(dc->dev, dc->cuda_stream, n, nparts, ax, arow, x, b, norms);
+#else
     return no_cuda(dc, fn);
 #endif
 }

@@ -58,6 +58,33 @@ int hyt_gpu_dgemm_batched(const hyt_devctx_t *dc, char transa, char transb, int 
 int hyt_gpu_dgetrf_crrb(const hyt_devctx_t *dc, double *A, int m, int n, int nb, int *ipiv,
                         int *info, void *work, int nctas);
 size_t hyt_gpu_dgetrf_crrb_work(hyt_device_t *dev, int m, int n);
+/* ---- HPL's matrix on the devices (gpu_dplghpl.cu, gpu_hpl_check.cu; references in ref_hpl.c)
+ * Device `index` of `ndev` holds the tile columns of HPL's n x n matrix (nb x nb tiles) as the
+ * hybrid LU keeps them (hyt_gpu_tasks.h): the tile columns j with j % ndev == index, local
+ * column l = j / ndev at cols + l*mt*nb*nb (mt = ceil(n/nb)), mt CRRB tiles on top of each
+ * other; padding (rows >= n, columns >= n) zero.  The numbers are hyt_core_dplghpl's, bit for
+ * bit: A is columns 0..n-1 of HPL's n x (n+1) matrix, b its column n (hytile hpl's matrix).
+ * Calls with n == 0 do nothing (norms not written). */
+
+/* Generates this device's columns (all of their mt*nb rows, padding zeroed) and, when b is not
+ * NULL, b (n doubles of device memory; one device generates it). */
+int hyt_gpu_dplghpl(const hyt_devctx_t *dc, double *cols, int n, int nb, int ndev, int index,
+                    int seed, double *b);
+/* The check by regeneration, this device's share: for every row i < n, ax[i] = sum of
+ * a_ij x[j] and arow[i] = sum of |a_ij| over this device's columns j, A regenerated (not read:
+ * the factors have overwritten it).  x: n doubles (the whole solution); ax, arow: n doubles,
+ * overwritten (zeros on a device without columns).  Blocked summation in a fixed order: the
+ * CUDA and host versions give the same bits. */
+int hyt_gpu_hpl_matvec(const hyt_devctx_t *dc, int n, int nb, int ndev, int index, int seed,
+                       const double *x, double *ax, double *arow);
+/* Combines the shares of nparts devices (part p at ax + p*n and arow + p*n: the caller brings
+ * them to one device) into norms[0..3] = ||A x - b||_oo, ||A||_oo (max row sum of |a_ij|),
+ * ||x||_oo, ||b||_oo, in device memory; a NaN anywhere is a NaN norm. */
+int hyt_gpu_hpl_norms(const hyt_devctx_t *dc, int n, int nparts, const double *ax,
+                      const double *arow, const double *x, const double *b, double *norms);
+/* HPL's scaled residual ||Ax-b||_oo / (eps (||A||_oo ||x||_oo + ||b||_oo) n) of those norms
+ * (host; eps = DBL_EPSILON, as hytile hpl). */
+double hyt_hpl_scaled_residual(const double norms[4], int n);
 
 /* Host references (the specification of the kernels above; host memory).  They assume valid
  * arguments (the dispatchers check them); hyt_ref_dlaswp_crrb ignores pivots < 1, as the CUDA
@@ -72,6 +99,12 @@ void hyt_ref_dgemm_batched(char transa, char transb, int m, int n, int k, double
                            const double *A, int lda, int64_t strideA, const double *B, int ldb,
                            int64_t strideB, double beta, double *C, int ldc, int64_t strideC,
                            int batch);
+void hyt_ref_dplghpl_crrb(double *cols, int n, int nb, int ndev, int index, int seed, double *b);
+/* 0, or HYT_ERR_NOMEM (a tile of scratch) */
+int hyt_ref_hpl_matvec(int n, int nb, int ndev, int index, int seed, const double *x,
+                       double *ax, double *arow);
+void hyt_ref_hpl_norms(int n, int nparts, const double *ax, const double *arow, const double *x,
+                       const double *b, double norms[4]);
 
 #if HYT_HAVE_CUDA
 /* The CUDA versions (the .cu files of gpu_kernels/), asynchronous on `stream`.  They return 0 or
@@ -91,6 +124,13 @@ int hyt_cuda_dgetrf_crrb(hyt_device_t *dev, void *stream, void *cublas, double *
                          int nb, int *ipiv, int *info, void *work, int nctas);
 int hyt_cuda_dgetrf_leaf(hyt_device_t *dev, void *stream, double *A, int m, int n, int nb,
                          int j0, int w, int *ipiv, int *info, double *ws, int nctas);
+struct hyt_hpl_dist; /* hyt_gpu_hpl.h */
+int hyt_cuda_dplghpl(hyt_device_t *dev, void *stream, const struct hyt_hpl_dist *D, double *cols,
+                     double *b);
+int hyt_cuda_hpl_matvec(hyt_device_t *dev, void *stream, const struct hyt_hpl_dist *D,
+                        const double *x, double *ax, double *arow);
+int hyt_cuda_hpl_norms(hyt_device_t *dev, void *stream, int64_t n, int nparts, const double *ax,
+                       const double *arow, const double *x, const double *b, double *norms);
 #endif
 
 #ifdef __cplusplus

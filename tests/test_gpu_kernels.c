@@ -18,22 +18,14 @@
 #include "hyt_runtime.h"
 #include "hyt_tiles.h"
 #include "hyt_test.h"
+#include "hyt_dev_test.h"
 
 #include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
 
-static int use_cuda; /* the device part runs on cuda:0 */
-
 static double rnd(test_rng_t *r) { return (double)(test_rand(r) >> 11) * 0x1p-52 - 1.0; }
-
-static void *xmalloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    REQUIRE(p, "out of memory (%zu bytes)", bytes);
-    return p;
-}
 
 static void fill(test_rng_t *r, double *a, size_t n)
 {
@@ -349,13 +341,6 @@ static void test_ref_gemm(void)
  * Launch geometry of the CUDA kernels, checked on the host.
  */
 
-static int launch_ok(const hyt_launch_t *L)
-{
-    return L->grid[0] >= 1 && L->grid[0] <= HYT_GRID_MAX_X && L->grid[1] >= 1 &&
-           L->grid[1] <= HYT_GRID_MAX_YZ && L->grid[2] >= 1 && L->grid[2] <= HYT_GRID_MAX_YZ &&
-           L->block[0] * L->block[1] * L->block[2] <= 1024;
-}
-
 /* Every thread of the launch: each off-diagonal element is swapped exactly once, with its
  * transposed partner, diagonal elements never. */
 static void check_transpose_grid(int nb, int64_t ntiles)
@@ -495,29 +480,6 @@ static void test_geometry(void)
  * (b) the dispatchers in device tasks
  */
 
-/* Device task bodies forward the kernel's message to the sequence (the runtime's own message
- * only names the task and the code). */
-static int forward(const hyt_devctx_t *dc, int rc)
-{
-    if (rc)
-        hyt_sequence_fail(dc->seq, rc, "%s", hyt_last_error());
-    return rc;
-}
-
-typedef struct xfer_args {
-    void *dst;
-    const void *src;
-    size_t bytes;
-    int d2h;
-} xfer_args_t;
-
-static int xfer_body(const hyt_devctx_t *dc, void *p)
-{
-    xfer_args_t *a = p;
-    return forward(dc, a->d2h ? hyt_dev_memcpy_d2h(dc, a->dst, a->src, a->bytes)
-                              : hyt_dev_memcpy_h2d(dc, a->dst, a->src, a->bytes));
-}
-
 typedef struct tr_args {
     double *tiles;
     int nb;
@@ -560,30 +522,10 @@ static int mm_body(const hyt_devctx_t *dc, void *p)
                                              g->ldc, g->sc, g->batch, a->per_call));
 }
 
-static const hyt_kernel_t xfer_kernel = {.name = "copy", .dev = xfer_body, .cat = HYT_CAT_DMA};
 static const hyt_kernel_t tr_kernel = {.name = "transpose", .dev = tr_body, .cat = HYT_CAT_GPU};
 static const hyt_kernel_t sw_kernel = {.name = "dlaswp_crrb", .dev = sw_body, .cat = HYT_CAT_GPU};
 static const hyt_kernel_t mm_kernel = {.name = "dgemm_batched", .dev = mm_body,
                                        .cat = HYT_CAT_GPU};
-
-static int insert_dev(hyt_sequence_t *seq, const hyt_kernel_t *k, const void *args, size_t size,
-                      int stream, const hyt_dep_t *deps, int ndeps)
-{
-    hyt_task_desc_t d = hyt_task_desc(k, args, size);
-    d.device = 0;
-    d.stream = stream;
-    d.deps = deps;
-    d.ndeps = ndeps;
-    return hyt_task_insert(seq, &d);
-}
-
-static int insert_copy(hyt_sequence_t *seq, void *dst, const void *src, size_t bytes, int d2h)
-{
-    xfer_args_t a = {dst, src, bytes, d2h};
-    hyt_dep_t deps[2] = {{src, HYT_READ}, {dst, HYT_WRITE}};
-    return insert_dev(seq, &xfer_kernel, &a, sizeof a, d2h ? HYT_STREAM_D2H : HYT_STREAM_H2D,
-                      deps, 2);
-}
 
 /* Device buffers of one round trip, freed together. */
 typedef struct dbufs {
@@ -691,13 +633,6 @@ static int dev_gemm(hyt_context_t *ctx, const gcase_t *g, const double *A, const
     }
     dfree(&d);
     return rc;
-}
-
-static double *hmalloc(hyt_context_t *ctx, size_t n)
-{
-    double *p = hyt_host_malloc(ctx, (n ? n : 1) * sizeof *p);
-    REQUIRE(p, "hyt_host_malloc of %zu doubles failed", n);
-    return p;
 }
 
 static void test_dev_transpose(hyt_context_t *ctx)
@@ -844,14 +779,6 @@ static void test_dev_args(hyt_context_t *ctx)
     hyt_devctx_t dc = {.dev = hyt_context_device(ctx, 0), .stream = HYT_STREAM_COMPUTE};
     double x[64] = {0};
     int ip[4] = {1, 2, 3, 4};
-#define EXPECT(call, code)                                                                     \
-    do {                                                                                       \
-        int rc_ = (call);                                                                      \
-        CHECK(rc_ == (code), "%s returned %s, expected %s (%s)", #call, hyt_strerror(rc_),     \
-              hyt_strerror(code), hyt_last_error());                                           \
-        CHECK(rc_ == 0 || strstr(hyt_last_error(), "hyt_gpu_") != NULL, "%s: message '%s'",    \
-              #call, hyt_last_error());                                                        \
-    } while (0)
 
     EXPECT(hyt_gpu_transpose_tiles(NULL, x, 2, 1), HYT_ERR_INVALID);
     EXPECT(hyt_gpu_transpose_tiles(&dc, x, 0, 1), HYT_ERR_INVALID);
@@ -913,24 +840,6 @@ static void test_dev_args(hyt_context_t *ctx)
            0);
     EXPECT(hyt_gpu_dgemm_batched(&dc, 'N', 'N', 2, 2, 2, 1, x, 2, 4, x, 2, 4, 0, NULL, 2, 4, 0, 1),
            0);
-#undef EXPECT
-}
-
-/* A context with `devices` and debug.fault_device = fault (0: none); 0 or the error. */
-static int make_context(const char *devices, long fault, hyt_context_t **ctx)
-{
-    hyt_config_t *cfg;
-    char buf[32];
-    *ctx = NULL;
-    REQUIRE(!hyt_config_create(&cfg), "config");
-    snprintf(buf, sizeof buf, "%ld", fault);
-    REQUIRE(!hyt_config_set(cfg, "runtime.workers", "2", HYT_SRC_API, NULL) &&
-            !hyt_config_set(cfg, "runtime.devices", devices, HYT_SRC_API, NULL) &&
-            !hyt_config_set(cfg, "debug.fault_device", buf, HYT_SRC_API, NULL), "%s",
-            hyt_last_error());
-    int rc = hyt_context_create(cfg, ctx);
-    hyt_config_destroy(cfg);
-    return rc;
 }
 
 /* Fault injection: the k-th device call fails, for k = 1, 2, ... until four runs in a row pass
@@ -1024,28 +933,11 @@ static void test_dev_faults(const char *devices)
 
 int main(int argc, char **argv)
 {
-    use_cuda = argc > 1 && !strcmp(argv[1], "cuda");
-    if (argc > 1 && !use_cuda) {
-        fprintf(stderr, "usage: %s [cuda]\n", argv[0]);
-        return 2;
-    }
-    const char *devices = "host:1";
-    if (use_cuda) {
-#if !HYT_HAVE_CUDA
-        printf("test_gpu_kernels cuda: skipped: hytile was built without CUDA (meson setup "
-               "-Dcuda=enabled to build it)\n");
-        return 77;
-#endif
-        devices = "cuda:0";
-    }
+    const char *devices;
     hyt_context_t *ctx;
-    int rc = make_context(devices, 0, &ctx);
-    if (rc && use_cuda && (rc == HYT_ERR_DEVICE || rc == HYT_ERR_NOT_AVAILABLE)) {
-        printf("test_gpu_kernels cuda: skipped: no usable GPU (%s)\n", hyt_last_error());
-        return 77;
-    }
-    REQUIRE(!rc, "context with devices %s: %s", devices, hyt_last_error());
-
+    int rc = dev_test_start(argc, argv, "test_gpu_kernels", &devices, &ctx);
+    if (rc >= 0)
+        return rc;
     if (!use_cuda) {
         test_ref_transpose();
         test_ref_laswp();
