@@ -16,6 +16,7 @@
  *   HYT_GPU_MEMORY_LIMIT    gpu.memory_limit
  *   HYT_PINNED              gpu.pinned
  *   HYT_GPU_PANEL_CTAS      gpu.panel_ctas
+ *   HYT_GPU_PANEL_SMS       gpu.panel_sms
  *   HYT_HPL_N               hpl.n
  *   HYT_HPL_SEED            hpl.seed
  *   HYT_HPL_THRESHOLD       hpl.threshold
@@ -96,6 +97,10 @@ static const keydef_t keys[] = {
       "LU on that many CTAs (fewer where they would not all fit on the GPU or the panel is "
       "short; auto: one per SM)"},
      HYT_KEY_INT, 0, 4096, 1, 1},
+    {{"gpu.panel_sms", "HYT_GPU_PANEL_SMS", "0",
+      "CUDA GPUs: 0 lets every stream use all SMs; N > 0 gives the panel stream N SMs of its "
+      "own (a green context; rounded up to the GPU's granularity) and the other streams the rest"},
+     HYT_KEY_INT, 0, 1024, 0, 0},
     {{"hpl.n", "HYT_HPL_N", "auto",
       "hytile hpl problem sizes, comma separated; auto: the largest that fits in memory and "
       "takes about hpl.seconds"},
