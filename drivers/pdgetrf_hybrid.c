@@ -176,7 +176,8 @@ static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
                                                &h->g[g], &h->g[o], k, dk, panel_key(h, o, k),
                                                panel_key(h, g, k));
 
-        // lookahead: the next columns, each on its owner's panel stream
+        // lookahead: the next columns, each on its owner's lookahead stream (high priority,
+        // not queued behind the next panel; with gpu.panel_sms on the compute SMs)
         for (int j = k + 1; j <= k + D && j < nt && !rc; j++) {
             int g = j % ndev;
             hyt_dep_t deps[3] = {{panel_key(h, g, k), HYT_READ}, {col_key(h, j), HYT_RW},
@@ -184,7 +185,7 @@ static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
             rc = hyt_insert_gpu_dgetrf_update_deps(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, k, k + 1,
                                                                     j},
                                                    &h->g[g], k, dk, j / ndev, j / ndev + 1, 0,
-                                                   HYT_STREAM_PANEL, deps, 3);
+                                                   HYT_STREAM_LOOKAHEAD, deps, 3);
         }
 
         // the rest of each device's columns, and the swaps to the left of its finished ones

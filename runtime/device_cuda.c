@@ -56,7 +56,7 @@ typedef struct evpool {
 
 typedef struct cuda_priv {
     cudaStream_t stream[HYT_NUM_STREAMS];
-    cublasHandle_t blas, blas_panel;
+    cublasHandle_t blas, blas_panel, blas_la;
     evpool_t plain[2], timed[2]; /* per partition: 0 the rest (or all SMs), 1 the panel's */
     CUgreenCtx green[2];         /* gpu.panel_sms > 0: the two partitions, else NULL */
     CUcontext gctx[2];           /* their contexts, for creating events in them */
@@ -64,6 +64,12 @@ typedef struct cuda_priv {
     cudaEvent_t ref;
     double ref_time;
 } cuda_priv_t;
+
+/* The critical path's streams first. */
+static int prio_of(int stream, int lo, int hi)
+{
+    return stream == HYT_STREAM_PANEL || stream == HYT_STREAM_LOOKAHEAD ? hi : lo;
+}
 
 /* The partition of a stream's events. */
 static int part_of(const cuda_priv_t *p, int stream)
@@ -227,8 +233,8 @@ static int green_setup(hyt_device_t *dev, cuda_priv_t *p, int n, int lo, int hi)
     }
     for (int s = 0; s < HYT_NUM_STREAMS; s++) {
         int g = s == HYT_STREAM_PANEL;
-        r = drv.cuGreenCtxStreamCreate((CUstream *)&p->stream[s], p->green[g], CU_STREAM_NON_BLOCKING,
-                                   g ? hi : lo);
+        r = drv.cuGreenCtxStreamCreate((CUstream *)&p->stream[s], p->green[g],
+                                       CU_STREAM_NON_BLOCKING, prio_of(s, lo, hi));
         if (r != CUDA_SUCCESS)
             return green_error(r, "cuGreenCtxStreamCreate (gpu.panel_sms)"), 1;
     }
@@ -280,11 +286,13 @@ static int cuda_init(hyt_device_t *dev)
     }
     for (int s = 0; s < HYT_NUM_STREAMS && !p->green[0]; s++)
         HYT_CUDA_TRY(dev, cudaStreamCreateWithPriority(&p->stream[s], cudaStreamNonBlocking,
-                                                       s == HYT_STREAM_PANEL ? hi : lo));
+                                                       prio_of(s, lo, hi)));
     HYT_CUBLAS_TRY(dev, cublasCreate(&p->blas));
     HYT_CUBLAS_TRY(dev, cublasSetStream(p->blas, p->stream[HYT_STREAM_COMPUTE]));
     HYT_CUBLAS_TRY(dev, cublasCreate(&p->blas_panel));
     HYT_CUBLAS_TRY(dev, cublasSetStream(p->blas_panel, p->stream[HYT_STREAM_PANEL]));
+    HYT_CUBLAS_TRY(dev, cublasCreate(&p->blas_la));
+    HYT_CUBLAS_TRY(dev, cublasSetStream(p->blas_la, p->stream[HYT_STREAM_LOOKAHEAD]));
     int rc = ev_get(dev, &p->timed[0], p->gctx[0], &p->ref);
     if (rc)
         return rc;
@@ -319,6 +327,8 @@ static void cuda_fini(hyt_device_t *dev)
         cublasDestroy(p->blas);
     if (p->blas_panel)
         cublasDestroy(p->blas_panel);
+    if (p->blas_la)
+        cublasDestroy(p->blas_la);
     green_free(p); /* streams, events, green contexts */
     cudaGetLastError();
     free(p);
@@ -366,7 +376,8 @@ static void cuda_prepare(hyt_device_t *dev, hyt_devctx_t *dc)
     dc->cuda_stream = p->stream[dc->stream];
     dc->cublas = dc->stream == HYT_STREAM_COMPUTE ? p->blas
                  : dc->stream == HYT_STREAM_PANEL ? p->blas_panel
-                                                  : NULL;
+                 : dc->stream == HYT_STREAM_LOOKAHEAD ? p->blas_la
+                                                      : NULL;
 }
 
 static int cuda_begin(hyt_device_t *dev, hyt_task_t *t, int tracing)

@@ -7,8 +7,9 @@ out=${OUT:-/tmp}
 ns=${NS:-16384,32768,65536}
 b=build-gpu/drivers/hytile
 [ -x $b ] || b=$(find build-gpu -name hytile -type f -perm -u+x | head -1)
-for cfg in ${CFGS:-"0 0" "16 0" "24 0" "32 0" "16 16" "24 24" "32 32" "0 auto"}; do
-  set -- $cfg
+# CFGS: panel_sms:panel_ctas pairs, comma separated
+for cfg in $(echo ${CFGS:-0:0,16:0,24:0,32:0,16:16,24:24,32:32,0:auto} | tr , ' '); do
+  set -- $(echo $cfg | tr : ' ')
   echo "== gpu.panel_sms $1 gpu.panel_ctas $2"
   HYT_GPU_PANEL_SMS=$1 HYT_GPU_PANEL_CTAS=$2 $b bench-gpu -n $ns ${PEER:-} 2>&1 \
     | tee $out/lu_sms$1_ctas$2.log | grep -E "^ +[0-9]+ .*\|.*\|.*\|" | grep -v hytile, \
