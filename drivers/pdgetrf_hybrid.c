@@ -25,7 +25,7 @@
  *
  *   panel k                       on its owner's high-priority stream (native LU), inv(L_kk)
  *   panel copies                  owner -> other devices (GPU to GPU), pivots -> host IPIV
- *   lookahead columns             k+1 .. k+lookahead, each on its owner's panel stream
+ *   lookahead columns             k+1 .. k+lookahead, each on its owner's lookahead stream
  *   rest of the update            one task per device on its compute stream, which also swaps
  *                                 the rows of the finished columns (the swaps to the left)
  *   columns back to the host      after the last step
