@@ -1,11 +1,17 @@
 /*
  * hytile bench-gpu: hytile's hybrid LU against the vendor's LU (cusolverDnDgetrf on one GPU,
- * cusolverMgGetrf on several) on the same HPL matrix, in one process on one machine.  Both
- * factorizations are timed alone (matrix already in place: hytile's in page-locked host tiles,
- * the peer's on its GPUs), both results are checked by solving with them and computing HPL's
- * scaled residual before any rate is printed.
+ * cusolverMgGetrf on several) on the same HPL matrix, in one process on one machine, both
+ * results checked by solving with them and computing HPL's scaled residual before any rate is
+ * printed.  Two timings of each (GPU panels, one GPU):
+ *   device: the matrix already on the GPU, the factors left there.  hytile: from the moment
+ *           its last column load has finished to the end of its last update (the marks of
+ *           hyt_lu_params_t; the factors' returns wait until then); cuSOLVER: cusolverDnDgetrf
+ *           alone.
+ *   host to host: from the page-locked host matrix to the factors back in host memory.
+ *           hytile: hyt_dgetrf_tile on its tiles (loads and returns overlap the
+ *           factorization); cuSOLVER: its cudaMemcpy in, cusolverDnDgetrf, its cudaMemcpy out.
  *
- *   hytile bench-gpu [-n N ...] [--devices cuda:0,1,...] [--nb NB] [--lookahead L]
+ *   hytile bench-gpu [-n N[,N...] ...] [--devices cuda:0,1,...] [--nb NB] [--lookahead L]
  *                    [--panel-cores P] [--reps R] [--mg-block B] [--no-peer] [--trace FILE]
  */
 #include "cli_common.h"
@@ -13,6 +19,7 @@
 
 #include "hytile.h"
 #include "bench_panel.h"
+#include "drv_internal.h"
 #include "peer_cusolver.h"
 
 #include <cblas.h>
@@ -71,12 +78,13 @@ static int parse_list(const char *text, int *v, int max)
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: hytile bench-gpu [-n N ...] [--devices cuda:0,1,...] [--nb NB]\n"
+            "usage: hytile bench-gpu [-n N[,N...] ...] [--devices cuda:0,1,...] [--nb NB]\n"
             "                        [--lookahead L[,L...]] [--panel-cores P[,P...]] [--reps R]\n"
             "                        [--mg-block B] [--no-peer] [--trace FILE]\n"
             "       hytile bench-gpu --panel [-n M ...] [--nb NB] [--reps R] [--devices cuda:0]\n"
             "  hytile's hybrid LU and cuSOLVER (one GPU) / cusolverMg (several) on the same\n"
-            "  HPL matrix; TFLOP/s of the factorizations and their ratio.  Lists of lookahead\n"
+            "  HPL matrix; TFLOP/s of the factorizations and their ratio, with the matrix on\n"
+            "  the GPU (dev) and host to host (h2h; GPU panels on one GPU).  Lists of lookahead\n"
             "  and panel cores run every combination on the same matrix (the peer once).\n"
             "  --panel: the panel LU alone on M x NB panels (default M = 1024 ... 131072, NB =\n"
             "  256, 512, 1024): hytile's GPU panel (gpu.panel_ctas CTAs) against\n"
@@ -101,8 +109,12 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
         }
         if (!v)
             return usage();
-        if (!strcmp(a, "-n") && nn < 32)
-            ns[nn++] = atoi(v);
+        if (!strcmp(a, "-n")) {
+            int k = parse_list(v, ns + nn, 32 - nn);
+            if (k < 0)
+                return usage();
+            nn += k;
+        }
         else if (!strcmp(a, "--devices"))
             devices = v;
         else if (!strcmp(a, "--nb"))
@@ -165,8 +177,9 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
     int ids[64];
     for (int g = 0; g < ndev && g < 64; g++) /* the peer uses the same GPUs */
         ids[g] = hyt_device_ordinal(hyt_context_device(ctx, g));
-    printf("\n%7s %5s %3s %3s | %9s %9s %9s | %9s %9s %9s | %6s\n", "N", "nb", "la", "pc",
-           "hytile s", "TFLOP/s", "residual", "peer s", "TFLOP/s", "residual", "ratio");
+    printf("\n%7s %5s %3s %3s | %9s %9s %9s %9s | %9s %9s %9s %9s | %6s %6s\n", "N", "nb",
+           "la", "pc", "hytile s", "TFLOP/s", "h2h s", "residual", "peer s", "TFLOP/s",
+           "h2h s", "residual", "ratio", "h2h");
     int status = 0;
     for (int t = 0; t < nn; t++) {
         int n = ns[t];
@@ -193,7 +206,7 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
         hyt_sequence_t *seq;
         hyt_sequence_create(ctx, &seq);
         int rc = hyt_sequence_finish(seq, hyt_dplghpl_tile_async(seq, &L, 0, 100));
-        double best[256], res[256];
+        double best[256], res[256], dev[256];
         int ncombo = nla * npc;
         for (int c = 0; c < ncombo && !rc; c++) {
             int la = las[c / npc], pc = pcs[c % npc];
@@ -202,7 +215,7 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
                 rc = 2;
                 break;
             }
-            best[c] = 1e30;
+            best[c] = dev[c] = 1e30;
             res[c] = NAN;
             for (int r = 0; r < reps && !rc; r++) {
                 hyt_sequence_create(ctx, &seq);
@@ -234,20 +247,44 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
                     if (hyt_dgetrs_tile(ctx, 'N', &A, ipiv, &B) == 0)
                         res[c] = hpl_residual(ctx, &L, b, x);
                 }
+                /* the same with the matrix on the GPU: between the marks */
+                hyt_lu_params_t q;
+                double marks[2] = {0, 0};
+                hyt_lu_params(ctx, n, n, &q);
+                if (!q.gpu_panel || ndev != 1)
+                    continue;
+                q.nb = A.nb;
+                q.marks = marks;
+                hyt_sequence_create(ctx, &seq);
+                rc = hyt_sequence_finish(seq, hyt_dplghpl_tile_async(seq, &A, 0, 100));
+                if (rc)
+                    break;
+                hyt_sequence_create(ctx, &seq);
+                info = 0;
+                rc = hyt_sequence_finish(seq, hyt_pdgetrf_hybrid(seq, &A, ipiv, &info, &q));
+                if (rc || info) {
+                    fprintf(stderr, "hytile: factorization (device-resident timing) failed: "
+                            "%d %s\n", rc ? rc : info, rc ? hyt_last_error() : "(singular)");
+                    rc = rc ? rc : info;
+                    break;
+                }
+                dev[c] = fmin(dev[c], marks[1] - marks[0]);
             }
             if (!rc) { /* at once: a long peer run must not hide it */
                 hyt_lu_params_t q;
                 hyt_lu_params(ctx, n, n, &q);
-                printf("%7d %5d %3d %3d | %9.3f %9.2f %9.2e |   (hytile, panels on %s)\n", n,
-                       p.nb, q.lookahead, q.panel_cores, best[c], flops / best[c] * 1e-12,
-                       res[c], q.gpu_panel ? "GPUs" : "CPUs");
+                if (dev[c] >= 1e30)
+                    dev[c] = NAN;
+                printf("%7d %5d %3d %3d | %9.3f %9.2f %9.3f %9.2e |   (hytile, panels on %s)\n",
+                       n, p.nb, q.lookahead, q.panel_cores, dev[c], flops / dev[c] * 1e-12,
+                       best[c], res[c], q.gpu_panel ? "GPUs" : "CPUs");
                 fflush(stdout);
             }
         }
         hyt_desc_destroy(&A);
-        double tp = NAN, res_p = NAN;
+        double tp = NAN, res_p = NAN, tp_h2h = NAN;
         if (peer && !rc) {
-            double tbest = 1e30;
+            double tbest = 1e30, hbest = 1e30;
             for (int r = 0; r < reps; r++) {
                 double tf;
                 int info;
@@ -259,18 +296,24 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
                 tbest = fmin(tbest, tf);
                 if (r == 0 && info == 0)
                     res_p = hpl_residual(ctx, &L, b, x);
+                if (ndev == 1 && !hyt_peer_dgetrf_h2h(ids[0], n, a0, &tf))
+                    hbest = fmin(hbest, tf);
+                else if (ndev == 1)
+                    fprintf(stderr, "peer (host to host): %s\n", hyt_last_error());
             }
             if (tbest < 1e30)
                 tp = tbest;
+            if (hbest < 1e30)
+                tp_h2h = hbest;
         }
         if (rc) {
             fprintf(stderr, "hytile bench-gpu: n = %d: %s\n", n, hyt_last_error());
             status = 1;
         }
         for (int c = 0; c < ncombo && !rc; c++) {
-            printf("%7d %5d %3s %3s | %9.3f %9.2f %9.2e | %9.3f %9.2f %9.2e | %6.2f%s\n", n,
-                   p.nb, "", "", best[c], flops / best[c] * 1e-12, res[c], tp,
-                   flops / tp * 1e-12, res_p, tp / best[c],
+            printf("%7d %5d %3s %3s | %9.3f %9.2f %9.3f %9.2e | %9.3f %9.2f %9.3f %9.2e | %6.2f "
+                   "%6.2f%s\n", n, p.nb, "", "", dev[c], flops / dev[c] * 1e-12, best[c], res[c],
+                   tp, flops / tp * 1e-12, tp_h2h, res_p, tp / dev[c], tp_h2h / best[c],
                    res[c] < 16 ? "" : "   FAILED (hytile residual)");
             if (!(res[c] < 16))
                 status = 1;

@@ -241,6 +241,66 @@ cleanup:
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * One GPU, host to host: the copy in, cusolverDnDgetrf and the copy of the factors out, timed
+ * together (a page-locked for the copy, as hytile's tiles are).
+ */
+int hyt_peer_dgetrf_h2h(int device, int n, const double *a, double *seconds)
+{
+    int rc = 0;
+    const size_t nn = (size_t)n * (size_t)n;
+    cudaStream_t stream = NULL;
+    cusolverDnHandle_t handle = NULL;
+    double *d_a = NULL, *d_work = NULL, *h_lu = NULL;
+    int *d_ipiv = NULL, *d_info = NULL, registered = 0;
+    int lwork = 0;
+    double t0 = 0.0;
+    if (n < 1 || !a || !seconds)
+        return hyt_error(HYT_ERR_INVALID, "hyt_peer_dgetrf_h2h: invalid arguments (n = %d)", n);
+    HYT_PEER_CUDA(cudaSetDevice(device));
+    HYT_PEER_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    HYT_PEER_SOLVER(cusolverDnCreate(&handle));
+    HYT_PEER_SOLVER(cusolverDnSetStream(handle, stream));
+    rc = peer_check_memory(device, nn * sizeof(double) + (size_t)n * sizeof(int) + sizeof(int),
+                           n, 1, "A, ipiv and info");
+    if (rc)
+        goto cleanup;
+    HYT_PEER_CUDA(cudaMalloc((void **)&d_a, nn * sizeof(double)));
+    HYT_PEER_CUDA(cudaMalloc((void **)&d_ipiv, (size_t)n * sizeof(int)));
+    HYT_PEER_CUDA(cudaMalloc((void **)&d_info, sizeof(int)));
+    HYT_PEER_SOLVER(cusolverDnDgetrf_bufferSize(handle, n, n, d_a, n, &lwork));
+    HYT_PEER_CUDA(cudaMalloc((void **)&d_work, (size_t)(lwork > 0 ? lwork : 1) * sizeof(double)));
+    HYT_PEER_CUDA(cudaHostRegister((void *)a, nn * sizeof(double), cudaHostRegisterReadOnly));
+    registered = 1;
+    HYT_PEER_CUDA(cudaMallocHost((void **)&h_lu, nn * sizeof(double)));
+    HYT_PEER_CUDA(cudaDeviceSynchronize());
+    t0 = hyt_wtime();
+    HYT_PEER_CUDA(cudaMemcpyAsync(d_a, a, nn * sizeof(double), cudaMemcpyHostToDevice, stream));
+    HYT_PEER_SOLVER(cusolverDnDgetrf(handle, n, n, d_a, n, d_work, d_ipiv, d_info));
+    HYT_PEER_CUDA(cudaMemcpyAsync(h_lu, d_a, nn * sizeof(double), cudaMemcpyDeviceToHost, stream));
+    HYT_PEER_CUDA(cudaStreamSynchronize(stream));
+    *seconds = hyt_wtime() - t0;
+
+cleanup:
+    if (h_lu)
+        HYT_PEER_CUDA_CLEAN(cudaFreeHost(h_lu));
+    if (registered)
+        HYT_PEER_CUDA_CLEAN(cudaHostUnregister((void *)a));
+    if (d_work)
+        HYT_PEER_CUDA_CLEAN(cudaFree(d_work));
+    if (d_info)
+        HYT_PEER_CUDA_CLEAN(cudaFree(d_info));
+    if (d_ipiv)
+        HYT_PEER_CUDA_CLEAN(cudaFree(d_ipiv));
+    if (d_a)
+        HYT_PEER_CUDA_CLEAN(cudaFree(d_a));
+    if (handle)
+        HYT_PEER_SOLVER_CLEAN(cusolverDnDestroy(handle));
+    if (stream)
+        HYT_PEER_CUDA_CLEAN(cudaStreamDestroy(stream));
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
  * Several GPUs: cusolverMg, 1-D column block-cyclic (layout in the header comment).
  */
 static int peer_mg(int ndev, const int *devices, int n, int nb, const double *a,
@@ -563,6 +623,15 @@ void hyt_peer_version(char *buf, size_t len)
 {
     if (buf && len > 0)
         snprintf(buf, len, "cuSOLVER not available (built without CUDA)");
+}
+
+int hyt_peer_dgetrf_h2h(int device, int n, const double *a, double *seconds)
+{
+    (void)device;
+    (void)n;
+    (void)a;
+    (void)seconds;
+    return hyt_error(HYT_ERR_NOT_AVAILABLE, "hyt_peer_dgetrf_h2h: built without CUDA");
 }
 
 #endif /* HYT_HAVE_CUDA */

@@ -36,6 +36,11 @@ extern "C" {
 int hyt_peer_dgesv(int ndev, const int *devices, int n, int mg_block, const double *a,
                    const double *b, double *x, double *factor_seconds, int *info);
 
+/* cusolverDnDgetrf on one GPU timed host to host: *seconds covers the copy of a (n x n,
+ * leading dimension n, page-locked for the call) to the GPU, the factorization and the copy of
+ * the factors back to a page-locked host buffer.  Returns 0 or an HYT_ERR_* code as above. */
+int hyt_peer_dgetrf_h2h(int device, int n, const double *a, double *seconds);
+
 /* The library versions in use, e.g. "cuSOLVER 12.0.4, cuBLAS 13.0.0, CUDA runtime 13.0,
  * driver 13.0"; buf of len bytes (always terminated when len > 0). */
 void hyt_peer_version(char *buf, size_t len);

@@ -70,11 +70,10 @@ int hyt_cuda_dgetrf_crrb(hyt_device_t *dev, void *stream, void *cublas, double *
     crrb_t P = {dev, (cublasHandle_t)cublas, (cudaStream_t)stream, A, m, n, nb, nctas, ipiv,
                 info, work};
     const int dk = m < n ? m : n;
-    if (P.nctas <= 0) {
-        int ordinal;
-        HYT_CUDA_TRY(dev, cudaGetDevice(&ordinal));
-        HYT_CUDA_TRY(dev, cudaDeviceGetAttribute(&P.nctas, cudaDevAttrMultiProcessorCount,
-                                                 ordinal));
+    if (P.nctas <= 0) { /* auto: one CTA per SM of the stream's partition */
+        int rc = hyt_cuda_stream_sms(dev, stream, &P.nctas);
+        if (rc)
+            return rc;
     }
     if (P.nctas > HYT_PANEL_CTAS_MAX)
         P.nctas = HYT_PANEL_CTAS_MAX;

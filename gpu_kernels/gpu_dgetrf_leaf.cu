@@ -31,6 +31,7 @@
 #include "hyt_gpu_kernels.h"
 
 #include <cooperative_groups.h>
+#include <cuda.h>
 #include <float.h>
 
 namespace cg = cooperative_groups;
@@ -303,6 +304,35 @@ static leaf_fn leaf_variant(int rpw)
     }
 }
 
+extern "C" int hyt_cuda_stream_sms(hyt_device_t *dev, void *stream, int *sms)
+{
+    /* the driver's functions through the runtime: the library does not link libcuda */
+    static decltype(&cuStreamGetGreenCtx) get_green = NULL;
+    static decltype(&cuGreenCtxGetDevResource) get_res = NULL;
+    if (!get_green || !get_res) {
+        enum cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuStreamGetGreenCtx", (void **)&get_green,
+                                             CUDA_VERSION, cudaEnableDefault, &q) != cudaSuccess ||
+            cudaGetDriverEntryPointByVersion("cuGreenCtxGetDevResource", (void **)&get_res,
+                                             CUDA_VERSION, cudaEnableDefault, &q) != cudaSuccess) {
+            cudaGetLastError();
+            get_green = NULL;
+            get_res = NULL;
+        }
+    }
+    CUgreenCtx g = NULL;
+    CUdevResource r;
+    if (get_green && get_res && get_green((CUstream)stream, &g) == CUDA_SUCCESS && g &&
+        get_res(g, &r, CU_DEV_RESOURCE_TYPE_SM) == CUDA_SUCCESS) {
+        *sms = (int)r.sm.smCount;
+        return HYT_SUCCESS;
+    }
+    int ordinal;
+    HYT_CUDA_TRY(dev, cudaGetDevice(&ordinal));
+    HYT_CUDA_TRY(dev, cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, ordinal));
+    return HYT_SUCCESS;
+}
+
 extern "C" int hyt_cuda_dgetrf_leaf(hyt_device_t *dev, void *stream, double *A, int m, int n,
                                     int nb, int j0, int w, int *ipiv, int *info, double *ws,
                                     int nctas)
@@ -311,9 +341,10 @@ extern "C" int hyt_cuda_dgetrf_leaf(hyt_device_t *dev, void *stream, double *A, 
         !info || !ws || nctas < 1 || nctas > HYT_PANEL_CTAS_MAX)
         return hyt_error(HYT_ERR_INVALID, "hyt_cuda_dgetrf_leaf: invalid arguments (m = %d, "
                          "n = %d, nb = %d, j0 = %d, w = %d, nctas = %d)", m, n, nb, j0, w, nctas);
-    int ordinal, sms, per_sm = 0;
-    HYT_CUDA_TRY(dev, cudaGetDevice(&ordinal));
-    HYT_CUDA_TRY(dev, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ordinal));
+    int sms, per_sm = 0; /* a green context's SMs (gpu.panel_sms) bound the co-residency */
+    int rc = hyt_cuda_stream_sms(dev, stream, &sms);
+    if (rc)
+        return rc;
     int ctas = hyt_panel_leaf_ctas(m - j0, nctas);
     int rpw = hyt_panel_leaf_rpw(m - j0, ctas);
     leaf_fn f = leaf_variant(rpw);

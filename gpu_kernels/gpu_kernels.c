@@ -155,7 +155,7 @@ int hyt_gpu_dgetrf_crrb(const hyt_devctx_t *dc, double *A, int m, int n, int nb,
 #if HYT_HAVE_CUDA
     if (!dc->cublas)
         return hyt_error(HYT_ERR_INVALID, "%s: %s: no cuBLAS handle on stream %d (the panel runs "
-                         "on the compute or panel stream)", fn, hyt_device_name(dc->dev),
+                         "on the compute, panel or lookahead stream)", fn, hyt_device_name(dc->dev),
                          dc->stream);
     return hyt_cuda_dgetrf_crrb(dc->dev, dc->cuda_stream, dc->cublas, A, m, n, nb, ipiv, info,
                                 work, nctas);
@@ -205,7 +205,7 @@ int hyt_gpu_dgemm_batched(const hyt_devctx_t *dc, char transa, char transb, int 
 #if HYT_HAVE_CUDA
     if (!dc->cublas)
         return hyt_error(HYT_ERR_INVALID, "%s: %s: no cuBLAS handle on stream %d (cuBLAS runs "
-                         "only in tasks on the compute and panel streams)", fn, hyt_device_name(dc->dev),
+                         "only in tasks on the compute, panel and lookahead streams)", fn, hyt_device_name(dc->dev),
                          dc->stream);
     /* The handle is the device's, bound to the compute stream, in host pointer mode (cuBLAS's
      * default, never changed by hytile): alpha and beta are read from the host at the call. */

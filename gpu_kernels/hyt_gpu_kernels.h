@@ -122,6 +122,9 @@ int hyt_cuda_dlaswp_crrb(hyt_device_t *dev, void *stream, double *col0, int64_t 
  * factored in one cooperative launch (gpu_dgetrf_leaf.cu); ws: hyt_panel_leaf_ws_bytes(m). */
 int hyt_cuda_dgetrf_crrb(hyt_device_t *dev, void *stream, void *cublas, double *A, int m, int n,
                          int nb, int *ipiv, int *info, void *work, int nctas);
+/* The SMs that work on `stream` can use: those of its green context (gpu.panel_sms), else the
+ * device's. */
+int hyt_cuda_stream_sms(hyt_device_t *dev, void *stream, int *sms);
 int hyt_cuda_dgetrf_leaf(hyt_device_t *dev, void *stream, double *A, int m, int n, int nb,
                          int j0, int w, int *ipiv, int *info, double *ws, int nctas);
 struct hyt_hpl_dist; /* hyt_gpu_hpl.h */

@@ -54,14 +54,17 @@ typedef struct hyt_dep {
     hyt_mode_t mode;
 } hyt_dep_t;
 
-/* Stream of a device task.  PANEL is a high-priority compute stream for the critical path
- * (panels and lookahead updates); COMPUTE and PANEL have cuBLAS handles. */
+/* Stream of a device task.  PANEL and LOOKAHEAD are high-priority compute streams for the
+ * critical path (panels; the updates the next panels wait for), LOOKAHEAD in the SMs of
+ * COMPUTE where gpu.panel_sms partitions them; COMPUTE, PANEL and LOOKAHEAD have cuBLAS
+ * handles. */
 enum {
     HYT_STREAM_COMPUTE = 0,
     HYT_STREAM_H2D = 1,
     HYT_STREAM_D2H = 2,
     HYT_STREAM_PANEL = 3,
-    HYT_NUM_STREAMS = 4
+    HYT_STREAM_LOOKAHEAD = 4,
+    HYT_NUM_STREAMS = 5
 };
 
 /* The barrier of a gang task (opaque: hyt_task_barrier(tc) waits on it). */

@@ -38,6 +38,10 @@ typedef struct hyt_lu_params {
     int ndevices;
     int gpu_panel;          /* panels factored on the devices (lu.panel) */
     hyt_source_t src_panel;
+    double *marks;          /* NULL (hyt_lu_params), or for timing with GPU panels: marks[0] =
+                             * hyt_wtime() once every column is on its device (the first panel
+                             * waits for it), marks[1] after the last update (the factors
+                             * return to the host after it, not during the factorization) */
 } hyt_lu_params_t;
 HYT_API int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p);
 

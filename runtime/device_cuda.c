@@ -1,10 +1,48 @@
 /*
- * The CUDA device backend: per GPU three non-blocking streams (compute, host-to-device,
- * device-to-host), one cuBLAS handle bound to the compute stream, pooled events.
+ * The CUDA device backend: per GPU four non-blocking streams (compute, host-to-device,
+ * device-to-host, panel), a cuBLAS handle bound to the compute stream and one to the panel
+ * stream, pooled events.
+ *
+ * gpu.panel_sms = N > 0 gives the panel stream N SMs of its own: two green contexts (driver
+ * API) split the SMs, the panel stream lives in the one of N SMs, the other streams in the rest.
+ * Stream priorities do not partition (a panel's small kernels still wait for the SMs that a
+ * GEMM's CTAs hold); a partition does.  An event must be recorded on a stream of its own
+ * context, so each partition has its own event pools.
  */
 #include "rt_internal.h"
 
 #include "hyt_cuda_check.h"
+
+#include <cuda.h>
+
+/* The driver API's functions for green contexts, looked up through the runtime (no link to
+ * libcuda: a machine without the driver still loads the library). */
+#define HYT_DRV(X)                                                                              \
+    X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGet) X(cuDeviceGetDevResource)              \
+    X(cuDevSmResourceSplitByCount) X(cuDevResourceGenerateDesc) X(cuGreenCtxCreate)             \
+    X(cuGreenCtxDestroy) X(cuCtxFromGreenCtx) X(cuGreenCtxStreamCreate) X(cuCtxPushCurrent)    \
+    X(cuCtxPopCurrent) X(cuEventCreate)
+#define HYT_DRV_PTR(f) __typeof__(f) *f;
+static struct { HYT_DRV(HYT_DRV_PTR) int ok; } drv;
+#undef HYT_DRV_PTR
+
+/* 0 when every function was found, else 1 with the message set. */
+static int drv_load(void)
+{
+    if (drv.ok)
+        return 0;
+    enum cudaDriverEntryPointQueryResult q;
+#define HYT_DRV_GET(f)                                                                          \
+    if (cudaGetDriverEntryPointByVersion(#f, (void **)&drv.f, CUDA_VERSION, cudaEnableDefault,   \
+                                         &q) != cudaSuccess || !drv.f) {                        \
+        cudaGetLastError();                                                                     \
+        return hyt_rt_error(HYT_ERR_NOT_AVAILABLE, "the CUDA driver has no %s", #f), 1;         \
+    }
+    HYT_DRV(HYT_DRV_GET)
+#undef HYT_DRV_GET
+    drv.ok = 1;
+    return 0;
+}
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +56,26 @@ typedef struct evpool {
 
 typedef struct cuda_priv {
     cudaStream_t stream[HYT_NUM_STREAMS];
-    cublasHandle_t blas, blas_panel;
-    evpool_t plain, timed;
+    cublasHandle_t blas, blas_panel, blas_la;
+    evpool_t plain[2], timed[2]; /* per partition: 0 the rest (or all SMs), 1 the panel's */
+    CUgreenCtx green[2];         /* gpu.panel_sms > 0: the two partitions, else NULL */
+    CUcontext gctx[2];           /* their contexts, for creating events in them */
+    int panel_sms;               /* SMs of the panel partition (0: no partition) */
     cudaEvent_t ref;
     double ref_time;
 } cuda_priv_t;
+
+/* The critical path's streams first. */
+static int prio_of(int stream, int lo, int hi)
+{
+    return stream == HYT_STREAM_PANEL || stream == HYT_STREAM_LOOKAHEAD ? hi : lo;
+}
+
+/* The partition of a stream's events. */
+static int part_of(const cuda_priv_t *p, int stream)
+{
+    return p->green[1] && stream == HYT_STREAM_PANEL;
+}
 
 int hyt_cuda_error(int err, const char *call, const char *file, int line)
 {
@@ -81,15 +134,37 @@ void hyt_cuda_enable_peers(hyt_device_t **devs, int n)
         }
 }
 
-static int ev_get(hyt_device_t *dev, evpool_t *pool, cudaEvent_t *out)
+static int green_error(CUresult r, const char *call)
+{
+    const char *name = NULL, *text = NULL;
+    drv.cuGetErrorName(r, &name);
+    drv.cuGetErrorString(r, &text);
+    return hyt_rt_error(HYT_ERR_DEVICE, "%s failed: %s (%s)", call, name ? name : "?",
+                        text ? text : "?");
+}
+
+/* An event from the pool, or a new one created in gctx (NULL: the current context). */
+static int ev_get(hyt_device_t *dev, evpool_t *pool, CUcontext gctx, cudaEvent_t *out)
 {
     cudaEvent_t e = NULL;
     hyt_spin_lock(&pool->lock);
     if (pool->n)
         e = pool->ev[--pool->n];
     hyt_spin_unlock(&pool->lock);
-    if (!e)
+    if (!e && !gctx)
         HYT_CUDA_TRY(dev, cudaEventCreateWithFlags(&e, pool->flags));
+    if (!e) {
+        CUresult r = drv.cuCtxPushCurrent(gctx);
+        CUcontext old;
+        if (r == CUDA_SUCCESS) {
+            r = drv.cuEventCreate((CUevent *)&e, pool->flags & cudaEventDisableTiming
+                                                 ? CU_EVENT_DISABLE_TIMING
+                                                 : CU_EVENT_DEFAULT);
+            drv.cuCtxPopCurrent(&old);
+        }
+        if (r != CUDA_SUCCESS)
+            return green_error(r, "cuEventCreate (in a green context)");
+    }
     *out = e;
     return HYT_SUCCESS;
 }
@@ -123,6 +198,69 @@ static void ev_pool_free(evpool_t *pool)
     pool->n = pool->cap = 0;
 }
 
+/* gpu.panel_sms: the device's SMs split into a partition of n SMs for the panel stream and one
+ * of the rest for the others (green contexts), their streams created in them.  Returns 0, or 1
+ * where the driver cannot (the caller falls back to one partition, with a warning), the
+ * message set. */
+static int green_setup(hyt_device_t *dev, cuda_priv_t *p, int n, int lo, int hi)
+{
+    CUdevice cd;
+    CUdevResource all, part[2];
+    CUdevResourceDesc desc;
+    unsigned ngroups = 1;
+    if (drv_load())
+        return 1;
+    CUresult r = drv.cuDeviceGet(&cd, dev->ordinal);
+    if (r == CUDA_SUCCESS)
+        r = drv.cuDeviceGetDevResource(cd, &all, CU_DEV_RESOURCE_TYPE_SM);
+    if (r != CUDA_SUCCESS)
+        return green_error(r, "cuDeviceGetDevResource (SMs, for gpu.panel_sms)"), 1;
+    if ((unsigned)n >= all.sm.smCount)
+        return hyt_rt_error(HYT_ERR_INVALID, "gpu.panel_sms = %d but %s has %u SMs", n,
+                            dev->name, all.sm.smCount), 1;
+    /* part[1]: the panel's n SMs (rounded up to the device's granularity), part[0]: the rest */
+    r = drv.cuDevSmResourceSplitByCount(&part[1], &ngroups, &all, &part[0], 0, (unsigned)n);
+    if (r != CUDA_SUCCESS || ngroups != 1)
+        return green_error(r, "cuDevSmResourceSplitByCount (gpu.panel_sms)"), 1;
+    for (int g = 0; g < 2; g++) {
+        r = drv.cuDevResourceGenerateDesc(&desc, &part[g], 1);
+        if (r == CUDA_SUCCESS)
+            r = drv.cuGreenCtxCreate(&p->green[g], desc, cd, CU_GREEN_CTX_DEFAULT_STREAM);
+        if (r == CUDA_SUCCESS)
+            r = drv.cuCtxFromGreenCtx(&p->gctx[g], p->green[g]);
+        if (r != CUDA_SUCCESS)
+            return green_error(r, "cuGreenCtxCreate (gpu.panel_sms)"), 1;
+    }
+    for (int s = 0; s < HYT_NUM_STREAMS; s++) {
+        int g = s == HYT_STREAM_PANEL;
+        r = drv.cuGreenCtxStreamCreate((CUstream *)&p->stream[s], p->green[g],
+                                       CU_STREAM_NON_BLOCKING, prio_of(s, lo, hi));
+        if (r != CUDA_SUCCESS)
+            return green_error(r, "cuGreenCtxStreamCreate (gpu.panel_sms)"), 1;
+    }
+    p->panel_sms = (int)part[1].sm.smCount;
+    return 0;
+}
+
+/* Undoes green_setup (also a partial one). */
+static void green_free(cuda_priv_t *p)
+{
+    for (int s = 0; s < HYT_NUM_STREAMS; s++)
+        if (p->stream[s])
+            cudaStreamDestroy(p->stream[s]);
+    for (int g = 0; g < 2; g++) {
+        ev_pool_free(&p->plain[g]);
+        ev_pool_free(&p->timed[g]);
+        if (p->green[g])
+            drv.cuGreenCtxDestroy(p->green[g]);
+        p->green[g] = NULL;
+        p->gctx[g] = NULL;
+    }
+    for (int s = 0; s < HYT_NUM_STREAMS; s++)
+        p->stream[s] = NULL;
+    p->panel_sms = 0;
+}
+
 static int cuda_init(hyt_device_t *dev)
 {
     struct cudaDeviceProp prop;
@@ -130,21 +268,34 @@ static int cuda_init(hyt_device_t *dev)
     if (!p)
         return hyt_rt_error(HYT_ERR_NOMEM, "out of memory");
     dev->priv = p;
-    p->plain.flags = cudaEventDisableTiming;
-    p->timed.flags = cudaEventDefault;
+    for (int g = 0; g < 2; g++) {
+        p->plain[g].flags = cudaEventDisableTiming;
+        p->timed[g].flags = cudaEventDefault;
+    }
     HYT_CUDA_TRY(dev, cudaSetDevice(dev->ordinal));
+    HYT_CUDA_TRY(dev, cudaFree(NULL)); /* the primary context, before any green one */
     HYT_CUDA_TRY(dev, cudaGetDeviceProperties(&prop, dev->ordinal));
     snprintf(dev->name, sizeof dev->name, "gpu%d (%.64s)", dev->ordinal, prop.name);
     int lo, hi; /* the panel stream gets the highest priority: it is the critical path */
     HYT_CUDA_TRY(dev, cudaDeviceGetStreamPriorityRange(&lo, &hi));
-    for (int s = 0; s < HYT_NUM_STREAMS; s++)
+    int sms = (int)hyt_config_get_int(dev->ctx->cfg, "gpu.panel_sms");
+    if (sms > 0 && green_setup(dev, p, sms, lo, hi)) {
+        hyt_rt_warn("%s: no SM partition for the panel stream (gpu.panel_sms = %d): %s; "
+                    "the streams share all SMs", dev->name, sms, hyt_last_error());
+        green_free(p);
+    }
+    for (int s = 0; s < HYT_NUM_STREAMS && !p->green[0]; s++)
         HYT_CUDA_TRY(dev, cudaStreamCreateWithPriority(&p->stream[s], cudaStreamNonBlocking,
-                                                       s == HYT_STREAM_PANEL ? hi : lo));
+                                                       prio_of(s, lo, hi)));
     HYT_CUBLAS_TRY(dev, cublasCreate(&p->blas));
     HYT_CUBLAS_TRY(dev, cublasSetStream(p->blas, p->stream[HYT_STREAM_COMPUTE]));
     HYT_CUBLAS_TRY(dev, cublasCreate(&p->blas_panel));
     HYT_CUBLAS_TRY(dev, cublasSetStream(p->blas_panel, p->stream[HYT_STREAM_PANEL]));
-    HYT_CUDA_TRY(dev, cudaEventCreate(&p->ref));
+    HYT_CUBLAS_TRY(dev, cublasCreate(&p->blas_la));
+    HYT_CUBLAS_TRY(dev, cublasSetStream(p->blas_la, p->stream[HYT_STREAM_LOOKAHEAD]));
+    int rc = ev_get(dev, &p->timed[0], p->gctx[0], &p->ref);
+    if (rc)
+        return rc;
     /* cuBLAS loads its kernels on first use (0.1 s): do it now, on a tiny problem, not in the
      * first task */
     double *w;
@@ -170,17 +321,15 @@ static void cuda_fini(hyt_device_t *dev)
     cuda_priv_t *p = dev->priv;
     cudaSetDevice(dev->ordinal);
     cudaDeviceSynchronize();
-    ev_pool_free(&p->plain);
-    ev_pool_free(&p->timed);
     if (p->ref)
         cudaEventDestroy(p->ref);
     if (p->blas)
         cublasDestroy(p->blas);
     if (p->blas_panel)
         cublasDestroy(p->blas_panel);
-    for (int s = 0; s < HYT_NUM_STREAMS; s++)
-        if (p->stream[s])
-            cudaStreamDestroy(p->stream[s]);
+    if (p->blas_la)
+        cublasDestroy(p->blas_la);
+    green_free(p); /* streams, events, green contexts */
     cudaGetLastError();
     free(p);
     dev->priv = NULL;
@@ -227,7 +376,8 @@ static void cuda_prepare(hyt_device_t *dev, hyt_devctx_t *dc)
     dc->cuda_stream = p->stream[dc->stream];
     dc->cublas = dc->stream == HYT_STREAM_COMPUTE ? p->blas
                  : dc->stream == HYT_STREAM_PANEL ? p->blas_panel
-                                                  : NULL;
+                 : dc->stream == HYT_STREAM_LOOKAHEAD ? p->blas_la
+                                                      : NULL;
 }
 
 static int cuda_begin(hyt_device_t *dev, hyt_task_t *t, int tracing)
@@ -236,7 +386,8 @@ static int cuda_begin(hyt_device_t *dev, hyt_task_t *t, int tracing)
     if (!tracing)
         return HYT_SUCCESS;
     cudaEvent_t e;
-    int rc = ev_get(dev, &p->timed, &e);
+    int g = part_of(p, t->stream);
+    int rc = ev_get(dev, &p->timed[g], p->gctx[g], &e);
     if (rc)
         return rc;
     t->ev_start = e;
@@ -248,7 +399,8 @@ static int cuda_end(hyt_device_t *dev, hyt_task_t *t, int tracing)
 {
     cuda_priv_t *p = dev->priv;
     cudaEvent_t e;
-    int rc = ev_get(dev, tracing && t->ev_start ? &p->timed : &p->plain, &e);
+    int g = part_of(p, t->stream);
+    int rc = ev_get(dev, tracing && t->ev_start ? &p->timed[g] : &p->plain[g], p->gctx[g], &e);
     if (rc)
         return rc;
     t->event = e;
@@ -285,12 +437,13 @@ static void cuda_times(hyt_device_t *dev, hyt_task_t *t)
 static void cuda_release(hyt_device_t *dev, hyt_task_t *t)
 {
     cuda_priv_t *p = dev->priv;
+    int g = part_of(p, t->stream);
     if (t->ev_start) {
-        ev_put(&p->timed, (cudaEvent_t)t->ev_start);
+        ev_put(&p->timed[g], (cudaEvent_t)t->ev_start);
         if (t->event)
-            ev_put(&p->timed, (cudaEvent_t)t->event);
+            ev_put(&p->timed[g], (cudaEvent_t)t->event);
     } else if (t->event) {
-        ev_put(&p->plain, (cudaEvent_t)t->event);
+        ev_put(&p->plain[g], (cudaEvent_t)t->event);
     }
     t->ev_start = t->event = NULL;
 }

@@ -115,7 +115,8 @@ void hyt_trace_edge(hyt_context_t *ctx, uint64_t from, uint64_t to)
 
 void hyt_trace_track_name(hyt_context_t *ctx, int track, char *buf, size_t len)
 {
-    static const char *sn[HYT_NUM_STREAMS] = {"compute", "h2d", "d2h", "panel"};
+    static const char *sn[HYT_NUM_STREAMS] = {"compute", "h2d", "d2h", "panel",
+                                                         "lookahead"};
     if (track < ctx->nworkers) {
         int core = ctx->workers[track].core;
         if (core >= 0)

@@ -94,6 +94,7 @@ int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p)
     p->nb = (int)nb;
     p->lookahead = (int)la;
     p->panel_cores = (int)pc;
+    p->marks = NULL;
     return HYT_SUCCESS;
 }
 

@@ -25,7 +25,7 @@
  *
  *   panel k                       on its owner's high-priority stream (native LU), inv(L_kk)
  *   panel copies                  owner -> other devices (GPU to GPU), pivots -> host IPIV
- *   lookahead columns             k+1 .. k+lookahead, each on its owner's panel stream
+ *   lookahead columns             k+1 .. k+lookahead, each on its owner's lookahead stream
  *   rest of the update            one task per device on its compute stream, which also swaps
  *                                 the rows of the finished columns (the swaps to the left)
  *   columns back to the host      after the last step
@@ -114,9 +114,38 @@ static int first_local_after(int j, int g, int ndev)
     return j0 / ndev;
 }
 
-/* The loop nest with GPU panels (see the top of the file). */
+static int mark_body(const hyt_task_ctx_t *tc, void *p)
+{
+    (void)tc;
+    **(double **)p = hyt_wtime();
+    return 0;
+}
+
+static const hyt_kernel_t mark_kernel = {.name = "mark", .cpu = mark_body, .cat = HYT_CAT_OTHER};
+
+/* A task that writes hyt_wtime() to *t once every task before it on h's tokens has finished
+ * (RW on them all: the tasks after it that use one wait for it). */
+static int insert_mark(hyt_sequence_t *seq, hybrid_t *h, double *t)
+{
+    size_t nk = ntokens(h);
+    hyt_dep_t *deps = malloc(nk * sizeof *deps);
+    if (!deps)
+        return hyt_error(HYT_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < nk; i++)
+        deps[i] = (hyt_dep_t){hyt_token(h->tok, i), HYT_RW};
+    hyt_task_desc_t d = hyt_task_desc(&mark_kernel, &t, sizeof t);
+    d.deps = deps;
+    d.ndeps = (int)nk;
+    d.priority = PRIO_PANEL;
+    int rc = hyt_task_insert(seq, &d);
+    free(deps);
+    return rc;
+}
+
+/* The loop nest with GPU panels (see the top of the file).  marks (or NULL): see
+ * hyt_lu_params_t; the returns of the tile rows then wait for the last update. */
 static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t *A, int *ipiv,
-                             int *info, int la)
+                             int *info, int la, double *marks)
 {
     const int nt = A->nt, nb = A->nb, ndev = h->ndev;
     const int minmn = A->m < A->n ? A->m : A->n, kt = (minmn + nb - 1) / nb;
@@ -127,6 +156,8 @@ static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
     for (int j = 0; j < nt && !rc; j++)
         rc = hyt_insert_gpu_column_load(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, -1, -1, j},
                                         &h->g[j % ndev], A, j, col_key(h, j), NULL);
+    if (marks && !rc)
+        rc = insert_mark(seq, h, &marks[0]);
     for (int k = 0; k < kt && !rc; k++) {
         const int mrows = A->m - k * nb, wk = hyt_tile_nb(A, k), dk = mrows < wk ? mrows : wk;
         const int o = k % ndev;
@@ -145,7 +176,8 @@ static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
                                                &h->g[g], &h->g[o], k, dk, panel_key(h, o, k),
                                                panel_key(h, g, k));
 
-        // lookahead: the next columns, each on its owner's panel stream
+        // lookahead: the next columns, each on its owner's lookahead stream (high priority,
+        // not queued behind the next panel; with gpu.panel_sms on the compute SMs)
         for (int j = k + 1; j <= k + D && j < nt && !rc; j++) {
             int g = j % ndev;
             hyt_dep_t deps[3] = {{panel_key(h, g, k), HYT_READ}, {col_key(h, j), HYT_RW},
@@ -153,7 +185,7 @@ static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
             rc = hyt_insert_gpu_dgetrf_update_deps(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, k, k + 1,
                                                                     j},
                                                    &h->g[g], k, dk, j / ndev, j / ndev + 1, 0,
-                                                   HYT_STREAM_PANEL, deps, 3);
+                                                   HYT_STREAM_LOOKAHEAD, deps, 3);
         }
 
         // the rest of each device's columns, and the swaps to the left of its finished ones
@@ -193,12 +225,14 @@ static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
 
         // tile row k is final everywhere after step k: back to the host while the
         // factorization goes on
-        for (int g = 0; g < ndev && !rc; g++)
+        for (int g = 0; g < ndev && !rc && !marks; g++)
             rc = hyt_insert_gpu_tilerow_return(seq, (hyt_tag_t){PRIO_LOOKAHEAD, k, k, -1},
                                                &h->g[g], A, k, done_key(h, g, k));
     }
-    // the tile rows below the last step (tall matrices)
-    for (int r = kt; r < A->mt && !rc; r++)
+    // the tile rows below the last step (tall matrices); with marks, all of them
+    if (marks && !rc)
+        rc = insert_mark(seq, h, &marks[1]);
+    for (int r = marks ? 0 : kt; r < A->mt && !rc; r++)
         for (int g = 0; g < ndev && !rc; g++)
             rc = hyt_insert_gpu_tilerow_return(seq, (hyt_tag_t){0, kt, r, -1}, &h->g[g], A, r,
                                                done_key(h, g, kt - 1));
@@ -376,7 +410,7 @@ int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int 
                                     state_key(h, g), slots);
     }
     if (!rc)
-        rc = gpu ? insert_gpu_panels(seq, h, A, ipiv, info, la)
+        rc = gpu ? insert_gpu_panels(seq, h, A, ipiv, info, la, p->marks)
                  : insert_cpu_panels(seq, h, A, ipiv, info, p, piv_keys);
     free(piv_keys);
 
