@@ -140,13 +140,13 @@ int hyt_core_dpotrf(char uplo, int n, double *a, int lda);
 int hyt_insert_dpotrf(hyt_sequence_t *seq, hyt_tag_t tag, char uplo, int n, double *A, int lda,
                       int offset, int *info);
 
-/* ---- core_dsyrk.c: symmetric rank-k update of a diagonal tile ----------------------------
- * C = alpha op(A) op(A)^T + beta C on the uplo triangle of C (n x n); op(A) is n x k (trans
- * 'N': A is n x k; 'T': A is k x n).  Skipped once *stop is nonzero (NULL: never).
- * Keys: A READ, C RW. */
-int hyt_insert_dsyrk(hyt_sequence_t *seq, hyt_tag_t tag, char uplo, char trans, int n, int k,
-                     double alpha, const double *A, int lda, double beta, double *C, int ldc,
-                     const int *stop);
+/* ---- core_dsyrk_col.c: step k of the Cholesky on tile column j --------------------------
+ * Tile rows [i1, i2) of column j (i1 >= j) of L (uplo 'L'), or of U^T ('U': tile (i,j) means
+ * tile (j,i) of U): A_jj -= L_jk L_jk^T when i1 = j (SYRK), A_ij -= L_ik L_jk^T below (one
+ * tall GEMM on a LAPACK array, one per tile on CCRB).  Skipped once *stop is nonzero (NULL:
+ * never).  Keys: the tiles (i,k) and (j,k) READ, (i,j) RW. */
+int hyt_insert_dsyrk_col(hyt_sequence_t *seq, hyt_tag_t tag, char uplo, const hyt_desc_t *A,
+                         int k, int j, int i1, int i2, const int *stop);
 
 /* ---- core_dtrtri.c: inverse of the unit lower triangle of a diagonal tile ---------------
  * Linv (n x n, ld ldinv) = inv(unit lower part of L); the rest of the nb x nb buffer zeroed.

@@ -14,18 +14,11 @@
 
 #include <math.h>
 
-/* The loop nest with chosen parameters on a LAPACK view (what hyt_dpotrf runs with automatic
- * ones); returns INFO or the sequence's error. */
+/* hyt_dpotrf with chosen parameters (LAPACK view, tiles nb x nb). */
 static int factor_view(hyt_context_t *ctx, char uplo, int n, double *a, int lda, int nb, int la)
 {
-    hyt_desc_t A;
-    REQUIRE(!hyt_desc_lapack(n, n, nb, a, lda, &A), "desc");
     hyt_chol_params_t p = {nb, la};
-    hyt_sequence_t *seq;
-    REQUIRE(!hyt_sequence_create(ctx, &seq), "sequence");
-    int info = 0;
-    int rc = hyt_sequence_finish(seq, hyt_pdpotrf(seq, hyt_norm_uplo(uplo), &A, &info, &p));
-    return rc ? rc : info;
+    return hyt_dpotrf_params(ctx, hyt_norm_uplo(uplo), n, a, lda, &p);
 }
 
 /* Factor an SPD matrix (LAPACK view, lda = n + 3) and solve; the other triangle and the rows

@@ -14,6 +14,11 @@ typedef struct hyt_chol_params {
 #define HYT_CHOL_PARAMS_AUTO ((hyt_chol_params_t){0, -1})
 void hyt_chol_params(hyt_context_t *ctx, int n, hyt_chol_params_t *p);
 
+/* hyt_dpotrf (uplo 'L' or 'U', arguments checked) with the caller's parameters, the "auto"
+ * ones chosen as hyt_dpotrf chooses them: for tests and benchmarks. */
+int hyt_dpotrf_params(hyt_context_t *ctx, char uplo, int n, double *a, int lda,
+                      const hyt_chol_params_t *p);
+
 /* LAPACK's LSAME for uplo: 'L' or 'U' in either case, else 0. */
 char hyt_norm_uplo(char uplo);
 

@@ -19,10 +19,21 @@ int hyt_dpotrf(hyt_context_t *ctx, char uplo, int n, double *a, int lda)
     if (n == 0)
         return 0;
     hyt_chol_params_t p = HYT_CHOL_PARAMS_AUTO;
+    return hyt_dpotrf_params(ctx, u, n, a, lda, &p);
+}
+
+int hyt_dpotrf_params(hyt_context_t *ctx, char uplo, int n, double *a, int lda,
+                      const hyt_chol_params_t *params)
+{
+    hyt_chol_params_t p = *params;
     hyt_chol_params(ctx, n, &p);
     hyt_desc_t A;
-    int rc = hyt_desc_lapack(n, n, p.nb, a, lda, &A);
+    hyt_sequence_t *seq;
+    int info = 0, rc = hyt_desc_lapack(n, n, p.nb, a, lda, &A);
+    if (!rc)
+        rc = hyt_sequence_create(ctx, &seq);
     if (rc)
         return rc;
-    return hyt_dpotrf_tile(ctx, u, &A);
+    rc = hyt_sequence_finish(seq, hyt_pdpotrf(seq, uplo, &A, &info, &p));
+    return rc ? rc : info;
 }

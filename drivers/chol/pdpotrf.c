@@ -5,9 +5,9 @@
  *   for k in steps:
  *     L_kk = potrf(A_kk)                       the diagonal tile
  *     L_ik = A_ik inv(L_kk)^T       i > k      the panel (TRSM)
- *     for j > k:                               the update, one task per tile:
+ *     for j > k:                               the update, a task per tile column
  *       A_jj -= L_jk L_jk^T                    SYRK
- *       A_ij -= L_ik L_jk^T         i > j      GEMM
+ *       A_ij -= L_ik L_jk^T         i > j      GEMM (one tall call on a LAPACK array)
  *
  * Upper (A = U^T U) is the same nest on the transpose: "tile (i,j) of L" is tile (j,i) of U,
  * read and written in place with transposed operations (no copy).
@@ -34,6 +34,7 @@ int hyt_pdpotrf(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info,
 {
     const int nt = A->nt, nb = A->nb, ld = hyt_tile_ld(A);
     const int lower = uplo == 'L';
+    const int nw = hyt_context_num_workers(hyt_sequence_context(seq));
     /* tile (i,j) of L, or of U^T */
 #define T(i, j) (lower ? hyt_tile(A, i, j) : hyt_tile(A, j, i))
     int rc = 0;
@@ -51,22 +52,17 @@ int hyt_pdpotrf(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info,
                        : hyt_insert_dtrsm_stop(seq, tag, 'L', 'U', 'T', 'N', nbk, mbi, 1.0,
                                                T(k, k), ld, T(i, k), ld, info);
         }
-        // update: the lookahead columns (leftmost first), then the bulk by step
+        // update, a task per column (in row ranges when the columns are few for the
+        // workers): the lookahead columns first (the leftmost most urgent), then the bulk
+        const int ncols = nt - k - 1;
+        const int chunks = ncols > 0 ? (2 * nw + ncols - 1) / ncols : 1;
         for (int j = k + 1; j < nt && !rc; j++) {
-            const int nbj = hyt_tile_nb(A, j);
             hyt_tag_t tag = {j - k <= p->lookahead ? PRIO_LOOKAHEAD - j : nt - k, k, j, j};
-            rc = hyt_insert_dsyrk(seq, tag, uplo, lower ? 'N' : 'T', nbj, nbk, -1.0, T(j, k), ld,
-                                  1.0, T(j, j), ld, info);
-            for (int i = j + 1; i < nt && !rc; i++) {
-                const int mbi = hyt_tile_nb(A, i);
-                tag.i = i;
-                /* L_ij -= L_ik L_jk^T; for U: U_ji -= U_kj^T U_ki */
-                rc = lower ? hyt_insert_dgemm_stop(seq, tag, 'N', 'T', mbi, nbj, nbk, -1.0,
-                                                   T(i, k), ld, T(j, k), ld, 1.0, T(i, j), ld,
-                                                   info)
-                           : hyt_insert_dgemm_stop(seq, tag, 'T', 'N', nbj, mbi, nbk, -1.0,
-                                                   T(j, k), ld, T(i, k), ld, 1.0, T(i, j), ld,
-                                                   info);
+            const int rows = nt - j, nc = chunks < rows ? chunks : rows;
+            for (int c = 0; c < nc && !rc; c++) {
+                tag.i = j + rows * c / nc;
+                rc = hyt_insert_dsyrk_col(seq, tag, uplo, A, k, j, tag.i, j + rows * (c + 1) / nc,
+                                          info);
             }
         }
     }
