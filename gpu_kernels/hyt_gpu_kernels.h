@@ -59,6 +59,13 @@ void hyt_ref_dgemm_batched(char transa, char transb, int m, int n, int k, double
                            int64_t strideB, double beta, double *C, int ldc, int64_t strideC,
                            int batch);
 
+/* The fused Cholesky of a diagonal block (gpu_dpotf2.cu): A = L L^T of the lower n x n block
+ * (column-major, lda), n <= HYT_DPOTF2_MAX_N, in place; returns LAPACK's dpotf2 INFO (0, or the
+ * order of the first leading minor that is not positive definite).  The host reference is
+ * hyt_core_dpotrf('L', ...). */
+#define HYT_DPOTF2_MAX_N 512
+int hyt_ref_dpotf2(int n, double *a, int lda);
+
 #if HYT_HAVE_CUDA
 /* The CUDA versions (the .cu files of gpu_kernels/), asynchronous on `stream`.  They return 0 or
  * HYT_ERR_DEVICE (launch checked with cudaGetLastError, message via hyt_error).  Calls with
@@ -71,6 +78,8 @@ int hyt_cuda_transpose_tiles_strided(hyt_device_t *dev, void *stream, double *ti
                                      int64_t ntiles, int64_t stride);
 int hyt_cuda_dlaswp_crrb(hyt_device_t *dev, void *stream, double *col0, int64_t colstride,
                          int ncols, int nb, int r1, int npiv, const int *ipiv);
+/* One cooperative launch on `stream`; *info (device memory) is set when it completes. */
+int hyt_cuda_dpotf2(hyt_device_t *dev, void *stream, int n, double *A, int lda, int *info);
 #endif
 
 #ifdef __cplusplus

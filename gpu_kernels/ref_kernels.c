@@ -4,6 +4,7 @@
  * machines without a GPU run the whole hybrid algorithm.  Plain C, always compiled.  The
  * arguments are assumed valid (the dispatchers in gpu_kernels.c check them).
  */
+#include "hyt_cpu_kernels.h"
 #include "hyt_gpu_kernels.h"
 
 #include <cblas.h>
@@ -66,4 +67,9 @@ void hyt_ref_transpose_tiles_strided(double *tiles, int nb, int64_t ntiles, int6
 {
     for (int64_t t = 0; t < ntiles; t++)
         hyt_ref_transpose_tiles(tiles + t * stride, nb, 1);
+}
+
+int hyt_ref_dpotf2(int n, double *a, int lda)
+{
+    return hyt_core_dpotrf('L', n, a, lda);
 }
