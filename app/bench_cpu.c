@@ -5,12 +5,15 @@
  * backward error ||PA - LU|| for panels) before its rate is reported.
  *
  *   hytile bench-cpu [-n N ...] [--panel M] [--nb NB] [--panel-cores P] [--lookahead L]
- *                    [--layout lapack|tile] [--reps R] [--trace FILE]
+ *                    [--layout lapack|tile] [--reps R] [--trace FILE] [--chol N [--uplo L|U]]
+ * --chol: hytile's Cholesky (dpotrf) against OpenBLAS's dpotrf on the same SPD matrix, each
+ * checked by the scaled residual of a solve with its factor.
  * (cores and workers from HYT_CORES / HYT_WORKERS).  A value it cannot use stops it (exit 2).
  */
 #include "cli_common.h"
 #include "hytile_cli.h"
 
+#include "chol_internal.h"
 #include "hytile.h"
 
 #include <cblas.h>
@@ -35,8 +38,9 @@ extern void openblas_set_num_threads(int n);
 extern char *openblas_get_config(void);
 extern char *openblas_get_corename(void);
 
-/* OpenBLAS's own dgetrf_, not ours: looked up in the library that defines cblas_dgemm. */
-static dgetrf_fn openblas_dgetrf(void)
+/* OpenBLAS's own LAPACK routine, not ours: looked up in the library that defines cblas_dgemm
+ * (NULL when that is hytile's). */
+static void *openblas_sym(const char *name, void *ours)
 {
     Dl_info info;
     if (!dladdr((void *)cblas_dgemm, &info) || !info.dli_fname)
@@ -44,9 +48,14 @@ static dgetrf_fn openblas_dgetrf(void)
     void *h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
     if (!h)
         return NULL;
-    dgetrf_fn f = (dgetrf_fn)dlsym(h, "dgetrf_");
+    void *f = dlsym(h, name);
     dlclose(h);
-    return f == (dgetrf_fn)dgetrf_ ? NULL : f;
+    return f == ours ? NULL : f;
+}
+
+static dgetrf_fn openblas_dgetrf(void)
+{
+    return (dgetrf_fn)openblas_sym("dgetrf_", (void *)dgetrf_);
 }
 
 static void fill(double *a, int64_t m, int64_t n, int64_t lda, unsigned seed)
@@ -60,6 +69,29 @@ static void fill(double *a, int64_t m, int64_t n, int64_t lda, unsigned seed)
             a[r + c * lda] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
         }
     }
+}
+
+/* HPL's scaled residual ||b - A0 x||_oo / (eps (||A0||_oo ||x||_oo + ||b||_oo) n); frees b and
+ * x (malloc'ed by the caller). */
+static double scaled_residual(int n, const double *A0, double *b, double *x)
+{
+    double an = 0, xn = 0, bn = 0, rn = 0;
+    double *r = malloc((size_t)n * sizeof *r);
+    memcpy(r, b, (size_t)n * sizeof *r);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, A0, n, x, 1, 1.0, r, 1);
+    for (int i = 0; i < n; i++) {
+        double s = 0;
+        for (int j = 0; j < n; j++)
+            s += fabs(A0[i + (int64_t)j * n]);
+        an = fmax(an, s);
+        xn = fmax(xn, fabs(x[i]));
+        bn = fmax(bn, fabs(b[i]));
+        rn = fmax(rn, fabs(r[i]));
+    }
+    free(b);
+    free(x);
+    free(r);
+    return rn / (DBL_EPSILON * (an * xn + bn) * n);
 }
 
 /* HPL's scaled residual of the solve with factors F of A0 (n x n). */
@@ -81,23 +113,7 @@ static double solve_residual(hyt_context_t *ctx, int n, const double *A0, const 
         cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasUnit, n, F, n, x, 1);
         cblas_dtrsv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, n, F, n, x, 1);
     }
-    double an = 0, xn = 0, bn = 0, rn = 0;
-    double *r = malloc((size_t)n * sizeof *r);
-    memcpy(r, b, (size_t)n * sizeof *r);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, A0, n, x, 1, 1.0, r, 1);
-    for (int i = 0; i < n; i++) {
-        double s = 0;
-        for (int j = 0; j < n; j++)
-            s += fabs(A0[i + (int64_t)j * n]);
-        an = fmax(an, s);
-        xn = fmax(xn, fabs(x[i]));
-        bn = fmax(bn, fabs(b[i]));
-        rn = fmax(rn, fabs(r[i]));
-    }
-    free(b);
-    free(x);
-    free(r);
-    return rn / (DBL_EPSILON * (an * xn + bn) * n);
+    return scaled_residual(n, A0, b, x);
 }
 
 /* ||P A - L U||_1 / (||A||_1 m eps) for an m x w panel. */
@@ -144,6 +160,80 @@ static double panel_error(int m, int w, const double *A0, const double *F, const
     return rn / (an * m * DBL_EPSILON);
 }
 
+typedef void (*dpotrf_fn)(const char *, const int *, double *, const int *, int *, size_t);
+
+/* HPL's scaled residual of the solve A x = b with the Cholesky factor F (uplo) of A0. */
+static double chol_residual(int n, char uplo, const double *A0, const double *F)
+{
+    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
+    fill(b, n, 1, n, 78);
+    memcpy(x, b, (size_t)n * sizeof *x);
+    /* L L^T x = b, or U^T U x = b */
+    CBLAS_UPLO u = uplo == 'L' ? CblasLower : CblasUpper;
+    cblas_dtrsv(CblasColMajor, u, uplo == 'L' ? CblasNoTrans : CblasTrans, CblasNonUnit, n, F, n,
+                x, 1);
+    cblas_dtrsv(CblasColMajor, u, uplo == 'L' ? CblasTrans : CblasNoTrans, CblasNonUnit, n, F, n,
+                x, 1);
+    return scaled_residual(n, A0, b, x);
+}
+
+/* --chol: hytile's dpotrf against OpenBLAS's on the same SPD matrix (symmetric random plus n on
+ * the diagonal), best of reps each, alternating; 0, or 1 when a result is wrong. */
+static int bench_chol(hyt_context_t *ctx, int n, char uplo, int nb, int la, int reps)
+{
+    dpotrf_fn ob = (dpotrf_fn)openblas_sym("dpotrf_", (void *)dpotrf_);
+    double *A0 = malloc((size_t)n * n * sizeof *A0), *A = malloc((size_t)n * n * sizeof *A);
+    if (!ob || !A0 || !A) {
+        fprintf(stderr, "hytile bench-cpu: %s\n",
+                ob ? "no memory" : "OpenBLAS's dpotrf_ not found");
+        free(A0);
+        free(A);
+        return 1;
+    }
+    fill(A0, n, n, n, (unsigned)n + 1);
+    for (int c = 0; c < n; c++) {
+        for (int r = c + 1; r < n; r++)
+            A0[c + (int64_t)r * n] = A0[r + (int64_t)c * n];
+        A0[c + (int64_t)c * n] += n;
+    }
+    hyt_chol_params_t p = {nb, la};
+    hyt_chol_params(ctx, n, &p);
+    const int nw = hyt_context_num_workers(ctx);
+    const double flops = (double)n * n * n / 3.0 + (double)n * n / 2.0 + n / 6.0;
+    double best_h = 1e30, best_o = 1e30, res_h = 0, res_o = 0;
+    int info_h = 0, info_o = 0;
+    for (int r = 0; r < reps; r++) {
+        memcpy(A, A0, (size_t)n * n * sizeof *A);
+        settle();
+        double t0 = hyt_wtime();
+        info_h |= hyt_dpotrf_params(ctx, uplo, n, A, n, &p);
+        best_h = fmin(best_h, hyt_wtime() - t0);
+        if (r == 0)
+            res_h = chol_residual(n, uplo, A0, A);
+
+        memcpy(A, A0, (size_t)n * n * sizeof *A);
+        settle();
+        openblas_set_num_threads(nw);
+        t0 = hyt_wtime();
+        int info;
+        ob(&uplo, &n, A, &n, &info, 1);
+        best_o = fmin(best_o, hyt_wtime() - t0);
+        openblas_set_num_threads(1);
+        info_o |= info;
+        if (r == 0)
+            res_o = chol_residual(n, uplo, A0, A);
+    }
+    int ok = !info_h && res_h < 16;
+    printf("\ndpotrf %c N %d nb %d la %d, %d workers: hytile %.3f s %.1f GFLOP/s | OpenBLAS %.3f s "
+           "%.1f GFLOP/s | ratio %.2f   residuals %.3g / %.3g  info %d / %d%s\n",
+           uplo, n, p.nb, p.lookahead, nw, best_h, flops / best_h * 1e-9, best_o,
+           flops / best_o * 1e-9, best_o / best_h, res_h, res_o, info_h, info_o,
+           ok ? "" : "  FAILED");
+    free(A0);
+    free(A);
+    return !ok;
+}
+
 static int usage(void)
 {
     fprintf(stderr,
@@ -153,7 +243,8 @@ static int usage(void)
             "  -n N          LU of N x N against OpenBLAS dgetrf (several -n allowed)\n"
             "  --panel M     panel M x NB against OpenBLAS dgetrf on PANEL_CORES threads\n"
             "  --layout      factor the LAPACK array in place (default) or a CCRB tile copy\n"
-            "  --trace FILE  Chrome trace of the last hytile LU run\n");
+            "  --trace FILE  Chrome trace of the last hytile LU run\n"
+            "  --chol N      Cholesky of N x N (--uplo L or U) against OpenBLAS dpotrf\n");
     return 2;
 }
 
@@ -169,7 +260,8 @@ static int opt_int(const char *opt, const char *text, long lo, long hi, int *out
 
 int hyt_cmd_bench_cpu(int argc, char **argv)
 {
-    int ns[32], nn = 0, panel_m = 0, nb = -1, la = -1, pc = -1, reps = 3, tile = 0;
+    int ns[32], nn = 0, panel_m = 0, nb = -1, la = -1, pc = -1, reps = 3, tile = 0, chol_n = 0;
+    char uplo = 'L';
     const char *trace = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -192,6 +284,10 @@ int hyt_cmd_bench_cpu(int argc, char **argv)
             trace = v;
         } else if (!strcmp(a, "--layout") && (!strcmp(v, "tile") || !strcmp(v, "lapack"))) {
             tile = !strcmp(v, "tile");
+        } else if (!strcmp(a, "--chol")) {
+            bad = opt_int(a, v, 1, 1000000, &chol_n);
+        } else if (!strcmp(a, "--uplo") && (!strcmp(v, "L") || !strcmp(v, "U"))) {
+            uplo = v[0];
         } else {
             return usage();
         }
@@ -199,7 +295,7 @@ int hyt_cmd_bench_cpu(int argc, char **argv)
             return 2;
         i++;
     }
-    if (!nn && !panel_m)
+    if (!nn && !panel_m && !chol_n)
         ns[nn++] = 4000;
     dgetrf_fn ob = openblas_dgetrf();
     if (!ob) {
@@ -364,6 +460,8 @@ int hyt_cmd_bench_cpu(int argc, char **argv)
         free(A);
         free(ipiv);
     }
+    if (chol_n > 0 && bench_chol(ctx, chol_n, uplo, nb, la, reps))
+        rc = 1;
     hyt_context_destroy(ctx);
     return rc;
 }

@@ -9,12 +9,15 @@ typedef struct trsm_args {
     double alpha;
     const double *A;
     double *B;
+    const int *stop;
 } trsm_args_t;
 
 static int trsm_body(const hyt_task_ctx_t *tc, void *p)
 {
     (void)tc;
     trsm_args_t *a = p;
+    if (hyt_stopped(a->stop))
+        return 0;
     cblas_dtrsm(CblasColMajor, a->side == 'L' ? CblasLeft : CblasRight,
                 a->uplo == 'L' ? CblasLower : CblasUpper,
                 a->trans == 'N' ? CblasNoTrans : CblasTrans,
@@ -29,9 +32,17 @@ int hyt_insert_dtrsm(hyt_sequence_t *seq, hyt_tag_t tag, char side, char uplo, c
                      char diag, int m, int n, double alpha, const double *A, int lda,
                      double *B, int ldb)
 {
+    return hyt_insert_dtrsm_stop(seq, tag, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb,
+                                 NULL);
+}
+
+int hyt_insert_dtrsm_stop(hyt_sequence_t *seq, hyt_tag_t tag, char side, char uplo, char trans,
+                          char diag, int m, int n, double alpha, const double *A, int lda,
+                          double *B, int ldb, const int *stop)
+{
     if (m <= 0 || n <= 0)
         return HYT_SUCCESS;
-    trsm_args_t args = {side, uplo, trans, diag, m, n, lda, ldb, alpha, A, B};
+    trsm_args_t args = {side, uplo, trans, diag, m, n, lda, ldb, alpha, A, B, stop};
     hyt_dep_t deps[2] = {{A, HYT_READ}, {B, HYT_RW}};
     hyt_task_desc_t d = hyt_tagged_desc(&trsm_kernel, &args, sizeof args, deps, 2, tag);
     return hyt_task_insert(seq, &d);

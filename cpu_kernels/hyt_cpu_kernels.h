@@ -61,6 +61,43 @@ int hyt_insert_dgemm(hyt_sequence_t *seq, hyt_tag_t tag, char transa, char trans
                      int k, double alpha, const double *A, int lda, const double *B, int ldb,
                      double beta, double *C, int ldc);
 
+/* The stop flag of a factorization (its INFO): a task given one does nothing once it is
+ * nonzero (a Cholesky stops at the first minor that is not positive definite, as LAPACK's
+ * does).  Read and written atomically: the task that sets it runs beside the readers. */
+static inline int hyt_stopped(const int *stop)
+{
+    return stop && __atomic_load_n(stop, __ATOMIC_RELAXED) != 0;
+}
+
+/* The same as hyt_insert_dtrsm / hyt_insert_dgemm, skipped once *stop is nonzero (stop NULL:
+ * never).  stop is not a dependency. */
+int hyt_insert_dtrsm_stop(hyt_sequence_t *seq, hyt_tag_t tag, char side, char uplo, char trans,
+                          char diag, int m, int n, double alpha, const double *A, int lda,
+                          double *B, int ldb, const int *stop);
+int hyt_insert_dgemm_stop(hyt_sequence_t *seq, hyt_tag_t tag, char transa, char transb, int m,
+                          int n, int k, double alpha, const double *A, int lda, const double *B,
+                          int ldb, double beta, double *C, int ldc, const int *stop);
+
+/* ---- core_dpotrf.c: Cholesky factorization of a diagonal tile ---------------------------
+ * hyt_core_dpotrf: A = L L^T (uplo 'L') or U^T U ('U') of the n x n block a (ld lda) in place,
+ * recursive (LAPACK's dpotrf2 split) with unblocked leaves; returns 0 or the order of the first
+ * leading minor that is not positive definite (LAPACK's INFO: that diagonal is <= 0 or NaN;
+ * the rest of the block is then unspecified).
+ * hyt_insert_dpotrf: the task, skipped when *info is already nonzero; a failure sets *info to
+ * offset + the local INFO.  Keys: the tile RW, info RW (so a task that READs info runs after
+ * every factorization of the diagonal tiles inserted before it). */
+int hyt_core_dpotrf(char uplo, int n, double *a, int lda);
+int hyt_insert_dpotrf(hyt_sequence_t *seq, hyt_tag_t tag, char uplo, int n, double *A, int lda,
+                      int offset, int *info);
+
+/* ---- core_dsyrk_col.c: step k of the Cholesky on tile column j --------------------------
+ * Tile rows [i1, i2) of column j (i1 >= j) of L (uplo 'L'), or of U^T ('U': tile (i,j) means
+ * tile (j,i) of U): A_jj -= L_jk L_jk^T when i1 = j (SYRK), A_ij -= L_ik L_jk^T below (one
+ * tall GEMM on a LAPACK array, one per tile on CCRB).  Skipped once *stop is nonzero (NULL:
+ * never).  Keys: the tiles (i,k) and (j,k) READ, (i,j) RW. */
+int hyt_insert_dsyrk_col(hyt_sequence_t *seq, hyt_tag_t tag, char uplo, const hyt_desc_t *A,
+                         int k, int j, int i1, int i2, const int *stop);
+
 /* ---- core_dtrtri.c: inverse of the unit lower triangle of a diagonal tile ---------------
  * Linv (n x n, ld ldinv) = inv(unit lower part of L); the rest of the nb x nb buffer zeroed.
  * Keys: L READ, Linv WRITE. */

@@ -29,6 +29,7 @@
  * destroy it) and starts its own on its first call, on CPUs only when the parent had one.
  * These functions never call dgetrf_, dgetrs_ or dgesv_ through the program's symbols.
  */
+#include "chol_internal.h"
 #include "drv_internal.h"
 
 #include <dlfcn.h>
@@ -47,6 +48,12 @@ typedef void dgetrs_fn(const char *trans, const int *n, const int *nrhs, const d
                        size_t trans_len);
 typedef void dgesv_fn(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv,
                       double *b, const int *ldb, int *info);
+typedef void dpotrf_fn(const char *uplo, const int *n, double *a, const int *lda, int *info,
+                       size_t uplo_len);
+typedef void dpotrs_fn(const char *uplo, const int *n, const int *nrhs, const double *a,
+                       const int *lda, double *b, const int *ldb, int *info, size_t uplo_len);
+typedef void dposv_fn(const char *uplo, const int *n, const int *nrhs, double *a, const int *lda,
+                      double *b, const int *ldb, int *info, size_t uplo_len);
 
 /* Set once (abi_setup) and the same in a forked child. */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -55,6 +62,9 @@ static long abi_min_n;
 static dgetrf_fn *next_dgetrf;
 static dgetrs_fn *next_dgetrs;
 static dgesv_fn *next_dgesv;
+static dpotrf_fn *next_dpotrf;
+static dpotrs_fn *next_dpotrs;
+static dposv_fn *next_dposv;
 
 /* Under abi_lock. */
 static pthread_mutex_t abi_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -119,6 +129,9 @@ static void abi_setup(void)
     next_dgetrf = (dgetrf_fn *)foreign_sym(RTLD_NEXT, "dgetrf_");
     next_dgetrs = (dgetrs_fn *)foreign_sym(RTLD_NEXT, "dgetrs_");
     next_dgesv = (dgesv_fn *)foreign_sym(RTLD_NEXT, "dgesv_");
+    next_dpotrf = (dpotrf_fn *)foreign_sym(RTLD_NEXT, "dpotrf_");
+    next_dpotrs = (dpotrs_fn *)foreign_sym(RTLD_NEXT, "dpotrs_");
+    next_dposv = (dposv_fn *)foreign_sym(RTLD_NEXT, "dposv_");
     if (hyt_config_create(&abi_cfg))
         return; /* no memory: every call reports it */
     if (hyt_config_load_env(abi_cfg)) {
@@ -211,11 +224,11 @@ static void bad_arg(const char *name, int *info, int pos)
 
 /* One call: the operation and its arguments (checked), for hytile and for the next LAPACK. */
 typedef struct abi_call {
-    char op;          /* 'f' dgetrf, 's' dgetrs, 'v' dgesv */
+    char op;          /* 'f' dgetrf, 's' dgetrs, 'v' dgesv; 'F' dpotrf, 'S' dpotrs, 'V' dposv */
     const char *name;
     int m, n, nrhs;
-    char trans;
-    double *a;        /* dgetrs: not written */
+    char trans;       /* dgetrs's; the Cholesky's uplo */
+    double *a;        /* dgetrs, dpotrs: not written */
     int lda;
     int *ipiv;
     double *b;
@@ -229,6 +242,12 @@ static int run_hytile(hyt_context_t *ctx, const abi_call_t *c)
         return hyt_dgetrf(ctx, c->m, c->n, c->a, c->lda, c->ipiv);
     case 's':
         return hyt_dgetrs(ctx, c->trans, c->n, c->nrhs, c->a, c->lda, c->ipiv, c->b, c->ldb);
+    case 'F':
+        return hyt_dpotrf(ctx, c->trans, c->n, c->a, c->lda);
+    case 'S':
+        return hyt_dpotrs(ctx, c->trans, c->n, c->nrhs, c->a, c->lda, c->b, c->ldb);
+    case 'V':
+        return hyt_dposv(ctx, c->trans, c->n, c->nrhs, c->a, c->lda, c->b, c->ldb);
     default: {
         int rc = hyt_dgetrf(ctx, c->n, c->n, c->a, c->lda, c->ipiv);
         if (rc == 0 && c->nrhs > 0)
@@ -244,6 +263,9 @@ static int have_next(const abi_call_t *c)
     switch (c->op) {
     case 'f': return next_dgetrf != NULL;
     case 's': return next_dgetrs != NULL;
+    case 'F': return next_dpotrf != NULL;
+    case 'S': return next_dpotrs != NULL;
+    case 'V': return next_dposv != NULL;
     default: return next_dgesv != NULL;
     }
 }
@@ -256,6 +278,15 @@ static void run_next(const abi_call_t *c, int *info)
         break;
     case 's':
         next_dgetrs(&c->trans, &c->n, &c->nrhs, c->a, &c->lda, c->ipiv, c->b, &c->ldb, info, 1);
+        break;
+    case 'F':
+        next_dpotrf(&c->trans, &c->n, c->a, &c->lda, info, 1);
+        break;
+    case 'S':
+        next_dpotrs(&c->trans, &c->n, &c->nrhs, c->a, &c->lda, c->b, &c->ldb, info, 1);
+        break;
+    case 'V':
+        next_dposv(&c->trans, &c->n, &c->nrhs, c->a, &c->lda, c->b, &c->ldb, info, 1);
         break;
     default:
         next_dgesv(&c->n, &c->nrhs, c->a, &c->lda, c->ipiv, c->b, &c->ldb, info);
@@ -289,8 +320,8 @@ static void abi_call(const abi_call_t *c, int *info)
         run_next(c, info);
         return;
     }
-    /* what hytile may write before it fails: A (not by dgetrs) and B */
-    int writes_a = c->op != 's', am = writes_a ? c->m : 0, bn = c->b ? c->nrhs : 0;
+    /* what hytile may write before it fails: A (not by the solves) and B */
+    int writes_a = c->op != 's' && c->op != 'S', am = writes_a ? c->m : 0, bn = c->b ? c->nrhs : 0;
     double *a_copy = NULL, *b_copy = NULL;
     if (next) {
         a_copy = save(c->a, am, c->n, c->lda);
@@ -377,4 +408,56 @@ void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv,
     if (*n == 0)
         return;
     abi_call(&(abi_call_t){'v', "DGESV", *n, *n, *nrhs, 'N', a, *lda, ipiv, b, *ldb}, info);
+}
+
+/* The Cholesky: DPOTRF, DPOTRS, DPOSV ('U' or 'L' in either case; the other triangle of A is
+ * not referenced). */
+void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info,
+             size_t uplo_len)
+{
+    (void)uplo_len;
+    const char u = hyt_norm_uplo(*uplo);
+    if (!u)
+        return bad_arg("DPOTRF", info, 1);
+    if (*n < 0)
+        return bad_arg("DPOTRF", info, 2);
+    if (*lda < max1(*n))
+        return bad_arg("DPOTRF", info, 4);
+    *info = 0;
+    if (*n == 0)
+        return;
+    abi_call(&(abi_call_t){'F', "DPOTRF", *n, *n, 0, u, a, *lda, NULL, NULL, 1}, info);
+}
+
+/* DPOTRS's and DPOSV's checks (the same positions): 0, or the bad argument reported. */
+static int chol_solve_args(const char *name, char u, int n, int nrhs, int lda, int ldb,
+                           int *info)
+{
+    int pos = !u ? 1 : n < 0 ? 2 : nrhs < 0 ? 3 : lda < max1(n) ? 5 : ldb < max1(n) ? 7 : 0;
+    if (pos)
+        bad_arg(name, info, pos);
+    else
+        *info = 0;
+    return pos;
+}
+
+void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *lda,
+             double *b, const int *ldb, int *info, size_t uplo_len)
+{
+    (void)uplo_len;
+    const char u = hyt_norm_uplo(*uplo);
+    if (chol_solve_args("DPOTRS", u, *n, *nrhs, *lda, *ldb, info) || *n == 0 || *nrhs == 0)
+        return;
+    abi_call(&(abi_call_t){'S', "DPOTRS", *n, *n, *nrhs, u, (double *)a, *lda, NULL, b, *ldb},
+             info);
+}
+
+void dposv_(const char *uplo, const int *n, const int *nrhs, double *a, const int *lda,
+            double *b, const int *ldb, int *info, size_t uplo_len)
+{
+    (void)uplo_len;
+    const char u = hyt_norm_uplo(*uplo);
+    if (chol_solve_args("DPOSV ", u, *n, *nrhs, *lda, *ldb, info) || *n == 0)
+        return;
+    abi_call(&(abi_call_t){'V', "DPOSV", *n, *n, *nrhs, u, a, *lda, NULL, b, *ldb}, info);
 }

@@ -106,6 +106,13 @@ int hyt_ref_hpl_matvec(int n, int nb, int ndev, int index, int seed, const doubl
 void hyt_ref_hpl_norms(int n, int nparts, const double *ax, const double *arow, const double *x,
                        const double *b, double norms[4]);
 
+/* The fused Cholesky of a diagonal block (gpu_dpotf2.cu): A = L L^T of the lower n x n block
+ * (column-major, lda), n <= HYT_DPOTF2_MAX_N, in place; returns LAPACK's dpotf2 INFO (0, or the
+ * order of the first leading minor that is not positive definite).  The host reference is
+ * hyt_core_dpotrf('L', ...). */
+#define HYT_DPOTF2_MAX_N 512
+int hyt_ref_dpotf2(int n, double *a, int lda);
+
 #if HYT_HAVE_CUDA
 /* The CUDA versions (the .cu files of gpu_kernels/), asynchronous on `stream`.  They return 0 or
  * HYT_ERR_DEVICE (launch checked with cudaGetLastError, message via hyt_error).  Calls with
@@ -134,6 +141,8 @@ int hyt_cuda_hpl_matvec(hyt_device_t *dev, void *stream, const struct hyt_hpl_di
                         const double *x, double *ax, double *arow);
 int hyt_cuda_hpl_norms(hyt_device_t *dev, void *stream, int64_t n, int nparts, const double *ax,
                        const double *arow, const double *x, const double *b, double *norms);
+/* One cooperative launch on `stream`; *info (device memory) is set when it completes. */
+int hyt_cuda_dpotf2(hyt_device_t *dev, void *stream, int n, double *A, int lda, int *info);
 #endif
 
 #ifdef __cplusplus

@@ -4,6 +4,7 @@
  * machines without a GPU run the whole hybrid algorithm.  Plain C, always compiled.  The
  * arguments are assumed valid (the dispatchers in gpu_kernels.c check them).
  */
+#include "hyt_cpu_kernels.h"
 #include "hyt_gpu_kernels.h"
 
 #include "hyt_cpu_kernels.h"
@@ -80,4 +81,9 @@ int hyt_ref_dgetrf_crrb(double *A, int m, int n, int nb, int *ipiv, double *work
         for (int64_t c = 0; c < n; c++)
             A[c + r * nb] = work[r + c * m];
     return info;
+}
+
+int hyt_ref_dpotf2(int n, double *a, int lda)
+{
+    return hyt_core_dpotrf('L', n, a, lda);
 }

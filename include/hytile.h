@@ -6,7 +6,8 @@
  *   tile layout, synchronous       hyt_dgetrf_tile, hyt_dgetrs_tile, hyt_dgesv_tile
  *   tile layout, asynchronous      hyt_dgetrf_tile_async, hyt_dgetrs_tile_async (insert tasks
  *                                  into a sequence; hyt_sequence_wait returns the status)
- * plus the LAPACK ABI entry points dgetrf_, dgetrs_, dgesv_ exported by libhytile.so.
+ * and the same for the Cholesky (hyt_dpotrf, hyt_dpotrs, hyt_dposv, ...), plus the LAPACK ABI
+ * entry points dgetrf_, dgetrs_, dgesv_, dpotrf_, dpotrs_, dposv_ exported by libhytile.so.
  *
  * Included: hyt_context.h (errors, configuration, context, sequences) and hyt_tiles.h (tile
  * descriptors).  Writing one's own tile algorithms on the runtime: hyt_runtime.h.
@@ -64,6 +65,27 @@ HYT_API int hyt_dgetrf_tile_async(hyt_sequence_t *seq, hyt_desc_t *A, int *ipiv,
 HYT_API int hyt_dgetrs_tile_async(hyt_sequence_t *seq, char trans, const hyt_desc_t *A,
                                   const int *ipiv, hyt_desc_t *B);
 
+/* Cholesky factorization of a symmetric positive definite matrix and solves with it, at the
+ * same three levels: A = L L^T (uplo 'L') or U^T U ('U'), only that triangle referenced
+ * ('l' and 'u' too).  INFO +i: the leading minor of order i is not positive definite; the
+ * factorization stopped there (the rest of A is unspecified, as in LAPACK) and a solve is not
+ * done (B untouched).  Argument positions as in LAPACK's DPOTRF, DPOTRS, DPOSV. */
+HYT_API int hyt_dpotrf(hyt_context_t *ctx, char uplo, int n, double *a, int lda);
+HYT_API int hyt_dpotrs(hyt_context_t *ctx, char uplo, int n, int nrhs, const double *a, int lda,
+                       double *b, int ldb);
+HYT_API int hyt_dposv(hyt_context_t *ctx, char uplo, int n, int nrhs, double *a, int lda,
+                      double *b, int ldb);
+HYT_API int hyt_dpotrf_tile(hyt_context_t *ctx, char uplo, hyt_desc_t *A);
+HYT_API int hyt_dpotrs_tile(hyt_context_t *ctx, char uplo, const hyt_desc_t *A, hyt_desc_t *B);
+HYT_API int hyt_dposv_tile(hyt_context_t *ctx, char uplo, hyt_desc_t *A, hyt_desc_t *B);
+/* Asynchronous: *info is final once the sequence has been waited for; the solve of
+ * hyt_dposv_tile_async waits for it and does nothing when it is nonzero. */
+HYT_API int hyt_dpotrf_tile_async(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, int *info);
+HYT_API int hyt_dpotrs_tile_async(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A,
+                                  hyt_desc_t *B);
+HYT_API int hyt_dposv_tile_async(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, hyt_desc_t *B,
+                                 int *info);
+
 /* LAPACK ABI (Fortran calling convention, 32-bit integers, hidden string lengths). */
 HYT_API void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
 HYT_API void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a,
@@ -71,6 +93,12 @@ HYT_API void dgetrs_(const char *trans, const int *n, const int *nrhs, const dou
                      size_t trans_len);
 HYT_API void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, double *b,
                     const int *ldb, int *info);
+HYT_API void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info,
+                     size_t uplo_len);
+HYT_API void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a,
+                     const int *lda, double *b, const int *ldb, int *info, size_t uplo_len);
+HYT_API void dposv_(const char *uplo, const int *n, const int *nrhs, double *a, const int *lda,
+                    double *b, const int *ldb, int *info, size_t uplo_len);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,7 @@
  *                                    says so once on stderr
  */
 #include "hyt_test.h"
+#include "abi_test.h"
 #include "lu_check.h"
 
 #include <dirent.h>
@@ -28,26 +29,6 @@ void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, 
              const int *ipiv, double *b, const int *ldb, int *info, size_t trans_len);
 void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, double *b,
             const int *ldb, int *info);
-
-/* Our XERBLA records the call instead of printing (LAPACK lets programs replace it). */
-static char xname[8];
-static int xinfo, xcalls;
-void xerbla_(const char *srname, const int *info, size_t len)
-{
-    memset(xname, 0, sizeof xname);
-    memcpy(xname, srname, len < 7 ? len : 7);
-    xinfo = *info;
-    xcalls++;
-}
-
-static void expect_xerbla(const char *name, int pos, int info, const char *what)
-{
-    CHECK(xcalls == 1, "%s: xerbla called %d times", what, xcalls);
-    CHECK(!strncmp(xname, name, strlen(name)), "%s: xerbla name '%s'", what, xname);
-    CHECK(xinfo == pos && info == -pos, "%s: xerbla %d, info %d, expected %d", what, xinfo, info,
-          -pos);
-    xcalls = 0;
-}
 
 /* dgesv_ on a random n x n system (seed), checked by backward error; its INFO. */
 static int solve_checked(int n, unsigned long long seed, const char *what)
@@ -125,18 +106,15 @@ static int check_fork(void)
 }
 
 /* Under HYT_FAULT_*: every call right, from the CPU LAPACK where hytile failed, one message. */
-static int check_fallback(void)
+static void fallback_calls(void)
 {
-    test_capture_t cap;
-    test_capture_start(&cap);
     for (int i = 0; i < 3; i++)
         solve_checked(300, 31 + (unsigned)i, "fallback");
-    char text[4096];
-    test_capture_end(&cap, text, sizeof text);
-    int said = 0;
-    for (const char *p = text; (p = strstr(p, "done by the CPU LAPACK")); p++)
-        said++;
-    CHECK(said == 1, "the fallback said %d times, expected once; stderr:\n%s", said, text);
+}
+
+static int check_fallback(void)
+{
+    expect_fallback_said_once(fallback_calls);
     return test_result("test_lapack_abi fallback");
 }
 

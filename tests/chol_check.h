@@ -1,0 +1,62 @@
+/* Matrices and backward-error checks for the Cholesky tests (LAPACK's dpot01 / dpot02 style). */
+#ifndef HYT_CHOL_CHECK_H
+#define HYT_CHOL_CHECK_H
+
+#include "lu_check.h"
+
+/* A = L D L^T (n x n, full, ld lda) with L = I + E / n (E random in [-1, 1], strictly lower) and
+ * D in [1, 2], except d_fail = -1 (1-based; 0: none).  The leading minors of order < fail are
+ * positive definite and the one of order fail is not, by a margin no rounding can blur: a
+ * Cholesky must return INFO = fail exactly. */
+static inline void chol_matrix(double *A, int n, int64_t lda, int fail, unsigned long long seed)
+{
+    size_t sz = ((size_t)n * n + 1) * sizeof(double);
+    double *L = calloc(1, sz), *W = malloc(sz), *E = malloc(sz);
+    double *d = malloc(((size_t)n + 1) * sizeof *d);
+    fill_random(E, n, n, n, seed);
+    fill_random(d, n, 1, n, seed + 1);
+    for (int c = 0; c < n; c++) {
+        L[c + (int64_t)c * n] = 1;
+        for (int r = c + 1; r < n; r++)
+            L[r + (int64_t)c * n] = E[r + (int64_t)c * n] / n;
+        d[c] = c + 1 == fail ? -1.0 : 1.5 + 0.5 * d[c];
+        for (int r = 0; r < n; r++)
+            W[r + (int64_t)c * n] = L[r + (int64_t)c * n] * d[c];
+    }
+    if (n > 0)
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0, W, n, L, n, 0.0, A,
+                    (int)lda);
+    for (int c = 0; c < n; c++) /* exactly symmetric */
+        for (int r = c + 1; r < n; r++)
+            A[c + r * lda] = A[r + c * lda];
+    free(L);
+    free(W);
+    free(E);
+    free(d);
+}
+
+/* ||A - L L^T||_1 / (||A||_1 n eps) (uplo 'L') or ||A - U^T U|| ('U'); A0 full symmetric, F the
+ * factor in its uplo triangle (the other triangle ignored). */
+static inline double chol_backward_error(char uplo, int n, const double *A0, int64_t lda0,
+                                         const double *F, int64_t ldf)
+{
+    if (n == 0)
+        return 0;
+    double *T = calloc((size_t)n * n, sizeof *T), *R = malloc((size_t)n * n * sizeof *R);
+    for (int c = 0; c < n; c++) {
+        for (int r = uplo == 'L' ? c : 0; r < (uplo == 'L' ? n : c + 1); r++)
+            T[r + (int64_t)c * n] = F[r + c * ldf];
+        memcpy(R + (int64_t)c * n, A0 + c * lda0, (size_t)n * sizeof *R);
+    }
+    /* R = A0 - T T^T (lower) or A0 - T^T T (upper) */
+    cblas_dgemm(CblasColMajor, uplo == 'L' ? CblasNoTrans : CblasTrans,
+                uplo == 'L' ? CblasTrans : CblasNoTrans, n, n, n, -1.0, T, n, T, n, 1.0, R, n);
+    double anorm = lu_norm1(n, n, A0, lda0), rnorm = lu_norm1(n, n, R, n);
+    free(T);
+    free(R);
+    if (anorm == 0)
+        return rnorm == 0 ? 0 : 1.0 / DBL_EPSILON;
+    return rnorm / (anorm * n * DBL_EPSILON);
+}
+
+#endif

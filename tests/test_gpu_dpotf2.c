@@ -1,0 +1,162 @@
+/*
+ * The fused GPU potf2 (gpu_kernels/gpu_dpotf2.cu) against its host reference (hyt_ref_dpotf2):
+ * the factor by relative error, INFO exactly, the upper triangle and the rows beyond n (lda > n)
+ * untouched, over n = 1..512 (multiples of the inner blocking and not), matrices that are not
+ * positive definite (the failing minor at the start, inside and at the edges of an inner block,
+ * at the end), NaN.  Suite gpu: exits 77 without CUDA or a usable GPU.
+ *
+ * Usage: test_gpu_dpotf2          the test
+ *        test_gpu_dpotf2 bench    prints the time of a 512 x 512 factorization (a measurement,
+ *                                 not a test)
+ */
+#include "hyt_gpu_kernels.h"
+#include "hyt_runtime.h"
+#include "hyt_test.h"
+#include "chol_check.h"
+
+#if HYT_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#define CU(call) REQUIRE((call) == cudaSuccess, "%s: %s", #call, cudaGetErrorString(call))
+
+/* Factors A (n x n, lda) on the GPU in place; returns INFO. */
+static int gpu_potf2(hyt_device_t *dev, int n, double *A, int lda)
+{
+    double *dA;
+    int *dinfo, info = -99;
+    size_t bytes = ((size_t)lda * n + 1) * sizeof *A;
+    CU(cudaMalloc((void **)&dA, bytes));
+    CU(cudaMalloc((void **)&dinfo, sizeof *dinfo));
+    CU(cudaMemcpy(dA, A, bytes, cudaMemcpyHostToDevice));
+    REQUIRE(!hyt_cuda_dpotf2(dev, NULL, n, dA, lda, dinfo), "%s", hyt_last_error());
+    CU(cudaDeviceSynchronize());
+    CU(cudaMemcpy(A, dA, bytes, cudaMemcpyDeviceToHost));
+    CU(cudaMemcpy(&info, dinfo, sizeof info, cudaMemcpyDeviceToHost));
+    CU(cudaFree(dA));
+    CU(cudaFree(dinfo));
+    return info;
+}
+
+/* GPU and reference on the same matrix (the failing minor `fail`, 0: none). */
+static void check(hyt_device_t *dev, int n, int fail, unsigned long long seed)
+{
+    int lda = n + 5;
+    size_t sz = ((size_t)lda * n + 1) * sizeof(double);
+    double *A0 = malloc(sz), *G = malloc(sz), *R = malloc(sz);
+    fill_random(A0, lda, n, lda, seed + 3); /* the padding rows */
+    chol_matrix(A0, n, lda, fail, seed);
+    memcpy(G, A0, sz);
+    memcpy(R, A0, sz);
+    int ig = gpu_potf2(dev, n, G, lda), ir = hyt_ref_dpotf2(n, R, lda);
+    CHECK(ig == ir && ig == fail, "n %d: GPU info %d, reference %d, expected %d", n, ig, ir,
+          fail);
+    /* the factor by relative error; after a failure only INFO is specified (LAPACK's, and the
+     * kernel stops at the failing inner block: the rows below it are left unsolved) */
+    int cols = fail ? 0 : n;
+    double diff = 0, ref = 0;
+    int other_ok = 1;
+    for (int c = 0; c < n; c++)
+        for (int r = 0; r < lda; r++) {
+            double g = G[r + (int64_t)c * lda], x = R[r + (int64_t)c * lda];
+            if (r >= n || r < c)
+                other_ok &= g == A0[r + (int64_t)c * lda];
+            else if (c < cols)
+                diff = fmax(diff, fabs(g - x)), ref = fmax(ref, fabs(x));
+        }
+    CHECK(other_ok, "n %d: the upper triangle or the rows beyond n changed", n);
+    CHECK(diff <= 1e3 * DBL_EPSILON * n * ref, "n %d fail %d: max |L_gpu - L_ref| = %g (|L| %g)",
+          n, fail, diff, ref);
+    if (!fail)
+        CHECK(chol_backward_error('L', n, A0, lda, G, lda) < LU_THRESH, "n %d: backward error",
+              n);
+    free(A0);
+    free(G);
+    free(R);
+}
+
+static void check_nan(hyt_device_t *dev, int n)
+{
+    double *A = malloc((size_t)n * n * sizeof *A);
+    for (int v = 0; v < 2; v++) {
+        chol_matrix(A, n, n, 0, 9);
+        A[v ? n - 1 + (int64_t)(n / 2) * n : 0] = NAN;
+        int info = gpu_potf2(dev, n, A, n);
+        int has_nan = 0;
+        for (int64_t i = 0; i < (int64_t)n * n; i++)
+            has_nan |= isnan(A[i]);
+        CHECK(info >= 0 && info <= n && (info > 0 || has_nan) && (v || info == 1),
+              "NaN %d: info %d, NaN in the result %d", v, info, has_nan);
+    }
+    free(A);
+}
+
+static void bench(hyt_device_t *dev)
+{
+    int n = 512, reps = 100;
+    double *A = malloc((size_t)n * n * sizeof *A), *dA, *dW;
+    int *dinfo;
+    chol_matrix(A, n, n, 0, 1);
+    CU(cudaMalloc((void **)&dA, (size_t)n * n * sizeof *A));
+    CU(cudaMalloc((void **)&dW, (size_t)n * n * sizeof *A));
+    CU(cudaMalloc((void **)&dinfo, sizeof *dinfo));
+    CU(cudaMemcpy(dA, A, (size_t)n * n * sizeof *A, cudaMemcpyHostToDevice));
+    cudaEvent_t e0, e1;
+    CU(cudaEventCreate(&e0));
+    CU(cudaEventCreate(&e1));
+    float best = 1e30f;
+    for (int r = 0; r < reps; r++) {
+        CU(cudaMemcpy(dW, dA, (size_t)n * n * sizeof *A, cudaMemcpyDeviceToDevice));
+        CU(cudaEventRecord(e0, 0));
+        REQUIRE(!hyt_cuda_dpotf2(dev, NULL, n, dW, n, dinfo), "%s", hyt_last_error());
+        CU(cudaEventRecord(e1, 0));
+        CU(cudaEventSynchronize(e1));
+        float ms;
+        CU(cudaEventElapsedTime(&ms, e0, e1));
+        best = ms < best ? ms : best;
+    }
+    printf("dpotf2 %d x %d on the GPU: best of %d %.4f ms (%.1f GFLOP/s)\n", n, n, reps, best,
+           (double)n * n * n / 3.0 / (best * 1e-3) * 1e-9);
+    cudaFree(dA);
+    cudaFree(dW);
+    cudaFree(dinfo);
+    free(A);
+}
+#endif
+
+int main(int argc, char **argv)
+{
+#if !HYT_HAVE_CUDA
+    (void)argc;
+    (void)argv;
+    printf("SKIP: hytile was built without CUDA\n");
+    return 77;
+#else
+    if (!test_cuda_devices("cuda:0"))
+        return 77;
+    hyt_context_t *ctx = test_context(1, "cuda:0", (char *)NULL);
+    hyt_device_t *dev = hyt_context_device(ctx, 0);
+    if (argc > 1 && !strcmp(argv[1], "bench")) {
+        bench(dev);
+        hyt_context_destroy(ctx);
+        return 0;
+    }
+    static const int ns[] = {1, 2, 5, 31, 32, 33, 63, 64, 65, 100, 255, 256, 257, 383, 500, 511,
+                             512};
+    for (int i = 0; i < (int)(sizeof ns / sizeof ns[0]); i++)
+        check(dev, ns[i], 0, 100 + (unsigned long long)i);
+    static const int fails[] = {1, 2, 17, 32, 33, 64, 65, 200, 511, 512};
+    for (int i = 0; i < (int)(sizeof fails / sizeof fails[0]); i++)
+        check(dev, 512, fails[i], 200 + (unsigned long long)i);
+    check(dev, 40, 40, 7);
+    check_nan(dev, 300);
+    /* invalid arguments: refused, nothing launched */
+    int *dinfo;
+    CU(cudaMalloc((void **)&dinfo, sizeof *dinfo));
+    CHECK(hyt_cuda_dpotf2(dev, NULL, 513, (double *)dinfo, 513, dinfo) == HYT_ERR_INVALID,
+          "n 513 accepted");
+    CHECK(hyt_cuda_dpotf2(dev, NULL, 0, NULL, 1, dinfo) == 0, "n 0");
+    CU(cudaFree(dinfo));
+    hyt_context_destroy(ctx);
+    return test_result("test_gpu_dpotf2");
+#endif
+}
