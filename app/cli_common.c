@@ -358,6 +358,17 @@ int hyt_tuned_machine(const char *path, char **machine)
     return rc;
 }
 
+/* printf into a malloc'ed string. */
+char *hyt_cli_strdupf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    va_start(ap, fmt);
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    return n < 0 ? NULL : s;
+}
+
 /* The context's devices by name. */
 char *hyt_cli_device_names(hyt_context_t *ctx)
 {

@@ -106,6 +106,8 @@ int hyt_tuned_machine(const char *path, char **machine);
 /* The context's devices: "gpu0 (NVIDIA H100 ...), gpu1 (...)" or "none (CPU only)", malloc'ed
  * (NULL when out of memory). */
 char *hyt_cli_device_names(hyt_context_t *ctx);
+/* printf into a malloc'ed string, or NULL when out of memory. */
+char *hyt_cli_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Physical memory in bytes (not the available memory: page cache makes that misleading). */
 double hyt_cli_phys_mem(void);
 
@@ -157,7 +159,7 @@ void hyt_cli_date(char *buf, size_t len);
 int hyt_write_svg_gantt(hyt_context_t *ctx, const char *path, const char *title);
 
 /* ---------------------------------------------------------------------------------------------
- * The HPL run (cmd_hpl.c).  HPL's n x (n+1) system [A b] of a seed, A in tiles of nb.
+ * The HPL run (hpl_run.c).  HPL's n x (n+1) system [A b] of a seed, A in tiles of nb.
  */
 typedef struct hyt_hpl_ws {
     hyt_context_t *ctx;

@@ -425,7 +425,7 @@ struct hyt_context {
     hyt_trace_t trace;
 };
 
-/* Scheduler entry points (sched.c). */
+/* Scheduler entry points (sched.c; hyt_sched_link: insert.c). */
 int hyt_sched_start(hyt_context_t *ctx);
 void hyt_sched_stop(hyt_context_t *ctx);
 /* Waits until no task of the context is unfinished. */
@@ -463,6 +463,16 @@ void hyt_sched_task_failed(hyt_task_t *t, int rc);
 
 /* Frees the tasks kept in a cache. */
 void hyt_tcache_free(hyt_tcache_t *c);
+
+/* What insertion (insert.c) takes from the scheduler (sched.c). */
+/* A task's memory, from the inserting thread's cache (insert_lock held). */
+hyt_task_t *hyt_sched_task_alloc(hyt_context_t *ctx);
+/* Puts a task whose predecessors have all finished in a ready queue (CPU or device). */
+void hyt_sched_make_ready(hyt_context_t *ctx, hyt_task_t *t);
+/* Waits, running tasks meanwhile, until the window (runtime.window) has room. */
+void hyt_sched_wait_window(hyt_context_t *ctx);
+/* Sends the tasks this thread frees to c from now on; returns the cache used until now. */
+hyt_tcache_t *hyt_sched_use_cache(hyt_tcache_t *c);
 
 /* Allocation with fault injection (ctx may be NULL). */
 int hyt_rt_fault_alloc(hyt_context_t *ctx);   /* counts one allocation; 1: it must fail */

@@ -1,6 +1,8 @@
 /*
- * The scheduler: task insertion, dependency counting, the ready queues, CPU workers, gang
- * scheduling of multithreaded tasks, the insertion window, sequences.
+ * The scheduler: the ready queues, task memory, completion and dependency counting, CPU
+ * workers, gang scheduling of multithreaded tasks, the insertion window.  Beside it: task
+ * insertion and linking (insert.c), the hazards of each region (hazard.c), sequences
+ * (sequence.c), the gang barrier (barrier.c).  What follows describes them together.
  *
  * Ready queues: every worker has a heap of ready tasks (priority, then insertion order) under
  * a spin lock.  A worker that releases tasks keeps the best for itself and deals the others
@@ -61,69 +63,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------------------------------------------------ */
-/* barrier                                                                                     */
-
-void hyt_barrier_init(hyt_barrier_t *b, int n)
-{
-    atomic_init(&b->count, 0);
-    atomic_init(&b->gen, 0);
-    b->n = n;
-    b->yield_every = 4096;
-    b->flags = NULL;
-}
-
-/* One round of a barrier's busy wait: the gang owns its cores.  Yield now and then in case
- * the machine is oversubscribed, so a descheduled member can catch up (soon when the context
- * knows it is). */
-static inline void barrier_pause(const hyt_barrier_t *b, unsigned *spins)
-{
-    hyt_cpu_relax();
-    if (++*spins % (unsigned)b->yield_every == 0)
-        sched_yield();
-}
-
-void hyt_barrier_wait(hyt_barrier_t *b)
-{
-    if (b->n <= 1)
-        return;
-    int gen = atomic_load_explicit(&b->gen, memory_order_acquire);
-    if (atomic_fetch_add_explicit(&b->count, 1, memory_order_acq_rel) == b->n - 1) {
-        atomic_store_explicit(&b->count, 0, memory_order_relaxed);
-        atomic_store_explicit(&b->gen, gen + 1, memory_order_release);
-        return;
-    }
-    unsigned spins = 0;
-    while (atomic_load_explicit(&b->gen, memory_order_acquire) == gen)
-        barrier_pause(b, &spins);
-}
-
-/* Dissemination barrier: in round r, rank i tells rank (i + 2^r) mod n that it got there and
- * waits to be told by rank (i - 2^r) mod n; after ceil(log2 n) rounds every rank has heard,
- * through a chain of release/acquire pairs, from every other.  Episodes only grow, so a flag
- * already past the current episode (the teller is a barrier ahead) lets the waiter through. */
-void hyt_task_barrier(const hyt_task_ctx_t *tc)
-{
-    hyt_barrier_t *b = tc->barrier;
-    if (tc->size <= 1 || !b)
-        return;
-    if (!b->flags) {
-        hyt_barrier_wait(b);
-        return;
-    }
-    struct hyt_barrier_flags *me = &b->flags[tc->rank];
-    const int n = tc->size, e = ++me->episode;
-    for (int r = 0, d = 1; d < n; r++, d *= 2) {
-        int to = tc->rank + d;
-        if (to >= n)
-            to -= n;
-        atomic_store_explicit(&b->flags[to].round[r], e, memory_order_release);
-        unsigned spins = 0;
-        while (atomic_load_explicit(&me->round[r], memory_order_acquire) < e)
-            barrier_pause(b, &spins);
-    }
-}
 
 /* ------------------------------------------------------------------------------------------ */
 /* ready heap                                                                                  */
@@ -322,46 +261,6 @@ void hyt_task_release(hyt_task_t *t)
 {
     if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1)
         task_free(t);
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* linking and completion                                                                      */
-
-void hyt_sched_link(hyt_context_t *ctx, hyt_task_t *pred, hyt_task_t *t)
-{
-    if (pred == t || pred->link_stamp == t->id)
-        return;
-    pred->link_stamp = t->id;
-    /* the DAG dump shows every dependency, also those already satisfied */
-    if (ctx->trace.dag && atomic_load_explicit(&ctx->trace.on, memory_order_relaxed))
-        hyt_trace_edge(ctx, pred->id, t->id);
-    if (atomic_load_explicit(&pred->state, memory_order_acquire) == HYT_T_DONE)
-        return;
-    hyt_spin_lock(&pred->lock);
-    if (atomic_load_explicit(&pred->state, memory_order_relaxed) == HYT_T_DONE) {
-        hyt_spin_unlock(&pred->lock);
-        return;
-    }
-    if (pred->nsucc == pred->capsucc) {
-        int cap = 2 * pred->capsucc;
-        hyt_task_t **a = malloc((size_t)cap * sizeof *a);
-        if (!a) {
-            /* Cannot record the edge: make t wait is impossible, so fail its sequence.  It
-             * still runs after its other predecessors, skipped. */
-            hyt_spin_unlock(&pred->lock);
-            hyt_sequence_fail(t->seq, HYT_ERR_NOMEM, "out of memory linking task %s",
-                              t->kernel->name);
-            return;
-        }
-        memcpy(a, pred->succ, (size_t)pred->nsucc * sizeof *a);
-        if (pred->succ != pred->succ_inline)
-            free(pred->succ);
-        pred->succ = a;
-        pred->capsucc = cap;
-    }
-    pred->succ[pred->nsucc++] = t;
-    t->nlinks++; /* npred holds the guard until the insertion ends */
-    hyt_spin_unlock(&pred->lock);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1090,263 +989,17 @@ static void wait_inflight_below(hyt_context_t *ctx, long limit, int help)
 void hyt_sched_drain(hyt_context_t *ctx) { wait_inflight_below(ctx, 1, 0); }
 
 /* ------------------------------------------------------------------------------------------ */
-/* insertion                                                                                   */
+/* for insertion (insert.c)                                                                    */
 
-hyt_task_desc_t hyt_task_desc(const hyt_kernel_t *kernel, const void *args, size_t args_size)
+hyt_task_t *hyt_sched_task_alloc(hyt_context_t *ctx) { return task_alloc(ctx); }
+
+void hyt_sched_make_ready(hyt_context_t *ctx, hyt_task_t *t) { make_ready(ctx, t); }
+
+void hyt_sched_wait_window(hyt_context_t *ctx) { wait_inflight_below(ctx, ctx->window, 1); }
+
+hyt_tcache_t *hyt_sched_use_cache(hyt_tcache_t *c)
 {
-    hyt_task_desc_t d;
-    memset(&d, 0, sizeof d);
-    d.kernel = kernel;
-    d.args = args;
-    d.args_size = args_size;
-    d.device = -1;
-    d.nthreads = 1;
-    d.tag[0] = d.tag[1] = d.tag[2] = -1;
-    return d;
-}
-
-/* buf, formatted: for the checks below. */
-static const char *say(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static const char *say(char *buf, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, len, fmt, ap);
-    va_end(ap);
-    return buf;
-}
-
-/* What is wrong with a task descriptor (argument 1 of hyt_task_insert), or NULL: checked before
- * the task touches the graph. */
-static const char *desc_problem(const hyt_context_t *ctx, const hyt_task_desc_t *d, char *buf,
-                                size_t len)
-{
-    if (!d)
-        return "is NULL";
-    if (!d->kernel)
-        return "has no kernel (desc->kernel is NULL)";
-    const char *name = d->kernel->name ? d->kernel->name : "(unnamed)";
-    if (d->ndeps < 0)
-        return say(buf, len, "has ndeps %d (kernel %s)", d->ndeps, name);
-    if (d->ndeps && !d->deps)
-        return say(buf, len, "has ndeps %d and deps NULL (kernel %s)", d->ndeps, name);
-    if (d->args_size && !d->args)
-        return say(buf, len, "has args_size %zu and args NULL (kernel %s)", d->args_size, name);
-    if (d->device >= ctx->ndevices)
-        return say(buf, len, "asks for device %d, the context has %d (kernel %s)", d->device,
-                   ctx->ndevices, name);
-    if (d->device >= 0 && !d->kernel->dev)
-        return say(buf, len, "asks for device %d, kernel %s has no device body", d->device,
-                   name);
-    if (d->device >= 0 && (d->stream < 0 || d->stream >= HYT_NUM_STREAMS))
-        return say(buf, len, "has stream %d, must be 0..%d (kernel %s)", d->stream,
-                   HYT_NUM_STREAMS - 1, name);
-    if (d->device < 0 && !d->kernel->cpu)
-        return say(buf, len, "is a CPU task (device %d), kernel %s has no CPU body", d->device,
-                   name);
-    for (int i = 0; i < d->ndeps; i++)
-        if (d->deps[i].key && (d->deps[i].mode < HYT_READ || d->deps[i].mode > HYT_GATHER))
-            return say(buf, len, "has deps[%d].mode %d, not an access mode (kernel %s)", i,
-                       (int)d->deps[i].mode, name);
-    return NULL;
-}
-
-int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
-{
-    if (!seq)
-        return hyt_rt_error(HYT_ERR_INVALID, "hyt_task_insert: NULL sequence");
-    hyt_context_t *ctx = seq->ctx;
-    char buf[160];
-    const char *bad = desc_problem(ctx, d, buf, sizeof buf);
-    if (bad)
-        return hyt_error_arg(HYT_ERR_INVALID, "hyt_task_insert", 1, "desc", "%s", bad);
-    int st = atomic_load(&seq->status);
-    if (st && !d->kernel->always)
-        return hyt_error(st, "%s", hyt_sequence_message(seq));
-
-    pthread_mutex_lock(&ctx->insert_lock);
-    hyt_tcache_t *saved_cache = tls_cache; /* tasks freed meanwhile feed the next insertions */
-    tls_cache = &ctx->ins_cache;
-    /* The finished count changes at every worker's report: it is read only when a past value
-     * does not show the window has room, and every 64 insertions to notice idleness. */
-    long ins = atomic_load_explicit(&ctx->ninserted, memory_order_relaxed);
-    if (ins - ctx->known_finished >= ctx->window || (++ctx->idle_checks & 63) == 0) {
-        wait_inflight_below(ctx, ctx->window, 1);
-        ctx->known_finished = atomic_load(&ctx->nfinished);
-        /* idle: forget finished tasks (not while the DAG is recorded: it shows every
-         * dependency) */
-        if (ctx->known_finished == ins && ctx->regions.used &&
-            !(ctx->trace.dag && atomic_load_explicit(&ctx->trace.on, memory_order_relaxed)))
-            hyt_rtable_clear(&ctx->regions);
-    }
-
-    hyt_task_t *t = task_alloc(ctx);
-    void *args = NULL;
-    if (t && d->args_size > HYT_ARGS_INLINE) {
-        args = hyt_rt_malloc(ctx, d->args_size);
-        if (!args) {
-            free(t);
-            t = NULL;
-        }
-    }
-    if (!t) {
-        tls_cache = saved_cache;
-        pthread_mutex_unlock(&ctx->insert_lock);
-        return hyt_rt_error(HYT_ERR_NOMEM, "out of memory inserting task %s", d->kernel->name);
-    }
-    t->kernel = d->kernel;
-    t->seq = seq;
-    t->ctx = ctx;
-    t->id = ++ctx->next_id;
-    t->priority = d->priority;
-    t->device = d->device;
-    t->stream = d->stream;
-    t->nthreads = d->device >= 0 ? 1 : d->nthreads < 1 ? 1 : d->nthreads;
-    if (t->nthreads > ctx->nworkers)
-        t->nthreads = ctx->nworkers;
-    t->scratch_bytes = d->scratch_bytes;
-    t->shared_bytes = d->shared_bytes;
-    memcpy(t->tag, d->tag, sizeof t->tag);
-    t->args = args ? args : t->inline_args;
-    if (d->args_size)
-        memcpy(t->args, d->args, d->args_size);
-    t->succ = t->succ_inline;
-    t->capsucc = HYT_SUCC_INLINE;
-    t->link_stamp = 0;
-    atomic_init(&t->npred, HYT_NPRED_GUARD);
-    atomic_init(&t->refs, 1);
-    atomic_init(&t->state, HYT_T_WAITING);
-    /* plain stores: no other thread sees the task yet (a locked or fenced one would wait for
-     * all the lines this insertion wrote) */
-    atomic_flag_clear_explicit(&t->lock.f, memory_order_relaxed);
-
-    /* counted before it can run, which the push that makes it ready publishes (plain
-     * stores: only this thread writes them) */
-    atomic_store_explicit(&ctx->ninserted,
-                          atomic_load_explicit(&ctx->ninserted, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-    atomic_store_explicit(&seq->ninserted,
-                          atomic_load_explicit(&seq->ninserted, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-    if (ctx->trace.dag && atomic_load_explicit(&ctx->trace.on, memory_order_relaxed))
-        hyt_trace_node(ctx, t);
-
-    int rc = 0;
-    for (int i = 0; i < d->ndeps && i < 8; i++)
-        if (d->deps[i].key)
-            hyt_rtable_prefetch(&ctx->regions, d->deps[i].key);
-    for (int i = 0; i < d->ndeps && !rc; i++) {
-        if (!d->deps[i].key)
-            continue;
-        rc = hyt_rtable_access(ctx, &ctx->regions, d->deps[i].key, d->deps[i].mode, t);
-    }
-    tls_cache = saved_cache;
-    pthread_mutex_unlock(&ctx->insert_lock);
-    if (rc) {
-        /* The task is in the graph with part of its dependencies: it runs skipped (also an
-         * "always" task), and the sequence carries the error. */
-        t->broken = 1;
-        hyt_sequence_fail(seq, rc, "inserting task %s: %s", d->kernel->name,
-                          rc == HYT_ERR_NOMEM ? "out of memory" : hyt_last_error());
-    }
-    /* ready now, unless a predecessor linked to it has not finished yet: with no link, no
-     * other thread ever touches npred */
-    int guard = HYT_NPRED_GUARD - t->nlinks;
-    if (!t->nlinks ||
-        atomic_fetch_sub_explicit(&t->npred, guard, memory_order_acq_rel) == guard)
-        make_ready(ctx, t);
-    return HYT_SUCCESS;
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* sequences                                                                                   */
-
-int hyt_sequence_create(hyt_context_t *ctx, hyt_sequence_t **seq)
-{
-    if (!ctx)
-        return hyt_rt_error(HYT_ERR_INVALID, "hyt_sequence_create: NULL context");
-    if (!seq)
-        return hyt_error_arg(HYT_ERR_INVALID, "hyt_sequence_create", 1, "seq", "is NULL");
-    hyt_sequence_t *s = hyt_rt_calloc_aligned(ctx, sizeof *s);
-    if (!s)
-        return hyt_rt_error(HYT_ERR_NOMEM, "hyt_sequence_create: out of memory");
-    s->ctx = ctx;
-    atomic_init(&s->status, 0);
-    atomic_init(&s->ninserted, 0);
-    atomic_init(&s->nfinished, 0);
-    atomic_init(&s->nwaiters, 0);
-    atomic_init(&s->reporters, 0);
-    pthread_mutex_init(&s->lock, NULL);
-    pthread_cond_init(&s->cond, NULL);
-    *seq = s;
-    return HYT_SUCCESS;
-}
-
-int hyt_sequence_wait(hyt_sequence_t *seq)
-{
-    pthread_mutex_lock(&seq->lock);
-    atomic_fetch_add(&seq->nwaiters, 1); /* workers report their counts at once */
-    while (atomic_load(&seq->nfinished) != atomic_load(&seq->ninserted))
-        pthread_cond_wait(&seq->cond, &seq->lock);
-    atomic_fetch_sub(&seq->nwaiters, 1);
-    pthread_mutex_unlock(&seq->lock);
-    /* the thread that completed the count may still be about to let go of seq */
-    for (unsigned spins = 1; atomic_load_explicit(&seq->reporters, memory_order_acquire); spins++)
-        if (spins % 1024)
-            hyt_cpu_relax();
-        else
-            sched_yield(); /* it may have lost its core */
-    return atomic_load(&seq->status);
-}
-
-void hyt_sequence_fail(hyt_sequence_t *seq, int code, const char *fmt, ...)
-{
-    if (!code)
-        return;
-    pthread_mutex_lock(&seq->lock);
-    if (atomic_load_explicit(&seq->status, memory_order_relaxed) == 0) {
-        /* message first, then the status that publishes it */
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(seq->message, sizeof seq->message, fmt, ap);
-        va_end(ap);
-        atomic_store_explicit(&seq->status, code, memory_order_release);
-    }
-    pthread_mutex_unlock(&seq->lock);
-}
-
-void hyt_sequence_cancel(hyt_sequence_t *seq)
-{
-    hyt_sequence_fail(seq, HYT_ERR_CANCELLED, "sequence cancelled");
-}
-
-int hyt_sequence_status(const hyt_sequence_t *seq) { return atomic_load(&seq->status); }
-
-const char *hyt_sequence_message(const hyt_sequence_t *seq)
-{
-    /* Written once, under the lock, before the status that publishes it. */
-    return atomic_load_explicit(&seq->status, memory_order_acquire) ? seq->message : "";
-}
-
-hyt_context_t *hyt_sequence_context(const hyt_sequence_t *seq) { return seq->ctx; }
-
-int hyt_sequence_finish(hyt_sequence_t *seq, int rc)
-{
-    int st = hyt_sequence_wait(seq);
-    /* an insertion that failed because the sequence had failed reports the sequence's error */
-    if (st && (!rc || rc == st))
-        rc = hyt_error(st, "%s", hyt_sequence_message(seq));
-    hyt_sequence_destroy(seq);
-    return rc;
-}
-
-void hyt_sequence_destroy(hyt_sequence_t *seq)
-{
-    if (!seq)
-        return;
-    hyt_sequence_wait(seq);
-    pthread_mutex_destroy(&seq->lock);
-    pthread_cond_destroy(&seq->cond);
-    free(seq);
+    hyt_tcache_t *old = tls_cache;
+    tls_cache = c;
+    return old;
 }
