@@ -20,6 +20,7 @@ int hyt_pdgetrs(hyt_sequence_t *seq, char trans, const hyt_desc_t *A, const int 
 /* Registration of each algorithm's configuration keys (drv_keys.c calls them). */
 int hyt_lu_register_keys(void);
 int hyt_abi_register_keys(void);
+int hyt_chol_register_keys(void);
 
 /* LAPACK's XERBLA, forwarded to the program's own (abi_xerbla.c). */
 void xerbla_(const char *srname, const int *info, size_t srname_len);

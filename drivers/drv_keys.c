@@ -16,7 +16,7 @@ int hyt_drv_keys_anchor;
 
 __attribute__((constructor)) static void drv_register_keys(void)
 {
-    if (hyt_lu_register_keys() || hyt_abi_register_keys())
+    if (hyt_lu_register_keys() || hyt_chol_register_keys() || hyt_abi_register_keys())
         hyt_rt_warn("%s", hyt_last_error());
     hyt_config_reserve("hpl", "HYT_HPL_");
 }

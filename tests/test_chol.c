@@ -231,6 +231,30 @@ static void check_bad_args(hyt_context_t *ctx)
     CHECK(!memcmp(a, a0, sizeof a) && !memcmp(b, b0, sizeof b), "bad arguments wrote data");
 }
 
+/* chol.nb and chol.lookahead: validated, per call, "auto" and explicit values both honoured. */
+static void check_keys(hyt_context_t *ctx)
+{
+    hyt_chol_params_t p = HYT_CHOL_PARAMS_AUTO;
+    hyt_chol_params(ctx, 5000, &p);
+    CHECK(p.nb == 256 && p.lookahead == 1, "auto: nb %d lookahead %d", p.nb, p.lookahead);
+    CHECK(!hyt_context_set(ctx, "chol.nb", "96") && !hyt_context_set(ctx, "chol.lookahead", "3"),
+          "%s", hyt_last_error());
+    p = HYT_CHOL_PARAMS_AUTO;
+    hyt_chol_params(ctx, 5000, &p);
+    CHECK(p.nb == 96 && p.lookahead == 3, "set: nb %d lookahead %d", p.nb, p.lookahead);
+    p = (hyt_chol_params_t){40, 0};
+    hyt_chol_params(ctx, 5000, &p);
+    CHECK(p.nb == 40 && p.lookahead == 0, "the caller's values win: nb %d lookahead %d", p.nb,
+          p.lookahead);
+    CHECK(hyt_context_set(ctx, "chol.nb", "0") == HYT_ERR_CONFIG &&
+              hyt_context_set(ctx, "chol.lookahead", "65") == HYT_ERR_CONFIG,
+          "bad chol values accepted");
+    /* a LAPACK-layout factorization with the set tile size still right */
+    check_spd(ctx, 'L', 200, 96, 3, 4242, "chol.nb 96 from the context");
+    CHECK(!hyt_context_set(ctx, "chol.nb", "auto") &&
+              !hyt_context_set(ctx, "chol.lookahead", "auto"), "%s", hyt_last_error());
+}
+
 int main(void)
 {
     int small = test_scale() > 1;
@@ -239,6 +263,7 @@ int main(void)
         ctx[w] = test_context(w + 1, "none", (char *)NULL);
 
     check_bad_args(ctx[1]);
+    check_keys(ctx[1]);
 
     /* sizes that are not multiples of nb, n < nb, 0 and 1; every lookahead, both triangles */
     static const int ns[] = {0, 1, 2, 3, 17, 64, 100, 129, 257, 300, 500};

@@ -1,19 +1,37 @@
 /*
- * The Cholesky's tunables and their "auto" values (CPU workers; measured on a 2-core VM at
- * N = 4000, docs/performance.md):
+ * The Cholesky's tunables, the keys chol.nb and chol.lookahead, and their "auto" values (CPU
+ * workers; measured on a 2-core VM at N = 4000, docs/performance.md):
  *   nb: 256 from n >= 3000, 128 from 600, else 64 (smaller tiles give idle workers work at the
  *       end of the factorization; larger ones a faster GEMM);
  *   lookahead: 1.
  */
 #include "chol_internal.h"
 
+/* The Cholesky's keys (read by hyt_chol_params below).  Keep in sync with the README's
+ * configuration section. */
+static const hyt_config_keydef_t chol_keys[] = {
+    {{"chol.nb", "HYT_CHOL_NB", "auto",
+      "Cholesky tile size nb (1..4096) of the LAPACK-layout calls; auto: 256 from N = 3000, "
+      "128 from 600, else 64"},
+     HYT_KEY_INT, 1, 4096, 1, 1, NULL},
+    {{"chol.lookahead", "HYT_CHOL_LOOKAHEAD", "auto",
+      "Cholesky lookahead depth (0..64): tile columns updated ahead of the rest; auto: 1"},
+     HYT_KEY_INT, 0, 64, 1, 1, NULL},
+};
+
+int hyt_chol_register_keys(void)
+{
+    return hyt_config_register(chol_keys, (int)(sizeof chol_keys / sizeof chol_keys[0]));
+}
+
 void hyt_chol_params(hyt_context_t *ctx, int n, hyt_chol_params_t *p)
 {
-    (void)ctx;
+    const hyt_config_t *cfg = hyt_context_config(ctx);
+    long nb = hyt_config_get_int(cfg, "chol.nb"), la = hyt_config_get_int(cfg, "chol.lookahead");
     if (p->nb <= 0)
-        p->nb = n >= 3000 ? 256 : n >= 600 ? 128 : 64;
+        p->nb = nb > 0 ? (int)nb : n >= 3000 ? 256 : n >= 600 ? 128 : 64;
     if (p->lookahead < 0)
-        p->lookahead = 1;
+        p->lookahead = la >= 0 ? (int)la : 1;
 }
 
 char hyt_norm_uplo(char uplo)

@@ -1,5 +1,5 @@
 /*
- * The panel factorization on a GPU (DESIGN.md: "a GPU panel for the steps where the CPUs
+ * The panel factorization on a GPU (docs/DESIGN.md: "a GPU panel for the steps where the CPUs
  * cannot keep pace").  The panel lives in its owner's CRRB column, a row-major m x n matrix
  * with leading dimension nb; a device task on the high-priority panel stream
  *
