@@ -10,6 +10,7 @@
 #include "hyt_gpu_hpl.h"
 #include "hyt_gpu_kernels.h"
 
+#include <cblas.h>
 #include <stdint.h>
 
 #include "hyt_gpu_geometry.h"
@@ -319,6 +320,129 @@ int hyt_gpu_hpl_norms(const hyt_devctx_t *dc, int n, int nparts, const double *a
     }
 #if HYT_HAVE_CUDA
     return hyt_cuda_hpl_norms(dc->dev, dc->cuda_stream, n, nparts, ax, arow, x, b, norms);
+#else
+    return no_cuda(dc, fn);
+#endif
+}
+
+/* ---- the Cholesky's kernels ------------------------------------------------------------------ */
+
+static int uplo_ok(char u) { return u == 'L' || u == 'l' || u == 'U' || u == 'u'; }
+static int is_lower(char u) { return u == 'L' || u == 'l'; }
+
+#if HYT_HAVE_CUDA
+static int need_cublas(const hyt_devctx_t *dc, const char *fn)
+{
+    if (!dc->cublas)
+        return hyt_error(HYT_ERR_INVALID, "%s: %s: no cuBLAS handle on stream %d (cuBLAS runs "
+                         "only in tasks on the compute, panel and lookahead streams)", fn,
+                         hyt_device_name(dc->dev), dc->stream);
+    return HYT_SUCCESS;
+}
+#endif
+
+int hyt_gpu_dpotf2(const hyt_devctx_t *dc, int n, double *A, int lda, int *info)
+{
+    static const char fn[] = "hyt_gpu_dpotf2";
+    int rc = check_dc(dc, fn);
+    if (rc)
+        return rc;
+    if (n < 0 || n > HYT_DPOTF2_MAX_N || lda < max1(n))
+        return hyt_error(HYT_ERR_INVALID, "%s: n = %d, lda = %d (need 0 <= n <= %d, lda >= "
+                         "max(n, 1))", fn, n, lda, HYT_DPOTF2_MAX_N);
+    if (!info || (n > 0 && !A))
+        return hyt_error(HYT_ERR_INVALID, "%s: %s is NULL", fn, !info ? "info" : "A");
+    if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
+        if ((rc = host_fault(dc, fn)))
+            return rc;
+        *info = n > 0 ? hyt_ref_dpotf2(n, A, lda) : 0;
+        return HYT_SUCCESS;
+    }
+#if HYT_HAVE_CUDA
+    return hyt_cuda_dpotf2(dc->dev, dc->cuda_stream, n, A, lda, info);
+#else
+    return no_cuda(dc, fn);
+#endif
+}
+
+int hyt_gpu_dtrsm(const hyt_devctx_t *dc, char side, char uplo, char transa, char diag, int m,
+                  int n, double alpha, const double *A, int lda, double *B, int ldb)
+{
+    static const char fn[] = "hyt_gpu_dtrsm";
+    int rc = check_dc(dc, fn);
+    if (rc)
+        return rc;
+    const int left = side == 'L' || side == 'l', unit = diag == 'U' || diag == 'u';
+    if (!(left || side == 'R' || side == 'r') || !uplo_ok(uplo) || !trans_ok(transa) ||
+        !(unit || diag == 'N' || diag == 'n'))
+        return hyt_error(HYT_ERR_INVALID, "%s: side '%c', uplo '%c', transa '%c', diag '%c'", fn,
+                         side, uplo, transa, diag);
+    const int ka = left ? m : n;
+    if (m < 0 || n < 0 || lda < max1(ka) || ldb < max1(m))
+        return hyt_error(HYT_ERR_INVALID, "%s: m = %d, n = %d, lda = %d, ldb = %d", fn, m, n,
+                         lda, ldb);
+    if (m == 0 || n == 0)
+        return HYT_SUCCESS;
+    if (!A || !B)
+        return hyt_error(HYT_ERR_INVALID, "%s: %s is NULL", fn, !A ? "A" : "B");
+    if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
+        if ((rc = host_fault(dc, fn)))
+            return rc;
+        cblas_dtrsm(CblasColMajor, left ? CblasLeft : CblasRight,
+                    is_lower(uplo) ? CblasLower : CblasUpper,
+                    is_notrans(transa) ? CblasNoTrans : CblasTrans,
+                    unit ? CblasUnit : CblasNonUnit, m, n, alpha, A, lda, B, ldb);
+        return HYT_SUCCESS;
+    }
+#if HYT_HAVE_CUDA
+    if ((rc = need_cublas(dc, fn)))
+        return rc;
+    HYT_CUBLAS_TRY(dc->dev, cublasDtrsm((cublasHandle_t)dc->cublas,
+                                        left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT,
+                                        is_lower(uplo) ? CUBLAS_FILL_MODE_LOWER
+                                                       : CUBLAS_FILL_MODE_UPPER,
+                                        is_notrans(transa) ? CUBLAS_OP_N : CUBLAS_OP_T,
+                                        unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, m, n,
+                                        &alpha, A, lda, B, ldb));
+    return HYT_SUCCESS;
+#else
+    return no_cuda(dc, fn);
+#endif
+}
+
+int hyt_gpu_dsyrk(const hyt_devctx_t *dc, char uplo, char trans, int n, int k, double alpha,
+                  const double *A, int lda, double beta, double *C, int ldc)
+{
+    static const char fn[] = "hyt_gpu_dsyrk";
+    int rc = check_dc(dc, fn);
+    if (rc)
+        return rc;
+    if (!uplo_ok(uplo) || !trans_ok(trans))
+        return hyt_error(HYT_ERR_INVALID, "%s: uplo '%c', trans '%c'", fn, uplo, trans);
+    if (n < 0 || k < 0 || lda < max1(is_notrans(trans) ? n : k) || ldc < max1(n))
+        return hyt_error(HYT_ERR_INVALID, "%s: n = %d, k = %d, lda = %d, ldc = %d", fn, n, k,
+                         lda, ldc);
+    if (n == 0)
+        return HYT_SUCCESS;
+    if (!C || (k > 0 && !A))
+        return hyt_error(HYT_ERR_INVALID, "%s: %s is NULL", fn, !C ? "C" : "A");
+    if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
+        if ((rc = host_fault(dc, fn)))
+            return rc;
+        cblas_dsyrk(CblasColMajor, is_lower(uplo) ? CblasLower : CblasUpper,
+                    is_notrans(trans) ? CblasNoTrans : CblasTrans, n, k, alpha, A, lda, beta, C,
+                    ldc);
+        return HYT_SUCCESS;
+    }
+#if HYT_HAVE_CUDA
+    if ((rc = need_cublas(dc, fn)))
+        return rc;
+    HYT_CUBLAS_TRY(dc->dev, cublasDsyrk((cublasHandle_t)dc->cublas,
+                                        is_lower(uplo) ? CUBLAS_FILL_MODE_LOWER
+                                                       : CUBLAS_FILL_MODE_UPPER,
+                                        is_notrans(trans) ? CUBLAS_OP_N : CUBLAS_OP_T, n, k,
+                                        &alpha, A, lda, &beta, C, ldc));
+    return HYT_SUCCESS;
 #else
     return no_cuda(dc, fn);
 #endif

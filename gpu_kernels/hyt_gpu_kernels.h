@@ -113,6 +113,22 @@ void hyt_ref_hpl_norms(int n, int nparts, const double *ax, const double *arow, 
 #define HYT_DPOTF2_MAX_N 512
 int hyt_ref_dpotf2(int n, double *a, int lda);
 
+/* The Cholesky's device kernels (the GPU-only Cholesky, drivers/chol/pdpotrf_gpu.c), column-major
+ * on device memory (host memory on host devices), in place.  CUDA: potf2 on any stream (one
+ * cooperative launch), the BLAS calls on a stream with a cuBLAS handle (compute, panel,
+ * lookahead); host: the references (hyt_ref_dpotf2, CBLAS) at once.
+ *   hyt_gpu_dpotf2: A = L L^T of the lower n x n block (n <= HYT_DPOTF2_MAX_N); *info (device
+ *     memory, always written) LAPACK's dpotf2 INFO;
+ *   hyt_gpu_dtrsm:  B = alpha op(A)^-1 B (side 'L') or alpha B op(A)^-1 ('R'), A triangular,
+ *     B m x n (LAPACK's DTRSM arguments);
+ *   hyt_gpu_dsyrk:  C = alpha op(A) op(A)^T + beta C on the uplo triangle of the n x n C (trans
+ *     'N': A n x k; 'T': A k x n). */
+int hyt_gpu_dpotf2(const hyt_devctx_t *dc, int n, double *A, int lda, int *info);
+int hyt_gpu_dtrsm(const hyt_devctx_t *dc, char side, char uplo, char transa, char diag, int m,
+                  int n, double alpha, const double *A, int lda, double *B, int ldb);
+int hyt_gpu_dsyrk(const hyt_devctx_t *dc, char uplo, char trans, int n, int k, double alpha,
+                  const double *A, int lda, double beta, double *C, int ldc);
+
 #if HYT_HAVE_CUDA
 /* The CUDA versions (the .cu files of gpu_kernels/), asynchronous on `stream`.  They return 0 or
  * HYT_ERR_DEVICE (launch checked with cudaGetLastError, message via hyt_error).  Calls with

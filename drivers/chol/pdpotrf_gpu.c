@@ -1,0 +1,75 @@
+/*
+ * The GPU-only Cholesky's loop nest (A. Haidar, A. Abdelfattah, S. Tomov, J. Dongarra, "High-
+ * performance Cholesky factorization for GPU-only execution", GPGPU 2017): the lower n x n
+ * matrix lives in one device's memory and every step is device tasks on that device.
+ * Right-looking, block size nb, nt = ceil(n / nb) block columns; step k:
+ *
+ *   panel k        potf2 of A_kk (the fused kernel), TRSM of the rows below   PANEL stream
+ *   lookahead      block columns k+1 .. k+la, one task each: SYRK of the      LOOKAHEAD stream
+ *                  diagonal block, GEMM of the rows below
+ *   trailing       block columns k+la+1 .. nt-1 in one task (the bulk of      COMPUTE stream
+ *                  the flops: large GEMMs)
+ *
+ * so that panel k+1 (it waits only for the lookahead update of column k+1) runs on the
+ * high-priority streams while the trailing update of step k still runs: the seed's lookahead.
+ * With la = 0 column k+1 is in the trailing update and the steps do not overlap.
+ *
+ * Dependencies, through tokens (nothing here is a host region):
+ *   col[j]   block column j's state: written by every task that updates or factors it, read by
+ *            the tasks that use panel j;
+ *   trail    the trailing block columns: each step's trailing task after the previous one's.
+ *            It stands for all of them, so a trailing task lists only the one column that
+ *            leaves the trailing part at the next step (col[k+la+1], which the lookahead task
+ *            of step k+1 then waits for); listing the others would add transitive edges only;
+ *   info     D->dinfo: the panels write it, the final copy to the host reads it.
+ * A lookahead task of step k does not wait for the trailing task of step k-1: the columns
+ * they touch are disjoint (k+1..k+la against k+la+1..).
+ *
+ * INFO: each panel writes its own D->dinfo[k] (the kernel always writes it), the host reads
+ * all of them once at the end (hyt_dpotrf_device) and takes the first nonzero: exactly
+ * LAPACK's INFO, since steps before the first failure are exact.  The steps after a failure
+ * still run (on NaN or garbage: the kernels stop at a NaN diagonal; nothing waits on a value),
+ * which keeps the device queues free of host round trips.
+ */
+#include "chol_internal.h"
+
+/* Priorities (higher first among ready tasks): panels, then lookahead columns (the nearest
+ * first), then the trailing updates, older steps first. */
+#define PRIO_PANEL (1 << 24)
+#define PRIO_LOOKAHEAD (1 << 23)
+
+int hyt_pdpotrf_gpu(hyt_sequence_t *seq, const hyt_chol_dev_t *D, int lookahead,
+                    const hyt_tokens_t *tok, int *h_info)
+{
+    const int nt = (D->n + D->nb - 1) / D->nb;
+    const void *trail = hyt_token(tok, nt), *info = hyt_token(tok, nt + 1);
+#define COL(j) hyt_token(tok, (size_t)(j))
+    int rc = 0;
+    for (int k = 0; k < nt && !rc; k++) {
+        // panel
+        hyt_dep_t pd[2] = {{COL(k), HYT_RW}, {info, HYT_RW}};
+        rc = hyt_insert_gpu_chol_panel(seq, (hyt_tag_t){PRIO_PANEL - k, k, k, k}, D, k,
+                                       HYT_STREAM_PANEL, pd, 2);
+        // lookahead columns
+        const int jla = k + lookahead < nt - 1 ? k + lookahead : nt - 1;
+        for (int j = k + 1; j <= jla && !rc; j++) {
+            hyt_dep_t ld[2] = {{COL(k), HYT_READ}, {COL(j), HYT_RW}};
+            rc = hyt_insert_gpu_chol_update(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, k, j, j}, D, k,
+                                            j, j + 1, HYT_STREAM_LOOKAHEAD, ld, 2);
+        }
+        // trailing update
+        if (jla + 1 < nt && !rc) {
+            hyt_dep_t td[3] = {{COL(k), HYT_READ}, {trail, HYT_RW}, {COL(jla + 1), HYT_RW}};
+            rc = hyt_insert_gpu_chol_update(seq, (hyt_tag_t){nt - k, k, jla + 1, nt - 1}, D, k,
+                                            jla + 1, nt, HYT_STREAM_COMPUTE, td, 3);
+        }
+    }
+    // INFO of every step to the host, once
+    if (!rc && nt > 0) {
+        hyt_dep_t id[1] = {{info, HYT_READ}};
+        rc = hyt_insert_gpu_chol_info(seq, (hyt_tag_t){PRIO_PANEL, nt, 0, 0}, D, h_info,
+                                      HYT_STREAM_PANEL, id, 1);
+    }
+#undef COL
+    return rc;
+}
