@@ -88,7 +88,10 @@ static int usage(void)
             "  and panel cores run every combination on the same matrix (the peer once).\n"
             "  --panel: the panel LU alone on M x NB panels (default M = 1024 ... 131072, NB =\n"
             "  256, 512, 1024): hytile's GPU panel (gpu.panel_ctas CTAs) against\n"
-            "  cusolverDnDgetrf, alone and beside a large DGEMM; R runs each, median.\n");
+            "  cusolverDnDgetrf, alone and beside a large DGEMM; R runs each, median.\n"
+            "       hytile bench-gpu --chol N [N...] [--nb NB] [--lookahead L] [--reps R]\n"
+            "  the GPU-only Cholesky against cusolverDnDpotrf (device-resident; details:\n"
+            "  hytile bench-gpu --chol with no N)\n");
     return 2;
 }
 
@@ -97,6 +100,9 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
     int ns[32], nn = 0, nb = -1, las[16] = {-1}, pcs[16] = {-1}, nla = 1, npc = 1, reps = 1;
     int mg_block = 0, peer = 1, panel = 0;
     const char *devices = "cuda", *trace = NULL;
+    for (int i = 1; i < argc; i++) /* the Cholesky: its own benchmark (bench_chol_gpu.c) */
+        if (!strcmp(argv[i], "--chol"))
+            return hyt_bench_chol_gpu(argc, argv);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--no-peer")) {
