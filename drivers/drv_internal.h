@@ -13,6 +13,12 @@ int hyt_pdgetrf(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int *info,
                 const hyt_lu_params_t *p);
 int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int *info,
                        const hyt_lu_params_t *p);
+/* The same on a device matrix, in place (GPU panels whatever p says; no host round trip). */
+int hyt_pdgetrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *ipiv, int *info,
+                     const hyt_lu_params_t *p);
+/* The solve on the devices (pdgetrs_dmat.c): dA n x n factored, dB n x nrhs, same tile size. */
+int hyt_pdgetrs_dmat(hyt_sequence_t *seq, char trans, const hyt_dmat_t *dA, const int *ipiv,
+                     hyt_dmat_t *dB);
 /* The tile solve (pdgetrs.c): A n x n factored, B n x nrhs. */
 int hyt_pdgetrs(hyt_sequence_t *seq, char trans, const hyt_desc_t *A, const int *ipiv,
                 const hyt_desc_t *B);
