@@ -51,8 +51,9 @@ static int get_body(const hyt_devctx_t *dc, void *p)
 {
     copy_args_t *c = p;
     int rc = hyt_gpu_transpose_tiles(dc, c->dcol, c->nb, c->mt);
-    if (!rc)
-        rc = copy_tiles(dc, c, 0);
+    if (rc)
+        return rc;
+    rc = copy_tiles(dc, c, 0);
     /* back to CRRB also after a failed copy, so that the matrix stays usable */
     int rc2 = hyt_gpu_transpose_tiles(dc, c->dcol, c->nb, c->mt);
     return rc ? rc : rc2;
