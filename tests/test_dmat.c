@@ -322,13 +322,7 @@ int main(int argc, char **argv)
     int count = 0;
     for (int nd = 1; nd <= maxdev; nd++) {
         char devs[32];
-        if (cuda) {
-            int len = snprintf(devs, sizeof devs, "cuda:0");
-            for (int g = 1; g < nd; g++)
-                len += snprintf(devs + len, sizeof devs - (size_t)len, ",%d", g);
-        } else {
-            snprintf(devs, sizeof devs, "host:%d", nd);
-        }
+        test_device_list(cuda, nd, devs, sizeof devs);
         hyt_context_t *ctx = test_context(3, devs, (char *)NULL);
         for (int s = 0; s < nshapes; s++) {
             int la = (s + nd) % 4;
