@@ -36,10 +36,11 @@ int hyt_insert_gpu_dmat_copy(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *d
                              double *dst, const double *src, size_t bytes, const void *src_key,
                              const void *dst_key);
 /* Step k of the solve with the factor uplo ('L' unit lower, 'U' upper) of A, trans 'N' or
- * 'T', on B's local columns; acol: A's tile column k on this device (dk columns wide). */
+ * 'T', on B's local columns (mrhs <= nb right-hand sides each: nb, or the width of a single
+ * narrow column); acol: A's tile column k on this device (dk columns wide). */
 int hyt_insert_gpu_dmat_trs_step(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dev,
                                  char uplo, char trans, double *bcols, int64_t colsz, int ncols,
-                                 int nb, int n, int k, int dk, const double *acol,
+                                 int mrhs, int nb, int n, int k, int dk, const double *acol,
                                  const hyt_dep_t *deps, int ndeps);
 
 /* Registration of each algorithm's configuration keys (drv_keys.c calls them). */

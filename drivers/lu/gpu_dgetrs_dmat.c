@@ -129,7 +129,8 @@ int hyt_insert_gpu_dmat_copy(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *d
 typedef struct trs_args {
     double *bcols;
     int64_t colsz;
-    int ncols, nb, n, k, dk;
+    int ncols, mrhs, nb, n, k, dk; /* mrhs: right-hand sides per column (nb, or fewer in a
+                                    * single narrow column: no work on its padding) */
     const double *acol; /* A's tile column k (its tile 0), on this device */
     char uplo, trans;
 } trs_args_t;
@@ -137,7 +138,7 @@ typedef struct trs_args {
 static int trs_body(const hyt_devctx_t *dc, void *p)
 {
     trs_args_t *a = p;
-    const int nb = a->nb, k = a->k, dk = a->dk, nc = a->ncols;
+    const int nb = a->nb, k = a->k, dk = a->dk, nc = a->ncols, w = a->mrhs;
     const int64_t tile = (int64_t)nb * nb, cs = a->colsz;
     const int below = a->n - (k + 1) * nb, above = k * nb;
     double *Bk = a->bcols + k * tile;
@@ -146,26 +147,26 @@ static int trs_body(const hyt_devctx_t *dc, void *p)
     int rc = 0;
     if (a->trans == 'N') {
         for (int b = 0; b < nc && !rc; b++)
-            rc = hyt_gpu_dtrsm(dc, 'R', L ? 'U' : 'L', 'N', L ? 'U' : 'N', nb, dk, 1.0, Akk, nb,
+            rc = hyt_gpu_dtrsm(dc, 'R', L ? 'U' : 'L', 'N', L ? 'U' : 'N', w, dk, 1.0, Akk, nb,
                                Bk + b * cs, nb);
         if (!rc && L && below > 0)
-            rc = hyt_gpu_dgemm_batched(dc, 'N', 'N', nb, below, dk, -1.0, Bk, nb, cs,
+            rc = hyt_gpu_dgemm_batched(dc, 'N', 'N', w, below, dk, -1.0, Bk, nb, cs,
                                        a->acol + (k + 1) * tile, nb, 0, 1.0,
                                        a->bcols + (k + 1) * tile, nb, cs, nc, 0);
         if (!rc && !L && above > 0)
-            rc = hyt_gpu_dgemm_batched(dc, 'N', 'N', nb, above, dk, -1.0, Bk, nb, cs, a->acol,
+            rc = hyt_gpu_dgemm_batched(dc, 'N', 'N', w, above, dk, -1.0, Bk, nb, cs, a->acol,
                                        nb, 0, 1.0, a->bcols, nb, cs, nc, 0);
         return rc;
     }
     if (L && below > 0)
-        rc = hyt_gpu_dgemm_batched(dc, 'N', 'T', nb, dk, below, -1.0, a->bcols + (k + 1) * tile,
+        rc = hyt_gpu_dgemm_batched(dc, 'N', 'T', w, dk, below, -1.0, a->bcols + (k + 1) * tile,
                                    nb, cs, a->acol + (k + 1) * tile, nb, 0, 1.0, Bk, nb, cs, nc,
                                    0);
     if (!L && above > 0)
-        rc = hyt_gpu_dgemm_batched(dc, 'N', 'T', nb, dk, above, -1.0, a->bcols, nb, cs, a->acol,
+        rc = hyt_gpu_dgemm_batched(dc, 'N', 'T', w, dk, above, -1.0, a->bcols, nb, cs, a->acol,
                                    nb, 0, 1.0, Bk, nb, cs, nc, 0);
     for (int b = 0; b < nc && !rc; b++)
-        rc = hyt_gpu_dtrsm(dc, 'R', L ? 'U' : 'L', 'T', L ? 'U' : 'N', nb, dk, 1.0, Akk, nb,
+        rc = hyt_gpu_dtrsm(dc, 'R', L ? 'U' : 'L', 'T', L ? 'U' : 'N', w, dk, 1.0, Akk, nb,
                            Bk + b * cs, nb);
     return rc;
 }
@@ -175,10 +176,10 @@ static const hyt_kernel_t trs_kernel = {.name = "dmat_trsm_step", .dev = trs_bod
 
 int hyt_insert_gpu_dmat_trs_step(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dev,
                                  char uplo, char trans, double *bcols, int64_t colsz, int ncols,
-                                 int nb, int n, int k, int dk, const double *acol,
+                                 int mrhs, int nb, int n, int k, int dk, const double *acol,
                                  const hyt_dep_t *deps, int ndeps)
 {
-    trs_args_t args = {bcols, colsz, ncols, nb, n, k, dk, acol, uplo, trans};
+    trs_args_t args = {bcols, colsz, ncols, mrhs, nb, n, k, dk, acol, uplo, trans};
     hyt_task_desc_t d = hyt_tagged_desc(&trs_kernel, &args, sizeof args, deps, ndeps, tag);
     d.device = hyt_device_index(dev);
     d.stream = HYT_STREAM_COMPUTE;

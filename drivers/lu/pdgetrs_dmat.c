@@ -93,9 +93,12 @@ static int insert_sweep(hyt_sequence_t *seq, solve_t *s, const hyt_dmat_t *A, hy
             src = (hyt_dep_t){key, HYT_READ};
         }
         int nd = b_deps(B, g, src, deps);
+        /* one column (nrhs < nb: HPL's b): no work on its padding */
+        int mrhs = B->ncols[g] == 1 && g == B->nt - 1 ? B->n - g * nb : nb;
         if (!rc)
             rc = hyt_insert_gpu_dmat_trs_step(seq, tag, dev, uplo, trans, B->cols[g], B->colsz,
-                                              B->ncols[g], nb, A->n, k, dk, acol, deps, nd);
+                                              B->ncols[g], mrhs, nb, A->n, k, dk, acol, deps,
+                                              nd);
     }
     return rc;
 }
