@@ -12,7 +12,8 @@
  *     hyt_dmat_destroy(dA); hyt_dmat_destroy(dB);
  *
  * The context must have devices (runtime.devices = cuda, cuda:..., host:N); the matrix belongs
- * to it (destroy it before the context).  Its memory is allocated and checked up front
+ * to it (destroy it before the context, and after the sequences that use it have been waited
+ * for).  Its memory is allocated and checked up front
  * (gpu.memory_limit applies): HYT_ERR_DEVICE_MEMORY with a message when it does not fit.
  * With one device, hyt_dmat_set_device / hyt_dmat_get_device copy from / to a plain
  * column-major matrix in that device's memory (like cuSOLVER's getrf); with several they are
