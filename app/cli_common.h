@@ -190,6 +190,12 @@ void hyt_hpl_ws_destroy(hyt_hpl_ws_t *ws);
  * library's error code with hyt_last_error() saying what went wrong. */
 int hyt_hpl_solve(hyt_hpl_ws_t *ws, int seed, double threshold, int flags,
                   hyt_hpl_result_t *res);
+/* The same run with A and b generated, factored, solved and checked on the context's devices
+ * (hpl_dmat.c): no host copy of A; the LU's parameters from lu.* with panels on the devices. */
+int hyt_hpl_solve_dmat(hyt_context_t *ctx, int n, int nb, int seed, double threshold, int flags,
+                       hyt_hpl_result_t *res);
+/* Whether hytile hpl runs that way: with CUDA GPUs (host devices and CPUs keep the host run). */
+int hyt_hpl_on_devices(hyt_context_t *ctx);
 /* HPL's T/V column: "HYL<lookahead>P<panel cores>G<devices>". */
 void hyt_hpl_tv(char *buf, size_t len, int lookahead, int panel_cores, int ndevices);
 
@@ -206,7 +212,8 @@ typedef struct hyt_hpl_opts {
 int hyt_hpl_parse_args(int argc, char **argv, hyt_hpl_opts_t *o);
 void hyt_hpl_opts_free(hyt_hpl_opts_t *o);
 /* hpl.n = auto: the size that takes about `seconds` at the estimated rate (GFLOP/s out) and fits
- * in host memory (40%) and device memory (70% of the smallest device over the devices). */
+ * in host memory (40%) or, with CUDA GPUs, in their memory (hpl.memory_fraction of the smallest
+ * device's available memory, over the devices). */
 int hyt_hpl_auto_n(hyt_context_t *ctx, double seconds, double *gflops_estimate);
 
 #endif

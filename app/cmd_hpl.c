@@ -274,7 +274,7 @@ static int plan_runs(hpl_t *h)
                 if (rc)
                     return rc;
                 double need = hyt_hpl_bytes(r->n, r->nb), have = hyt_cli_phys_mem();
-                if (have > 0 && need > have)
+                if (have > 0 && need > have && !hyt_hpl_on_devices(h->ctx))
                     return hyt_error(HYT_ERR_TOO_LARGE, "N = %d needs %.1f GiB of memory (the "
                                      "matrix in tiles of %d and its vectors), this machine has "
                                      "%.1f GiB: nothing run", r->n, need / (1 << 30), r->nb,
@@ -353,12 +353,15 @@ static int hpl_main(hyt_hpl_opts_t *o)
     for (int i = 0; i < h.nruns; i++) {
         run_t *r = &h.runs[i];
         int rc = prepare_run(&h, r);
-        /* one allocation for the runs of one N and nb */
-        if (!rc && (ws.n != r->n || ws.nb != r->nb)) {
+        /* with CUDA GPUs: the matrix on them, no host copy */
+        if (!rc && hyt_hpl_on_devices(h.ctx))
+            rc = hyt_hpl_solve_dmat(h.ctx, r->n, r->nb, seed, threshold, flags, &r->res);
+        /* else one allocation for the runs of one N and nb */
+        else if (!rc && (ws.n != r->n || ws.nb != r->nb)) {
             hyt_hpl_ws_destroy(&ws);
             rc = hyt_hpl_ws_create(h.ctx, r->n, r->nb, &ws);
         }
-        if (!rc)
+        if (!rc && !hyt_hpl_on_devices(h.ctx))
             rc = hyt_hpl_solve(&ws, seed, threshold, flags, &r->res);
         if (rc) {
             r->error = 1;

@@ -6,6 +6,8 @@
 #include "cli_common.h"
 #include "hyt_internal.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int check_sizes(const char *value, char *err, size_t errlen)
@@ -14,6 +16,17 @@ static int check_sizes(const char *value, char *err, size_t errlen)
     if (strcmp(value, "auto") != 0 && hyt_parse_sizes(value, ns, 64) < 0) {
         snprintf(err, errlen, "'%.40s': expected auto or up to 64 sizes like 4000,8000 "
                  "(1..10000000)", value);
+        return -1;
+    }
+    return 0;
+}
+
+static int check_fraction(const char *value, char *err, size_t errlen)
+{
+    char *end;
+    double f = strtod(value, &end);
+    if (!*value || *end || !(f > 0 && f <= 0.95)) {
+        snprintf(err, errlen, "'%.40s': expected a fraction above 0, at most 0.95", value);
         return -1;
     }
     return 0;
@@ -33,6 +46,10 @@ static const hyt_config_keydef_t hpl_keys[] = {
     {{"hpl.seconds", "HYT_HPL_SECONDS", "60",
       "target duration of one run when hpl.n = auto (1..86400)"},
      HYT_KEY_INT, 1, 86400, 0, 1, NULL},
+    {{"hpl.memory_fraction", "HYT_HPL_MEMORY_FRACTION", "0.7",
+      "hpl.n = auto with CUDA GPUs: the matrix takes at most this fraction of the GPUs' "
+      "available memory (0..0.95)"},
+     HYT_KEY_STRING, 0, 0, 0, 1, check_fraction}, /* (the type's check would skip ours) */
 };
 
 int hyt_hpl_register_keys(void)

@@ -257,9 +257,11 @@ int hyt_hpl_auto_n(hyt_context_t *ctx, double seconds, double *gflops_estimate)
     }
     double rate = ncuda ? 30e12 * ncuda : 25e9 * hyt_context_num_workers(ctx);
     double n = cbrt(1.5 * rate * seconds); /* (2/3) n^3 / rate = seconds */
-    double cap = sqrt(0.4 * hyt_cli_phys_mem() / sizeof(double));
-    if (ncuda)
-        cap = fmin(cap, sqrt(0.7 * devmem * ncuda / sizeof(double)));
+    /* with CUDA GPUs the matrix lives on them (hyt_hpl_solve_dmat): their memory decides */
+    const char *fv = hyt_config_get(hyt_context_config(ctx), "hpl.memory_fraction", NULL);
+    double frac = fv ? strtod(fv, NULL) : 0.7; /* checked: 0 < frac <= 0.95 */
+    double cap = ncuda ? sqrt(frac * devmem * ncuda / sizeof(double))
+                       : sqrt(0.4 * hyt_cli_phys_mem() / sizeof(double));
     cap = fmin(cap, 1e7);
     n = fmin(n, cap);
     long N = (long)(n / 256) * 256;

@@ -13,9 +13,35 @@ int hyt_pdgetrf(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int *info,
                 const hyt_lu_params_t *p);
 int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int *info,
                        const hyt_lu_params_t *p);
+/* The same on a device matrix, in place (GPU panels whatever p says; no host round trip). */
+int hyt_pdgetrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *ipiv, int *info,
+                     const hyt_lu_params_t *p);
+/* The solve on the devices (pdgetrs_dmat.c): dA n x n factored, dB n x nrhs, same tile size. */
+int hyt_pdgetrs_dmat(hyt_sequence_t *seq, char trans, const hyt_dmat_t *dA, const int *ipiv,
+                     hyt_dmat_t *dB);
 /* The tile solve (pdgetrs.c): A n x n factored, B n x nrhs. */
 int hyt_pdgetrs(hyt_sequence_t *seq, char trans, const hyt_desc_t *A, const int *ipiv,
                 const hyt_desc_t *B);
+
+/* Device tasks of that solve (gpu_dgetrs_dmat.c).  B's local columns of one device: ncols CRRB
+ * columns colsz doubles apart from bcols.  The interchanges of IPIV (n of them, host) on them,
+ * forward or in reverse (P^T), through the device copy dpiv (n ints); on the compute stream. */
+int hyt_insert_gpu_dmat_laswp(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dev,
+                              double *bcols, int64_t colsz, int ncols, int nb, int n,
+                              const int *ipiv, int *dpiv, int reverse, const hyt_dep_t *deps,
+                              int ndeps);
+/* bytes from src (another device) to dst, on dst_dev's H2D stream: src_key READ, dst_key
+ * WRITE. */
+int hyt_insert_gpu_dmat_copy(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dst_dev,
+                             double *dst, const double *src, size_t bytes, const void *src_key,
+                             const void *dst_key);
+/* Step k of the solve with the factor uplo ('L' unit lower, 'U' upper) of A, trans 'N' or
+ * 'T', on B's local columns (mrhs <= nb right-hand sides each: nb, or the width of a single
+ * narrow column); acol: A's tile column k on this device (dk columns wide). */
+int hyt_insert_gpu_dmat_trs_step(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dev,
+                                 char uplo, char trans, double *bcols, int64_t colsz, int ncols,
+                                 int mrhs, int nb, int n, int k, int dk, const double *acol,
+                                 const hyt_dep_t *deps, int ndeps);
 
 /* Registration of each algorithm's configuration keys (drv_keys.c calls them). */
 int hyt_lu_register_keys(void);

@@ -26,8 +26,8 @@ static int insert_on_stream(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu
 size_t hyt_gpu_lu_bytes(const hyt_gpu_lu_t *g)
 {
     size_t tile = (size_t)g->tile, colsz = (size_t)g->colsz;
-    size_t b = sizeof(double) * ((size_t)g->ncols * colsz + (size_t)g->npbuf * (colsz + tile) +
-                                 (size_t)g->ncols * tile) +
+    /* the columns are the device matrix's (drivers/hyt_hybrid.h), not counted here */
+    size_t b = sizeof(double) * ((size_t)g->npbuf * (colsz + tile) + (size_t)g->ncols * tile) +
                sizeof(int) * (size_t)g->npbuf * g->nb + 8 * 256;
     if (g->gpu_panel)
         b += sizeof(double) * tile + g->lwork + sizeof(int) * (size_t)g->npbuf;
@@ -38,10 +38,8 @@ int hyt_gpu_lu_alloc(hyt_gpu_lu_t *g)
 {
     int rc = 0;
     size_t d = sizeof(double);
-    g->cols = g->pbuf = g->linv = g->work = g->pwork = g->ident = NULL;
+    g->pbuf = g->linv = g->work = g->pwork = g->ident = NULL; /* cols: given */
     g->piv = g->dinfo = NULL;
-    if (!rc && g->ncols)
-        rc = hyt_device_malloc(g->dev, (void **)&g->cols, (size_t)g->ncols * g->colsz * d);
     if (!rc)
         rc = hyt_device_malloc(g->dev, (void **)&g->pbuf, (size_t)g->npbuf * g->colsz * d);
     if (!rc)
@@ -65,7 +63,7 @@ int hyt_gpu_lu_alloc(hyt_gpu_lu_t *g)
 
 void hyt_gpu_lu_free(hyt_gpu_lu_t *g)
 {
-    double **dp[] = {&g->cols, &g->pbuf, &g->linv, &g->work, &g->pwork, &g->ident};
+    double **dp[] = {&g->pbuf, &g->linv, &g->work, &g->pwork, &g->ident};
     for (size_t i = 0; i < sizeof dp / sizeof dp[0]; i++) {
         hyt_device_free(g->dev, *dp[i]);
         *dp[i] = NULL;

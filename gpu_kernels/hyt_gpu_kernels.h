@@ -47,6 +47,7 @@ int hyt_gpu_dgemm_batched(const hyt_devctx_t *dc, char transa, char transb, int 
                           const double *B, int ldb, int64_t strideB, double beta, double *C,
                           int ldc, int64_t strideC, int batch, int per_call);
 
+
 /* LU with partial pivoting (LAPACK's dgetrf, its pivot rule exactly) of the row-major m x n
  * panel A with leading dimension nb >= n (a CRRB panel: row r at A + r*nb), in place: ipiv[q]
  * (q < min(m, n)) the 1-based panel row interchanged with row q, *info the first column whose

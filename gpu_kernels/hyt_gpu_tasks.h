@@ -29,7 +29,8 @@ typedef struct hyt_gpu_lu {
     int64_t tile, colsz;   /* doubles per tile, per column (mt tiles) */
     int ncols;             /* local columns */
     int npbuf;
-    double *cols;          /* ncols * colsz */
+    double *cols;          /* ncols * colsz: the device matrix's columns (drivers/hyt_hybrid.h),
+                              not allocated or freed with the workspaces below */
     double *pbuf;          /* npbuf * colsz */
     double *linv;          /* npbuf * tile */
     int *piv;              /* npbuf * nb */
@@ -48,9 +49,10 @@ typedef struct hyt_gpu_lu {
     const double *h_ident; /* the identity on the host, copied in by the init task */
 } hyt_gpu_lu_t;
 
-/* Bytes of device memory the factorization needs on one device. */
+/* Bytes of device memory the factorization's workspaces need on one device (cols not
+ * counted). */
 size_t hyt_gpu_lu_bytes(const hyt_gpu_lu_t *g);
-/* Allocates the device buffers (synchronous); frees what it got on failure. */
+/* Allocates the device workspaces (synchronous; not cols); frees what it got on failure. */
 int hyt_gpu_lu_alloc(hyt_gpu_lu_t *g);
 void hyt_gpu_lu_free(hyt_gpu_lu_t *g);
 

@@ -79,6 +79,18 @@ static inline void test_write_tmp(char *path, size_t len, const char *text)
     close(fd);
 }
 
+/* The devices of a test with nd of them: "cuda:0,1,..." or "host:nd". */
+static inline void test_device_list(int cuda, int nd, char *buf, size_t len)
+{
+    if (!cuda) {
+        snprintf(buf, len, "host:%d", nd);
+        return;
+    }
+    int n = snprintf(buf, len, "cuda:0");
+    for (int g = 1; g < nd && n > 0 && (size_t)n < len; g++)
+        n += snprintf(buf + n, len - (size_t)n, ",%d", g);
+}
+
 /* Deterministic 64-bit mixing and a tiny PRNG. */
 static inline unsigned long long test_mix(unsigned long long x)
 {

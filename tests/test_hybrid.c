@@ -123,13 +123,7 @@ int main(int argc, char **argv)
         if (cuda && nd == 3 && maxdev == 4)
             continue; /* 1, 2 and 4 GPUs */
         char devs[32];
-        if (cuda) {
-            int len = snprintf(devs, sizeof devs, "cuda:0");
-            for (int g = 1; g < nd; g++)
-                len += snprintf(devs + len, sizeof devs - (size_t)len, ",%d", g);
-        } else {
-            snprintf(devs, sizeof devs, "host:%d", nd);
-        }
+        test_device_list(cuda, nd, devs, sizeof devs);
         hyt_context_t *ctx = test_context(3, devs, "lu.panel_cores", "2", (char *)NULL);
         CHECK(hyt_context_num_devices(ctx) == nd, "%s: %d devices", devs,
               hyt_context_num_devices(ctx));

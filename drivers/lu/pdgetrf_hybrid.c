@@ -36,6 +36,7 @@
  */
 #include "drv_internal.h"
 #include "hyt_gpu_tasks.h"
+#include "hyt_hybrid.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,33 +54,27 @@ typedef struct hybrid {
     int *h_piv;     /* kt * ndev * nb: pivots staged for the copies (page-locked) */
     int *h_info;    /* kt: INFO of each GPU panel (page-locked) */
     double *h_ident; /* the identity tile (GPU panels) */
-    hyt_tokens_t *tok;
+    hyt_lu_tokens_t tok;
+    hyt_dmat_t *dA;  /* the matrix's columns on the devices */
+    int own_dA;      /* dA is this call's (a host matrix): freed by the cleanup */
+    int resident;    /* the matrix lives on the devices: no column loads, no returns */
 } hybrid_t;
 
-/* Tokens: the device's state, its panel slots, each device column, the pivot tasks' order. */
-static const void *state_key(const hybrid_t *h, int g) { return hyt_token(h->tok, (size_t)g); }
+/* Tokens (drivers/hyt_hybrid.h): the device's state, its panel slots, each column (the device
+ * matrix's), the pivot tasks' order, and with GPU panels all of step k's work on device g,
+ * gathered (the return of tile row k waits for it). */
+static const void *state_key(const hybrid_t *h, int g) { return hyt_lu_tok_state(&h->tok, g); }
 static const void *panel_key(const hybrid_t *h, int g, int k)
 {
-    return hyt_token(h->tok, (size_t)(h->ndev + g * h->npbuf + k % h->npbuf));
+    return hyt_lu_tok_panel(&h->tok, g, k);
 }
-static const void *col_key(const hybrid_t *h, int j)
-{
-    return hyt_token(h->tok, (size_t)(h->ndev * (1 + h->npbuf) + j));
-}
-static const void *order_key(const hybrid_t *h)
-{
-    return hyt_token(h->tok, (size_t)(h->ndev * (1 + h->npbuf) + h->nt));
-}
-/* GPU panels: all of step k's work on device g, gathered; the return of tile row k waits for it */
+static const void *col_key(const hybrid_t *h, int j) { return hyt_lu_tok_col(&h->tok, j); }
+static const void *order_key(const hybrid_t *h) { return hyt_lu_tok_order(&h->tok); }
 static const void *done_key(const hybrid_t *h, int g, int k)
 {
-    return hyt_token(h->tok, (size_t)(h->ndev * (1 + h->npbuf) + h->nt + 1 + g * h->npbuf +
-                                      k % h->npbuf));
+    return hyt_lu_tok_done(&h->tok, g, k);
 }
-static size_t ntokens(const hybrid_t *h)
-{
-    return (size_t)(h->ndev * (1 + 2 * h->npbuf) + h->nt + 1);
-}
+static size_t ntokens(const hybrid_t *h) { return hyt_lu_tok_count(&h->tok); }
 
 static void hybrid_free(hybrid_t *h)
 {
@@ -91,7 +86,9 @@ static void hybrid_free(hybrid_t *h)
     hyt_host_free(h->ctx, h->h_piv);
     hyt_host_free(h->ctx, h->h_info);
     free(h->h_ident);
-    hyt_tokens_destroy(h->tok);
+    hyt_lu_tokens_destroy(&h->tok);
+    if (h->own_dA)
+        hyt_dmat_free(h->dA);
     free(h->g);
     free(h);
 }
@@ -132,7 +129,7 @@ static int insert_mark(hyt_sequence_t *seq, hybrid_t *h, double *t)
     if (!deps)
         return hyt_error(HYT_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < nk; i++)
-        deps[i] = (hyt_dep_t){hyt_token(h->tok, i), HYT_RW};
+        deps[i] = (hyt_dep_t){hyt_lu_tok_nth(&h->tok, i), HYT_RW};
     hyt_task_desc_t d = hyt_task_desc(&mark_kernel, &t, sizeof t);
     d.deps = deps;
     d.ndeps = (int)nk;
@@ -153,7 +150,7 @@ static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
     enum { CHUNK = 4 };            /* columns per update task of the first step */
     int rc = 0;
     // the columns to their devices; each column's token orders its first users
-    for (int j = 0; j < nt && !rc; j++)
+    for (int j = 0; j < nt && !rc && !h->resident; j++)
         rc = hyt_insert_gpu_column_load(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, -1, -1, j},
                                         &h->g[j % ndev], A, j, col_key(h, j), NULL);
     if (marks && !rc)
@@ -225,14 +222,14 @@ static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
 
         // tile row k is final everywhere after step k: back to the host while the
         // factorization goes on
-        for (int g = 0; g < ndev && !rc && !marks; g++)
+        for (int g = 0; g < ndev && !rc && !marks && !h->resident; g++)
             rc = hyt_insert_gpu_tilerow_return(seq, (hyt_tag_t){PRIO_LOOKAHEAD, k, k, -1},
                                                &h->g[g], A, k, done_key(h, g, k));
     }
     // the tile rows below the last step (tall matrices); with marks, all of them
     if (marks && !rc)
         rc = insert_mark(seq, h, &marks[1]);
-    for (int r = marks ? 0 : kt; r < A->mt && !rc; r++)
+    for (int r = marks ? 0 : kt; r < A->mt && !rc && !h->resident; r++)
         for (int g = 0; g < ndev && !rc; g++)
             rc = hyt_insert_gpu_tilerow_return(seq, (hyt_tag_t){0, kt, r, -1}, &h->g[g], A, r,
                                                done_key(h, g, kt - 1));
@@ -321,14 +318,17 @@ static int insert_cpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
     return rc;
 }
 
-int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int *info,
-                       const hyt_lu_params_t *p)
+/* The hybrid LU of A (CCRB host tiles, or only its sizes when dA is given: the matrix on the
+ * devices, factored in place).  Without dA the columns go to a temporary device matrix: load,
+ * factor, return, free. */
+static int hybrid_lu(hyt_sequence_t *seq, const hyt_desc_t *A, hyt_dmat_t *dA, int *ipiv,
+                     int *info, const hyt_lu_params_t *p)
 {
     hyt_context_t *ctx = hyt_sequence_context(seq);
     const int mt = A->mt, nt = A->nt, nb = A->nb, la = p->lookahead, ndev = p->ndevices;
     const int minmn = A->m < A->n ? A->m : A->n;
     const int kt = (minmn + nb - 1) / nb;
-    const int gpu = p->gpu_panel;
+    const int gpu = dA ? 1 : p->gpu_panel; /* a CPU panel needs the host tiles */
     const int64_t tile = (int64_t)nb * nb;
     if (A->layout != HYT_LAYOUT_CCRB)
         return hyt_error(HYT_ERR_INVALID, "the hybrid LU needs a CCRB (tile layout) matrix");
@@ -343,8 +343,9 @@ int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int 
     h->ndev = ndev;
     h->nt = nt;
     h->npbuf = la + 3 < 16 ? la + 3 : 16; /* panels in flight per device */
+    h->resident = dA != NULL;
     h->g = calloc((size_t)ndev, sizeof *h->g);
-    h->tok = hyt_tokens_create(ntokens(h));
+    size_t *ws = calloc((size_t)ndev, sizeof *ws);
     h->h_piv = hyt_host_malloc(ctx, (size_t)kt * ndev * nb * sizeof(int));
     if (gpu) {
         h->h_info = hyt_host_malloc(ctx, (size_t)kt * sizeof(int));
@@ -354,11 +355,13 @@ int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int 
     } else {
         h->h_linv = hyt_host_malloc(ctx, (size_t)kt * tile * sizeof(double));
     }
-    if (!h->g || !h->tok || !h->h_piv || (gpu ? !h->h_info || !h->h_ident : !h->h_linv)) {
+    if (!h->g || !ws || !h->h_piv || (gpu ? !h->h_info || !h->h_ident : !h->h_linv)) {
+        free(ws);
         hybrid_free(h);
         return hyt_error(HYT_ERR_NOMEM, "out of host memory for the hybrid LU's workspaces");
     }
-    for (int g = 0; g < ndev; g++) {
+    int rc = 0;
+    for (int g = 0; g < ndev && !rc; g++) {
         hyt_gpu_lu_t *d = &h->g[g];
         d->dev = hyt_context_device(ctx, g);
         d->index = g;
@@ -373,25 +376,32 @@ int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int 
         d->h_ident = h->h_ident;
         d->panel_ctas = (int)hyt_config_get_int(hyt_context_config(ctx), "gpu.panel_ctas");
         d->lwork = 0;
-        int rc = gpu ? hyt_gpu_panel_setup(d) : 0;
-        size_t need = hyt_gpu_lu_bytes(d);
-        size_t avail = hyt_device_mem_available(d->dev);
-        if (!rc && need > avail)
-            rc = hyt_error(HYT_ERR_DEVICE_MEMORY,
-                           "the hybrid LU of a %d x %d matrix (nb %d, %d devices) needs %.2f "
-                           "GiB on %s but %.2f GiB are available (free memory, or "
-                           "gpu.memory_limit): use more devices, a smaller matrix, or "
-                           "runtime.devices = none",
-                           A->m, A->n, nb, ndev, need / 1073741824.0, hyt_device_name(d->dev),
-                           avail / 1073741824.0);
-        if (!rc)
-            rc = hyt_gpu_lu_alloc(d);
-        if (rc) {
-            char msg[512];
-            snprintf(msg, sizeof msg, "%s", hyt_last_error());
-            hybrid_free(h);
-            return hyt_error(rc, "%s", msg);
-        }
+        rc = gpu ? hyt_gpu_panel_setup(d) : 0;
+        ws[g] = hyt_gpu_lu_bytes(d);
+    }
+    // the columns: the device matrix (checked with the workspaces), then the workspaces
+    char what[160];
+    snprintf(what, sizeof what, "the hybrid LU of a %d x %d matrix (nb %d, %d devices)", A->m,
+             A->n, nb, ndev);
+    if (!rc && dA) {
+        h->dA = dA;
+        rc = hyt_hybrid_check_memory(ctx, ndev, ws, what);
+    } else if (!rc) {
+        rc = hyt_dmat_alloc(ctx, A->m, A->n, nb, ws, what, &h->dA);
+        h->own_dA = !rc;
+    }
+    free(ws);
+    if (!rc)
+        rc = hyt_lu_tokens_init(&h->tok, h->dA, h->npbuf);
+    for (int g = 0; g < ndev && !rc; g++) {
+        h->g[g].cols = h->dA->cols[g];
+        rc = hyt_gpu_lu_alloc(&h->g[g]);
+    }
+    if (rc) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", hyt_last_error());
+        hybrid_free(h);
+        return hyt_error(rc, "%s", msg);
     }
     const void **piv_keys = hyt_piv_keys(ipiv, kt, nb);
     if (!piv_keys) {
@@ -401,7 +411,6 @@ int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int 
     hyt_progress_reset(ctx, kt);
 
     // the devices' workspaces, then the loop nest
-    int rc = 0;
     for (int g = 0; g < ndev && !rc; g++) {
         const void *slots[16];
         for (int k = 0; k < h->npbuf; k++)
@@ -425,7 +434,7 @@ int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int 
         return hyt_error(HYT_ERR_NOMEM, "out of memory");
     }
     for (size_t t = 0; t < nk; t++)
-        deps[t] = (hyt_dep_t){hyt_token(h->tok, t), HYT_RW};
+        deps[t] = (hyt_dep_t){hyt_lu_tok_nth(&h->tok, t), HYT_RW};
     hyt_task_desc_t d = hyt_task_desc(&cleanup_kernel, &h, sizeof h);
     d.deps = deps;
     d.ndeps = (int)nk;
@@ -436,4 +445,22 @@ int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int 
         hybrid_free(h);
     }
     return rc ? rc : rc2;
+}
+
+int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int *info,
+                       const hyt_lu_params_t *p)
+{
+    return hybrid_lu(seq, A, NULL, ipiv, info, p);
+}
+
+int hyt_pdgetrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *ipiv, int *info,
+                     const hyt_lu_params_t *p)
+{
+    /* A's sizes only: the loop nest never touches host tiles when the matrix is resident */
+    hyt_desc_t A = {.m = dA->m, .n = dA->n, .nb = dA->nb, .mt = dA->mt, .nt = dA->nt,
+                    .layout = HYT_LAYOUT_CCRB, .ctx = dA->ctx};
+    hyt_lu_params_t q = *p;
+    q.ndevices = dA->ndev;
+    q.marks = NULL;
+    return hybrid_lu(seq, &A, dA, ipiv, info, &q);
 }

@@ -1,0 +1,144 @@
+/* The hybrid plumbing (hyt_hybrid.h): device matrices, the memory check, the LU's tokens. */
+#include "hyt_hybrid.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int local_cols(int nt, int ndev, int g) { return g < nt ? (nt - g + ndev - 1) / ndev : 0; }
+
+size_t hyt_dmat_bytes(int m, int n, int nb, int ndev, int g)
+{
+    int mt = (m + nb - 1) / nb, nt = (n + nb - 1) / nb;
+    return (size_t)local_cols(nt, ndev, g) * mt * nb * nb * sizeof(double);
+}
+
+int hyt_hybrid_check_memory(hyt_context_t *ctx, int ndev, const size_t *need, const char *what)
+{
+    for (int g = 0; g < ndev; g++) {
+        hyt_device_t *dev = hyt_context_device(ctx, g);
+        size_t avail = hyt_device_mem_available(dev);
+        if (need[g] > avail)
+            return hyt_error(HYT_ERR_DEVICE_MEMORY,
+                             "%s needs %.2f GiB on %s but %.2f GiB are available (free "
+                             "memory, or gpu.memory_limit): use more devices, a smaller "
+                             "matrix, or runtime.devices = none",
+                             what, need[g] / 1073741824.0, hyt_device_name(dev),
+                             avail / 1073741824.0);
+    }
+    return HYT_SUCCESS;
+}
+
+void hyt_dmat_free(hyt_dmat_t *A)
+{
+    if (!A)
+        return;
+    for (int g = 0; A->cols && g < A->ndev; g++)
+        hyt_device_free(hyt_context_device(A->ctx, g), A->cols[g]);
+    free(A->cols);
+    free(A->ncols);
+    hyt_tokens_destroy(A->tok);
+    free(A);
+}
+
+int hyt_dmat_alloc(hyt_context_t *ctx, int m, int n, int nb, const size_t *need,
+                   const char *what, hyt_dmat_t **out)
+{
+    *out = NULL;
+    const int ndev = hyt_context_num_devices(ctx);
+    if (ndev < 1)
+        return hyt_error(HYT_ERR_INVALID, "a device matrix needs devices: the context has none "
+                         "(runtime.devices = none)");
+    if (m < 0 || n < 0 || nb < 1)
+        return hyt_error(HYT_ERR_INVALID, "a device matrix of %d x %d with tile size %d", m, n,
+                         nb);
+    hyt_dmat_t *A = calloc(1, sizeof *A);
+    size_t *total = calloc((size_t)ndev, sizeof *total);
+    if (!A || !total) {
+        free(A);
+        free(total);
+        return hyt_error(HYT_ERR_NOMEM, "out of memory");
+    }
+    A->ctx = ctx;
+    A->m = m;
+    A->n = n;
+    A->nb = nb;
+    A->mt = (m + nb - 1) / nb;
+    A->nt = (n + nb - 1) / nb;
+    A->ndev = ndev;
+    A->tile = (int64_t)nb * nb;
+    A->colsz = A->tile * A->mt;
+    A->ncols = calloc((size_t)ndev, sizeof *A->ncols);
+    A->cols = calloc((size_t)ndev, sizeof *A->cols);
+    A->tok = hyt_tokens_create(A->nt ? (size_t)A->nt : 1);
+    if (!A->ncols || !A->cols || !A->tok) {
+        free(total);
+        hyt_dmat_free(A);
+        return hyt_error(HYT_ERR_NOMEM, "out of memory");
+    }
+    for (int g = 0; g < ndev; g++) {
+        A->ncols[g] = local_cols(A->nt, ndev, g);
+        total[g] = hyt_dmat_bytes(m, n, nb, ndev, g) + (need ? need[g] : 0);
+    }
+    int rc = hyt_hybrid_check_memory(ctx, ndev, total, what);
+    free(total);
+    for (int g = 0; g < ndev && !rc; g++)
+        if (A->ncols[g] && A->mt)
+            rc = hyt_device_malloc(hyt_context_device(ctx, g), (void **)&A->cols[g],
+                                   hyt_dmat_bytes(m, n, nb, ndev, g));
+    if (rc) {
+        hyt_dmat_free(A);
+        return rc;
+    }
+    *out = A;
+    return HYT_SUCCESS;
+}
+
+const void *hyt_dmat_col_key(const hyt_dmat_t *A, int j) { return hyt_token(A->tok, (size_t)j); }
+
+/* ---- the LU's tokens: [state ndev][panel ndev*npbuf][order][done ndev*npbuf] ------------- */
+
+int hyt_lu_tokens_init(hyt_lu_tokens_t *t, const hyt_dmat_t *A, int npbuf)
+{
+    t->A = A;
+    t->ndev = A->ndev;
+    t->npbuf = npbuf;
+    t->nt = A->nt;
+    t->own = hyt_tokens_create((size_t)(t->ndev * (1 + 2 * npbuf) + 1));
+    return t->own ? HYT_SUCCESS : hyt_error(HYT_ERR_NOMEM, "out of memory");
+}
+
+void hyt_lu_tokens_destroy(hyt_lu_tokens_t *t)
+{
+    hyt_tokens_destroy(t->own);
+    t->own = NULL;
+}
+
+const void *hyt_lu_tok_state(const hyt_lu_tokens_t *t, int g) { return hyt_token(t->own, g); }
+
+const void *hyt_lu_tok_panel(const hyt_lu_tokens_t *t, int g, int k)
+{
+    return hyt_token(t->own, (size_t)(t->ndev + g * t->npbuf + k % t->npbuf));
+}
+
+const void *hyt_lu_tok_col(const hyt_lu_tokens_t *t, int j) { return hyt_dmat_col_key(t->A, j); }
+
+const void *hyt_lu_tok_order(const hyt_lu_tokens_t *t)
+{
+    return hyt_token(t->own, (size_t)(t->ndev * (1 + t->npbuf)));
+}
+
+const void *hyt_lu_tok_done(const hyt_lu_tokens_t *t, int g, int k)
+{
+    return hyt_token(t->own, (size_t)(t->ndev * (1 + t->npbuf) + 1 + g * t->npbuf + k % t->npbuf));
+}
+
+size_t hyt_lu_tok_count(const hyt_lu_tokens_t *t)
+{
+    return (size_t)(t->ndev * (1 + 2 * t->npbuf) + 1 + t->nt);
+}
+
+const void *hyt_lu_tok_nth(const hyt_lu_tokens_t *t, size_t i)
+{
+    size_t nown = (size_t)(t->ndev * (1 + 2 * t->npbuf) + 1);
+    return i < nown ? hyt_token(t->own, i) : hyt_lu_tok_col(t, (int)(i - nown));
+}

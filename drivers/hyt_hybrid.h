@@ -1,0 +1,81 @@
+/*
+ * The hybrid plumbing written once (hybrid.c): what every algorithm on several devices needs
+ * beside its loop nest.
+ *
+ *   the device matrix     struct hyt_dmat (public as the opaque hyt_dmat_t): the tile columns
+ *                         of an m x n matrix 1D block-cyclic over the context's devices,
+ *                         column j on device j % ndev at local column l = j / ndev, each
+ *                         column mt CRRB tiles on top of each other (device row = global
+ *                         row), padding zero; a dependency token per column, which orders
+ *                         every task that touches the column, across calls
+ *   the memory check      per device, before anything is allocated or inserted, with the
+ *                         message that says what to do (gpu.memory_limit applies)
+ *   the LU's token map    named accessors (device state, panel slots, columns, pivot order,
+ *                         step done) instead of offset arithmetic into one token array
+ *
+ * Per-call workspaces (panel buffers, inv(L_kk), pivots, ...) stay with each call; the
+ * matrix's columns are the device matrix, temporary when the matrix comes from the host.
+ */
+#ifndef HYT_HYBRID_H
+#define HYT_HYBRID_H
+
+#include "hyt_dmat.h"
+#include "hyt_runtime.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct hyt_dmat {
+    hyt_context_t *ctx;
+    int m, n, nb, mt, nt, ndev;
+    int64_t tile, colsz;  /* doubles per tile, per column (mt tiles) */
+    int *ncols;           /* ndev: local columns of each device */
+    double **cols;        /* ndev: device g's ncols[g] * colsz doubles (NULL without columns) */
+    hyt_tokens_t *tok;    /* nt column tokens */
+};
+
+/* Device memory of the columns of an m x n matrix (tile size nb) on device g of ndev. */
+size_t hyt_dmat_bytes(int m, int n, int nb, int ndev, int g);
+/* Checks and allocates a device matrix on all the context's devices (synchronous): need[g]
+ * (may be NULL) bytes of workspace that the caller allocates next on device g are counted in
+ * the check.  what: the operation, for the message ("the hybrid LU of a 100 x 100 matrix").
+ * HYT_ERR_DEVICE_MEMORY when it does not fit, HYT_ERR_NOMEM, HYT_ERR_INVALID without devices. */
+int hyt_dmat_alloc(hyt_context_t *ctx, int m, int n, int nb, const size_t *need,
+                   const char *what, hyt_dmat_t **out);
+void hyt_dmat_free(hyt_dmat_t *A);
+/* Device g's local columns, the device holding column j, its address, its token. */
+static inline double *hyt_dmat_col(const hyt_dmat_t *A, int j)
+{
+    return A->cols[j % A->ndev] + (int64_t)(j / A->ndev) * A->colsz;
+}
+static inline int hyt_dmat_owner(const hyt_dmat_t *A, int j) { return j % A->ndev; }
+const void *hyt_dmat_col_key(const hyt_dmat_t *A, int j);
+
+/* need[g] bytes more on each of the context's ndev devices: 0, or HYT_ERR_DEVICE_MEMORY with
+ * "<what> needs X GiB on <device> but Y GiB are available (...)". */
+int hyt_hybrid_check_memory(hyt_context_t *ctx, int ndev, const size_t *need, const char *what);
+
+/* ---- the hybrid LU's dependency tokens ------------------------------------------------------ */
+typedef struct hyt_lu_tokens {
+    hyt_tokens_t *own;     /* state, panel slots, order, step done */
+    const hyt_dmat_t *A;   /* the column tokens are the device matrix's */
+    int ndev, npbuf, nt;
+} hyt_lu_tokens_t;
+
+int hyt_lu_tokens_init(hyt_lu_tokens_t *t, const hyt_dmat_t *A, int npbuf);
+void hyt_lu_tokens_destroy(hyt_lu_tokens_t *t);
+/* device g's state: its block of columns as a whole (updates in order) */
+const void *hyt_lu_tok_state(const hyt_lu_tokens_t *t, int g);
+/* device g's panel slot of step k (k % npbuf) */
+const void *hyt_lu_tok_panel(const hyt_lu_tokens_t *t, int g, int k);
+/* tile column j (the device matrix's token) */
+const void *hyt_lu_tok_col(const hyt_lu_tokens_t *t, int j);
+/* the pivot tasks' order (INFO is the first zero pivot) */
+const void *hyt_lu_tok_order(const hyt_lu_tokens_t *t);
+/* all of step k's work on device g, gathered */
+const void *hyt_lu_tok_done(const hyt_lu_tokens_t *t, int g, int k);
+/* Every token, i < hyt_lu_tok_count(t): for tasks that wait for everything (cleanup, marks). */
+size_t hyt_lu_tok_count(const hyt_lu_tokens_t *t);
+const void *hyt_lu_tok_nth(const hyt_lu_tokens_t *t, size_t i);
+
+#endif

@@ -1,0 +1,352 @@
+/*
+ * Device-resident matrices (include/hyt_dmat.h): the LU and the solve on the devices, by
+ * backward error, over sizes not multiples of nb, n < nb, 1 to 3 devices, lookahead 0..3,
+ * one and many right-hand sides, trans N and T; the same pivots and factors as hyt_dgetrf
+ * (GPU panels) on the same matrix; singular matrices (INFO), NaN (no hang), bad arguments,
+ * the memory cap refusing up front, set/get through a device pointer on one device, and
+ * injected faults (an error or a correct result, never a wrong one).  Host devices (quick
+ * suite) or CUDA GPUs (argument "cuda": the gpu suite, skipped without a GPU).
+ *
+ * Usage: test_dmat [cuda]
+ */
+#include "hytile.h"
+#include "hyt_runtime.h"
+#include "hyt_test.h"
+#include "lu_check.h"
+
+#include <math.h>
+#include <signal.h>
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char msg[] = "test_dmat: timed out (something hung)\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
+    _exit(1);
+}
+
+static void set_int(hyt_context_t *ctx, const char *key, int v)
+{
+    char b[16];
+    snprintf(b, sizeof b, "%d", v);
+    REQUIRE(!hyt_context_set(ctx, key, b), "%s", hyt_last_error());
+}
+
+/* Factor and solve one n x n system with nrhs right-hand sides on the devices; checks the
+ * backward errors, and the pivots and factors against hyt_dgetrf on the same context. */
+static void check(hyt_context_t *ctx, int n, int nb, int la, int nrhs, char trans,
+                  unsigned long long seed, const char *devs)
+{
+    set_int(ctx, "lu.lookahead", la);
+    set_int(ctx, "lu.nb", nb);
+    int lda = n + 3;
+    size_t asz = (size_t)lda * n + 1, bsz = (size_t)lda * nrhs + 1;
+    double *A0 = malloc(asz * sizeof *A0), *F = malloc(asz * sizeof *F), *H = malloc(asz * sizeof *H);
+    double *B0 = malloc(bsz * sizeof *B0), *X = malloc(bsz * sizeof *X);
+    int *ipiv = malloc(((size_t)n + 1) * sizeof *ipiv), *hpiv = malloc(((size_t)n + 1) * sizeof *hpiv);
+    fill_random(A0, lda, n, lda, seed);
+    fill_random(B0, lda, nrhs, lda, seed + 7);
+    hyt_dmat_t *dA, *dB;
+    REQUIRE(!hyt_dmat_create(ctx, n, n, nb, &dA), "%s", hyt_last_error());
+    REQUIRE(!hyt_dmat_create(ctx, n, nrhs, hyt_dmat_nb(dA), &dB), "%s", hyt_last_error());
+    CHECK(hyt_dmat_nb(dA) == nb, "nb %d", hyt_dmat_nb(dA));
+    CHECK(!hyt_dmat_set(dA, A0, lda), "%s", hyt_last_error());
+    CHECK(!hyt_dmat_set(dB, B0, lda), "%s", hyt_last_error());
+    int info = hyt_dgetrf_dmat(ctx, dA, ipiv);
+    CHECK(info == 0, "%s n %d nb %d la %d: info %d (%s)", devs, n, nb, la, info,
+          hyt_last_error());
+    memset(F, 0, asz * sizeof *F);
+    CHECK(!hyt_dmat_get(dA, F, lda), "%s", hyt_last_error());
+    double e = lu_backward_error(n, n, A0, lda, F, lda, ipiv);
+    CHECK(e < LU_THRESH, "%s n %d nb %d la %d: ||PA - LU|| %g", devs, n, nb, la, e);
+    for (int i = 0; i < n; i++)
+        CHECK(ipiv[i] > i && ipiv[i] <= n, "ipiv[%d] = %d", i, ipiv[i]);
+    /* the host path with GPU panels: the same tasks on the same devices, the same bits */
+    memcpy(H, A0, asz * sizeof *H);
+    REQUIRE(!hyt_context_set(ctx, "lu.panel", "gpu"), "%s", hyt_last_error());
+    CHECK(hyt_dgetrf(ctx, n, n, H, lda, hpiv) == 0, "%s", hyt_last_error());
+    CHECK(!memcmp(ipiv, hpiv, (size_t)n * sizeof *ipiv), "%s n %d nb %d: pivots differ from "
+          "hyt_dgetrf's", devs, n, nb);
+    int same = 1;
+    for (int c = 0; c < n; c++)
+        for (int r = 0; r < n; r++)
+            same &= F[r + (int64_t)c * lda] == H[r + (int64_t)c * lda];
+    CHECK(same, "%s n %d nb %d: factors differ from hyt_dgetrf's", devs, n, nb);
+    REQUIRE(!hyt_context_set(ctx, "lu.panel", "auto"), "%s", hyt_last_error());
+    int rc = hyt_dgetrs_dmat(ctx, trans, dA, ipiv, dB);
+    CHECK(rc == 0, "dgetrs: %d %s", rc, hyt_last_error());
+    CHECK(!hyt_dmat_get(dB, X, lda), "%s", hyt_last_error());
+    double r = solve_backward_error(trans, n, nrhs, A0, lda, X, lda, B0, lda);
+    CHECK(r < LU_THRESH, "%s n %d nb %d la %d nrhs %d trans %c: ||b - Ax|| %g", devs, n, nb, la,
+          nrhs, trans, r);
+    /* dgesv on fresh copies */
+    CHECK(!hyt_dmat_set(dA, A0, lda) && !hyt_dmat_set(dB, B0, lda), "%s", hyt_last_error());
+    CHECK(hyt_dgesv_dmat(ctx, dA, ipiv, dB) == 0, "dgesv: %s", hyt_last_error());
+    CHECK(!hyt_dmat_get(dB, X, lda), "%s", hyt_last_error());
+    r = solve_backward_error('N', n, nrhs, A0, lda, X, lda, B0, lda);
+    CHECK(r < LU_THRESH, "%s n %d dgesv: %g", devs, n, r);
+    hyt_dmat_destroy(dA);
+    hyt_dmat_destroy(dB);
+    free(A0);
+    free(F);
+    free(H);
+    free(B0);
+    free(X);
+    free(ipiv);
+    free(hpiv);
+}
+
+/* Singular (INFO = the first zero pivot, as hyt_dgetrf's) and NaN (returns, pivots in range). */
+static void check_special(hyt_context_t *ctx, const char *devs)
+{
+    const int n = 70, nb = 16;
+    set_int(ctx, "lu.nb", nb);
+    set_int(ctx, "lu.lookahead", 1);
+    double *A = malloc((size_t)n * n * sizeof *A), *H = malloc((size_t)n * n * sizeof *H);
+    int *ipiv = malloc(n * sizeof *ipiv), *hpiv = malloc(n * sizeof *hpiv);
+    hyt_dmat_t *dA, *dB;
+    REQUIRE(!hyt_dmat_create(ctx, n, n, nb, &dA) && !hyt_dmat_create(ctx, n, 2, nb, &dB), "%s",
+            hyt_last_error());
+    fill_random(A, n, n, n, 5);
+    for (int r = 0; r < n; r++) /* column 37 zero: U(38, 38) is exactly zero */
+        A[r + 37 * n] = 0;
+    memcpy(H, A, (size_t)n * n * sizeof *H);
+    REQUIRE(!hyt_dmat_set(dA, A, n), "%s", hyt_last_error());
+    int info = hyt_dgetrf_dmat(ctx, dA, ipiv);
+    REQUIRE(!hyt_context_set(ctx, "lu.panel", "gpu"), "%s", hyt_last_error());
+    int hinfo = hyt_dgetrf(ctx, n, n, H, n, hpiv);
+    REQUIRE(!hyt_context_set(ctx, "lu.panel", "auto"), "%s", hyt_last_error());
+    CHECK(info == 38 && hinfo == 38, "%s singular: info %d, hyt_dgetrf's %d", devs, info, hinfo);
+    CHECK(!memcmp(ipiv, hpiv, n * sizeof *ipiv), "%s singular: pivots differ", devs);
+    REQUIRE(!hyt_dmat_set(dA, A, n), "%s", hyt_last_error());
+    CHECK(hyt_dgesv_dmat(ctx, dA, ipiv, dB) == 38, "%s dgesv singular", devs);
+
+    fill_random(A, n, n, n, 6);
+    A[40 + 20 * n] = NAN;
+    REQUIRE(!hyt_dmat_set(dA, A, n), "%s", hyt_last_error());
+    info = hyt_dgetrf_dmat(ctx, dA, ipiv);
+    CHECK(info >= 0, "%s NaN: %d %s", devs, info, hyt_last_error());
+    for (int i = 0; i < n; i++)
+        CHECK(ipiv[i] >= 1 && ipiv[i] <= n, "%s NaN: ipiv[%d] = %d", devs, i, ipiv[i]);
+    hyt_dmat_destroy(dA);
+    hyt_dmat_destroy(dB);
+    free(A);
+    free(H);
+    free(ipiv);
+    free(hpiv);
+}
+
+#define EXPECT_ARG(call, code, text)                                                           \
+    do {                                                                                       \
+        int rc_ = (call);                                                                      \
+        CHECK(rc_ == (code), "%s gave %d (%s)", #call, rc_, hyt_last_error());                 \
+        CHECK(strstr(hyt_last_error(), text), "%s: message '%s' lacks '%s'", #call,             \
+              hyt_last_error(), text);                                                         \
+    } while (0)
+
+static void check_args(hyt_context_t *ctx, hyt_context_t *cpu, int ndev)
+{
+    hyt_dmat_t *dA, *dB, *dC, *dD;
+    int ipiv[40];
+    double a[40 * 40];
+    REQUIRE(!hyt_dmat_create(ctx, 40, 40, 16, &dA), "%s", hyt_last_error());
+    REQUIRE(!hyt_dmat_create(ctx, 40, 3, 16, &dB), "%s", hyt_last_error());
+    REQUIRE(!hyt_dmat_create(ctx, 30, 3, 16, &dC), "%s", hyt_last_error());
+    REQUIRE(!hyt_dmat_create(ctx, 40, 3, 8, &dD), "%s", hyt_last_error());
+    EXPECT_ARG(hyt_dmat_create(ctx, -1, 4, 0, &dA), HYT_ERR_INVALID,
+               "hyt_dmat_create: argument 1 (m)");
+    EXPECT_ARG(hyt_dmat_create(ctx, 4, 4, 0, NULL), HYT_ERR_INVALID,
+               "hyt_dmat_create: argument 4 (dA)");
+    hyt_dmat_t *none = NULL;
+    EXPECT_ARG(hyt_dmat_create(cpu, 4, 4, 0, &none), HYT_ERR_INVALID, "devices");
+    CHECK(none == NULL, "a matrix without devices");
+    EXPECT_ARG(hyt_dmat_set(dA, NULL, 40), HYT_ERR_INVALID, "hyt_dmat_set: argument 2 (a)");
+    EXPECT_ARG(hyt_dmat_get(dA, a, 39), HYT_ERR_INVALID, "hyt_dmat_get: argument 3 (lda)");
+    EXPECT_ARG(hyt_dgetrf_dmat(ctx, NULL, ipiv), -1, "hyt_dgetrf_dmat: argument 1 (dA)");
+    EXPECT_ARG(hyt_dgetrf_dmat(ctx, dA, NULL), -2, "hyt_dgetrf_dmat: argument 2 (ipiv)");
+    EXPECT_ARG(hyt_dgetrf_dmat(cpu, dA, ipiv), -1, "another context");
+    EXPECT_ARG(hyt_dgetrs_dmat(ctx, 'X', dA, ipiv, dB), -1, "hyt_dgetrs_dmat: argument 1");
+    EXPECT_ARG(hyt_dgetrs_dmat(ctx, 'N', dB, ipiv, dB), -2, "square");
+    EXPECT_ARG(hyt_dgetrs_dmat(ctx, 'N', dA, NULL, dB), -3, "argument 3 (ipiv)");
+    EXPECT_ARG(hyt_dgetrs_dmat(ctx, 'N', dA, ipiv, dC), -4, "argument 4 (dB) has 30 rows");
+    EXPECT_ARG(hyt_dgetrs_dmat(ctx, 'N', dA, ipiv, dD), -4, "tile size");
+    EXPECT_ARG(hyt_dgesv_dmat(ctx, dA, ipiv, NULL), -3, "hyt_dgesv_dmat: argument 3 (dB)");
+    EXPECT_ARG(hyt_dgetrf_dmat_async(NULL, dA, ipiv, NULL), HYT_ERR_INVALID, "NULL sequence");
+    if (ndev > 1)
+        EXPECT_ARG(hyt_dmat_set_device(dA, a, 40), HYT_ERR_INVALID, "one device");
+    hyt_dmat_destroy(dA);
+    hyt_dmat_destroy(dB);
+    hyt_dmat_destroy(dC);
+    hyt_dmat_destroy(dD);
+    hyt_dmat_destroy(NULL);
+}
+
+/* One device: a column-major matrix in device memory in and out. */
+static void check_device_pointer(hyt_context_t *ctx)
+{
+    const int n = 45, ld = 50;
+    hyt_device_t *dev = hyt_context_device(ctx, 0);
+    double *d = NULL, *a = malloc((size_t)ld * n * sizeof *a), *b = malloc((size_t)ld * n * sizeof *b);
+    REQUIRE(!hyt_device_malloc(dev, (void **)&d, (size_t)ld * n * sizeof *d), "%s",
+            hyt_last_error());
+    hyt_dmat_t *dA, *dB;
+    REQUIRE(!hyt_dmat_create(ctx, n, n, 16, &dA) && !hyt_dmat_create(ctx, n, n, 16, &dB), "%s",
+            hyt_last_error());
+    fill_random(a, ld, n, ld, 9);
+    CHECK(!hyt_dmat_set(dA, a, ld), "%s", hyt_last_error());
+    CHECK(!hyt_dmat_get_device(dA, d, ld), "%s", hyt_last_error());
+    CHECK(!hyt_dmat_set_device(dB, d, ld), "%s", hyt_last_error());
+    memset(b, 0, (size_t)ld * n * sizeof *b);
+    CHECK(!hyt_dmat_get(dB, b, ld), "%s", hyt_last_error());
+    int same = 1;
+    for (int c = 0; c < n; c++)
+        for (int r = 0; r < n; r++)
+            same &= a[r + c * ld] == b[r + c * ld];
+    CHECK(same, "device pointer round trip");
+    hyt_dmat_destroy(dA);
+    hyt_dmat_destroy(dB);
+    hyt_device_free(dev, d);
+    free(a);
+    free(b);
+}
+
+/* gpu.memory_limit: the matrix that does not fit, and the factorization's workspaces that do
+ * not fit beside a matrix that does, are refused before anything runs. */
+static void check_memory(const char *devs)
+{
+    hyt_context_t *ctx = test_context(2, devs, "gpu.memory_limit", "1M", (char *)NULL);
+    hyt_dmat_t *dA = NULL;
+    int rc = hyt_dmat_create(ctx, 800, 800, 64, &dA);
+    CHECK(rc == HYT_ERR_DEVICE_MEMORY && !dA, "capped: %d", rc);
+    CHECK(strstr(hyt_last_error(), "hyt_dmat_create: ") && strstr(hyt_last_error(), "GiB"),
+          "message: %s", hyt_last_error());
+    const int n = 320;
+    double *a = malloc((size_t)n * n * sizeof *a), *b = malloc((size_t)n * n * sizeof *b);
+    int *ipiv = malloc(n * sizeof *ipiv);
+    fill_random(a, n, n, n, 4);
+    REQUIRE(!hyt_dmat_create(ctx, n, n, 64, &dA), "%s", hyt_last_error()); /* 800 KiB */
+    REQUIRE(!hyt_dmat_set(dA, a, n), "%s", hyt_last_error());
+    set_int(ctx, "lu.lookahead", 2);
+    rc = hyt_dgetrf_dmat(ctx, dA, ipiv);
+    CHECK(rc == HYT_ERR_DEVICE_MEMORY, "workspace over the cap: %d", rc);
+    CHECK(strstr(hyt_last_error(), "hyt_dgetrf_dmat: "), "message: %s", hyt_last_error());
+    CHECK(!hyt_dmat_get(dA, b, n) && !memcmp(a, b, (size_t)n * n * sizeof *a),
+          "the matrix was touched");
+    hyt_dmat_destroy(dA);
+    free(a);
+    free(b);
+    free(ipiv);
+    hyt_context_destroy(ctx);
+}
+
+/* debug.fault_device / fault_alloc / fault_task = k: an error with a message or a correct
+ * result, never a wrong one; the context works afterwards. */
+static void check_faults(const char *devs, const char *key, int kmax, int stride)
+{
+    int failed = 0, ok = 0;
+    const int n = 90, nrhs = 3;
+    double *A0 = malloc((size_t)n * n * sizeof *A0), *B0 = malloc((size_t)n * nrhs * sizeof *B0);
+    double *X = malloc((size_t)n * nrhs * sizeof *X);
+    int *ipiv = malloc(n * sizeof *ipiv);
+    fill_random(A0, n, n, n, 11);
+    fill_random(B0, n, nrhs, n, 12);
+    for (int k = 1; k <= kmax; k += stride) {
+        char kb[16];
+        snprintf(kb, sizeof kb, "%d", k);
+        hyt_config_t *cfg;
+        hyt_context_t *ctx = NULL;
+        hyt_config_create(&cfg);
+        hyt_config_set(cfg, "runtime.workers", "2", HYT_SRC_API, NULL);
+        hyt_config_set(cfg, "runtime.devices", devs, HYT_SRC_API, NULL);
+        hyt_config_set(cfg, "lu.nb", "16", HYT_SRC_API, NULL);
+        hyt_config_set(cfg, "lu.lookahead", "1", HYT_SRC_API, NULL);
+        hyt_config_set(cfg, key, kb, HYT_SRC_API, NULL);
+        int rc = hyt_context_create(cfg, &ctx);
+        hyt_config_destroy(cfg);
+        if (rc) {
+            failed++;
+            continue;
+        }
+        hyt_dmat_t *dA = NULL, *dB = NULL;
+        rc = hyt_dmat_create(ctx, n, n, 16, &dA);
+        if (!rc)
+            rc = hyt_dmat_create(ctx, n, nrhs, 16, &dB);
+        if (!rc)
+            rc = hyt_dmat_set(dA, A0, n);
+        if (!rc)
+            rc = hyt_dmat_set(dB, B0, n);
+        if (!rc)
+            rc = hyt_dgesv_dmat(ctx, dA, ipiv, dB);
+        if (!rc)
+            rc = hyt_dmat_get(dB, X, n);
+        if (rc) {
+            failed++;
+            CHECK(rc <= HYT_ERR_BASE && hyt_last_error()[0], "%s=%d: %d without a library "
+                  "error", key, k, rc);
+        } else {
+            ok++;
+            double r = solve_backward_error('N', n, nrhs, A0, n, X, n, B0, n);
+            CHECK(r < LU_THRESH, "%s=%d: success with a wrong result (%g)", key, k, r);
+        }
+        hyt_dmat_destroy(dA);
+        hyt_dmat_destroy(dB);
+        hyt_context_destroy(ctx);
+    }
+    printf("%s on %s, k = 1..%d: %d failed cleanly, %d correct\n", key, devs, kmax, failed, ok);
+    CHECK(failed > 0, "%s: no fault reported", key);
+    free(A0);
+    free(B0);
+    free(X);
+    free(ipiv);
+}
+
+int main(int argc, char **argv)
+{
+    int cuda = argc > 1 && !strcmp(argv[1], "cuda");
+    signal(SIGALRM, on_alarm);
+    alarm(1200);
+    int maxdev = 3;
+    if (cuda) {
+        maxdev = test_cuda_devices("cuda");
+        if (!maxdev)
+            return 77;
+        if (maxdev > 3)
+            maxdev = 3;
+    }
+    static const int shapes[][3] = {/* n, nb, nrhs */
+                                    {1, 16, 1},   {7, 16, 2},   {50, 16, 1},  {64, 16, 40},
+                                    {100, 32, 3}, {129, 32, 70}, {200, 48, 1}, {37, 8, 9}};
+    const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
+    hyt_context_t *cpu = test_context(2, "none", (char *)NULL);
+    int count = 0;
+    for (int nd = 1; nd <= maxdev; nd++) {
+        char devs[32];
+        test_device_list(cuda, nd, devs, sizeof devs);
+        hyt_context_t *ctx = test_context(3, devs, (char *)NULL);
+        for (int s = 0; s < nshapes; s++) {
+            int la = (s + nd) % 4;
+            check(ctx, shapes[s][0], shapes[s][1], la, shapes[s][2], (s + nd) % 2 ? 'T' : 'N',
+                  100u * nd + s, devs);
+            count++;
+        }
+        check_special(ctx, devs);
+        check_args(ctx, cpu, nd);
+        if (nd == 1)
+            check_device_pointer(ctx);
+        hyt_context_destroy(ctx);
+    }
+    if (cuda && maxdev > 1) {
+        char devs[] = "cuda:0,1";
+        check_memory(devs);
+    } else {
+        check_memory(cuda ? "cuda:0" : "host:2");
+    }
+    const char *fdevs = cuda ? "cuda:0" : "host:2";
+    check_faults(fdevs, "debug.fault_device", cuda ? 300 : 200, 7);
+    check_faults(fdevs, "debug.fault_alloc", 60, 3);
+    check_faults(fdevs, "debug.fault_task", 150, 7);
+    hyt_context_destroy(cpu);
+    printf("%d device-matrix factorizations and solves checked\n", count);
+    return test_result(cuda ? "test_dmat (cuda)" : "test_dmat");
+}
