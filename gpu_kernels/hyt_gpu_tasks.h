@@ -87,13 +87,6 @@ int hyt_insert_gpu_dgetrf_update(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_g
 int hyt_insert_gpu_dgetrf_update_deps(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
                                       int k, int dk, int l1, int l2, int lf, int stream,
                                       const hyt_dep_t *deps, int ndeps);
-/* The bulk of a step on the compute stream in pieces of about `chunk` local columns (0: one
- * task), the boundary column l1 first and alone with boundary_key RW (may be NULL); deps
- * (at most 7) go to every piece. */
-int hyt_insert_gpu_dgetrf_update_chunks(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
-                                        int k, int dk, int l1, int l2, int lf, int chunk,
-                                        const hyt_dep_t *deps, int ndeps,
-                                        const void *boundary_key);
 
 /* ---- GPU panels (gpu_dgetrf_panel.c) -------------------------------------------------------
  * Before hyt_gpu_lu_alloc: the panel's workspace size (lwork) and, for cuSOLVER's panel, its

@@ -143,9 +143,6 @@ int main(int argc, char **argv)
             int m = shapes[s][0], n = shapes[s][1], nb = shapes[s][2];
             if (small && m * n > 300 * 300)
                 continue;
-            /* GPU panels: the bulk update in one task, in pieces of one tile column, of ~200 */
-            static const char *ucols[3] = {"0", "1", "200"};
-            CHECK(!hyt_context_set(ctx, "gpu.update_cols", ucols[s % 3]), "gpu.update_cols");
             for (int la = 0; la <= 4; la++) {
                 if ((s + la) % 2 && la != 0 && la != 4 && !large)
                     continue; /* a sample of the lookaheads per shape */

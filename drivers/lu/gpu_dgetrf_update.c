@@ -13,8 +13,6 @@
  */
 #include "hyt_gpu_tasks.h"
 
-#include <string.h>
-
 typedef struct upd_args {
     hyt_gpu_lu_t g;
     int k, dk, l1, l2, lf;
@@ -87,41 +85,4 @@ int hyt_insert_gpu_dgetrf_update(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_g
     if (col_key)
         deps[nd++] = (hyt_dep_t){col_key, HYT_RW};
     return hyt_insert_gpu_dgetrf_update_deps(seq, tag, g, k, dk, l1, l2, lf, stream, deps, nd);
-}
-
-/* The bulk of step k on one device in pieces (gpu.update_cols): with chunk = 0 one task over
- * l1..l2 and the swaps to the left; otherwise first the boundary column l1 alone (with
- * boundary_key, the token of the next step's lookahead column: that column's next user, on the
- * lookahead stream, then waits only for this small task, not for the whole bulk of the step),
- * then the rest in tasks of about chunk columns, the swaps to the left in the last one.  Every
- * piece has the common dependencies (panel READ, state RW, done GATHER: the pieces follow
- * each other on the compute stream anyway), so between two of them the high-priority panel
- * and lookahead streams get the SMs without waiting for the whole step's GEMM. */
-int hyt_insert_gpu_dgetrf_update_chunks(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
-                                        int k, int dk, int l1, int l2, int lf, int chunk,
-                                        const hyt_dep_t *deps, int ndeps,
-                                        const void *boundary_key)
-{
-    hyt_dep_t d[8];
-    if (ndeps > 7)
-        return hyt_error(HYT_ERR_INVALID, "hyt_insert_gpu_dgetrf_update_chunks: %d deps", ndeps);
-    memcpy(d, deps, (size_t)ndeps * sizeof *d);
-    int nd = ndeps;
-    if (boundary_key)
-        d[nd++] = (hyt_dep_t){boundary_key, HYT_RW};
-    if (chunk <= 0 || l2 - l1 <= 1)
-        return hyt_insert_gpu_dgetrf_update_deps(seq, tag, g, k, dk, l1, l2, lf,
-                                                 HYT_STREAM_COMPUTE, d, nd);
-    int rc = 0, c0 = l1;
-    if (boundary_key)
-        rc = hyt_insert_gpu_dgetrf_update_deps(seq, tag, g, k, dk, l1, ++c0, 0,
-                                               HYT_STREAM_COMPUTE, d, nd);
-    int rest = l2 - c0, npieces = (rest + chunk - 1) / chunk;
-    for (int c = 0; c < npieces && !rc; c++) {
-        int c1 = c0 + rest * c / npieces, c2 = c0 + rest * (c + 1) / npieces;
-        rc = hyt_insert_gpu_dgetrf_update_deps(seq, tag, g, k, dk, c1, c2,
-                                               c == npieces - 1 ? lf : 0, HYT_STREAM_COMPUTE,
-                                               deps, ndeps);
-    }
-    return rc;
 }

@@ -53,11 +53,6 @@ static const hyt_config_keydef_t lu_keys[] = {
       "LU on that many CTAs (fewer where they would not all fit on the GPU or the panel is "
       "short; auto: one per SM)"},
      HYT_KEY_INT, 0, 4096, 1, 1, NULL},
-    {{"gpu.update_cols", "HYT_GPU_UPDATE_COLS", "0",
-      "GPU panels: the bulk update of a step in tasks of about this many columns (rounded up "
-      "to tiles; the next step's lookahead column first, alone), so that panel and lookahead "
-      "kernels get the SMs between them; 0: one task per device and step"},
-     HYT_KEY_INT, 0, 1 << 30, 0, 1, NULL},
 };
 
 int hyt_lu_register_keys(void)

@@ -151,8 +151,6 @@ static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
     const int minmn = A->m < A->n ? A->m : A->n, kt = (minmn + nb - 1) / nb;
     const int D = la < 1 ? 1 : la; /* lookahead columns; at least the next panel's */
     enum { CHUNK = 4 };            /* columns per update task of the first step */
-    const long ucols = hyt_config_get_int(hyt_context_config(h->ctx), "gpu.update_cols");
-    const int chunk = ucols > 0 ? (int)((ucols + nb - 1) / nb) : 0; /* tiles per bulk task */
     int rc = 0;
     // the columns to their devices; each column's token orders its first users
     for (int j = 0; j < nt && !rc; j++)
@@ -213,14 +211,16 @@ static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
                 }
                 continue;
             }
-            /* the boundary column k+D+1, a lookahead column of the next step, keeps its token;
-             * in pieces of gpu.update_cols columns */
-            hyt_dep_t deps[3] = {{panel_key(h, g, k), HYT_READ}, {state_key(h, g), HYT_RW},
-                                 {done_key(h, g, k), HYT_GATHER}};
-            rc = hyt_insert_gpu_dgetrf_update_chunks(seq, tag, &h->g[g], k, dk, l1, l2, lf,
-                                                     chunk, deps, 3,
-                                                     jb < nt && jb % ndev == g ? col_key(h, jb)
-                                                                              : NULL);
+            /* the boundary column k+D+1, a lookahead column of the next step, keeps its token */
+            hyt_dep_t deps[4];
+            int nd = 0;
+            deps[nd++] = (hyt_dep_t){panel_key(h, g, k), HYT_READ};
+            deps[nd++] = (hyt_dep_t){state_key(h, g), HYT_RW};
+            deps[nd++] = (hyt_dep_t){done_key(h, g, k), HYT_GATHER};
+            if (jb < nt && jb % ndev == g)
+                deps[nd++] = (hyt_dep_t){col_key(h, jb), HYT_RW};
+            rc = hyt_insert_gpu_dgetrf_update_deps(seq, tag, &h->g[g], k, dk, l1, l2, lf,
+                                                   HYT_STREAM_COMPUTE, deps, nd);
         }
 
         // tile row k is final everywhere after step k: back to the host while the
