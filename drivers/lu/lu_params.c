@@ -9,7 +9,10 @@
  *             (2-core VM, N = 4000; 64-core Xeon, N = 32768).
  *   GPU panels (CUDA GPUs): nb 512 from min(m,n) >= 8192, else 256; lookahead 4
  *             (4 x H200 at N = 98304: lookahead 4 125.7, 2 123.4 TFLOP/s; nb 512 28.4 vs
- *             256 26.9 TFLOP/s on one H200 at N = 65536).
+ *             256 26.9 TFLOP/s on one H200 at N = 65536); on one GPU nb 1024 from
+ *             min(m,n) >= NB1024_MIN (one H200, device-resident, N = 65536: 4.11 s against
+ *             4.98 s with 512: the trailing GEMMs with K = 1024 run near 46 TFLOP/s instead
+ *             of 36-40; several GPUs not measured with 1024).
  *   CPU panels with devices: nb 256, lookahead 2 (the seed's scheme; slower on H200s).
  */
 #include "drv_internal.h"
@@ -18,6 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* GPU panels on one GPU: nb 1024 from this min(m,n) on (docs/performance.md, 2026-11-24) */
+#define NB1024_MIN 32768
 
 static int check_panel(const char *value, char *err, size_t errlen)
 {
@@ -32,7 +38,8 @@ static int check_panel(const char *value, char *err, size_t errlen)
  * section. */
 static const hyt_config_keydef_t lu_keys[] = {
     {{"lu.nb", "HYT_NB", "auto",
-      "tile size nb (1..4096); auto: 512 with GPU panels (256 below N = 8192), 192 on CPUs "
+      "tile size nb (1..4096); auto: 512 with GPU panels (256 below N = 8192, 1024 on one "
+      "GPU from N = 32768), 192 on CPUs "
       "only (less for small matrices; 512 from N = 24576 with 32 workers or more)"},
      HYT_KEY_INT, 1, 4096, 1, 1, NULL},
     {{"lu.lookahead", "HYT_LOOKAHEAD", "auto",
@@ -76,7 +83,7 @@ int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p)
     int cuda = p->ndevices && hyt_device_backend(hyt_context_device(ctx, 0)) == HYT_BACKEND_CUDA;
     p->gpu_panel = p->ndevices && (!strcmp(panel, "gpu") || (!strcmp(panel, "auto") && cuda));
     if (nb < 0)
-        nb = p->gpu_panel ? (mn >= 8192 ? 512 : 256)
+        nb = p->gpu_panel ? (p->ndevices == 1 && mn >= NB1024_MIN ? 1024 : mn >= 8192 ? 512 : 256)
              : p->ndevices ? 256
              : nw >= 32 && mn >= 24576 ? 512
              : mn >= 3000 ? 192 : mn >= 600 ? 128 : 64;

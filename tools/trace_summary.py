@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Summarise a hytile Chrome trace (hytile bench-gpu --trace FILE) of the one-GPU LU with GPU
+panels: per stream busy time (union of its tasks), the compute stream's idle time and its
+largest gaps, per-step panel and bulk-update times (early / middle / late) and the bulk update's
+rate.  Device task times are CUDA events on the task's stream, so a task's time includes the
+time its kernels waited for SMs held by other streams.
+
+    tools/trace_summary.py TRACE.json N [NB] [LOOKAHEAD]
+"""
+import json
+import sys
+
+
+def union(iv):
+    iv = sorted(iv)
+    tot, cur_s, cur_e = 0.0, None, None
+    for s, e in iv:
+        if cur_e is None or s > cur_e:
+            if cur_e is not None:
+                tot += cur_e - cur_s
+            cur_s, cur_e = s, e
+        else:
+            cur_e = max(cur_e, e)
+    if cur_e is not None:
+        tot += cur_e - cur_s
+    return tot
+
+
+def main():
+    path, n = sys.argv[1], int(sys.argv[2])
+    nb = int(sys.argv[3]) if len(sys.argv) > 3 else 512
+    la = int(sys.argv[4]) if len(sys.argv) > 4 else 4
+    ev = json.load(open(path))["traceEvents"]
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev
+             if e.get("ph") == "M" and e["name"] == "thread_name"}
+    tasks = [e for e in ev if e.get("ph") == "X"]
+    streams = {}
+    for e in tasks:
+        nm = names.get((e["pid"], e["tid"]), "?")
+        if e["pid"] == 0:
+            nm = "cpu"
+        else:
+            nm = nm.split()[-1]
+        streams.setdefault(nm, []).append(e)
+    gpu = [e for e in tasks if e["pid"] >= 1]
+    t0 = min(e["ts"] for e in gpu)
+    t1 = max(e["ts"] + e["dur"] for e in gpu)
+    span = (t1 - t0) * 1e-3
+    print(f"trace {path}: N {n} nb {nb} lookahead {la}; GPU span {span:.1f} ms")
+    print(f"{'stream':10} {'tasks':>6} {'busy ms':>9} {'busy %':>7}")
+    for s, es in sorted(streams.items()):
+        b = union([(e["ts"], e["ts"] + e["dur"]) for e in es]) * 1e-3
+        print(f"{s:10} {len(es):6d} {b:9.1f} {100 * b / span:6.1f}%")
+    comp = sorted(streams.get("compute", []), key=lambda e: e["ts"])
+    crit = [(e["ts"], e["ts"] + e["dur"]) for s in ("panel", "lookahead")
+            for e in streams.get(s, [])]
+    # compute idle: gaps between compute tasks (after its first task)
+    gaps = []
+    for a, b in zip(comp, comp[1:]):
+        g = b["ts"] - (a["ts"] + a["dur"])
+        if g > 0:
+            gaps.append((g, b["args"]["step"], a["ts"] + a["dur"], b["ts"]))
+    idle = sum(g for g, *_ in gaps) * 1e-3
+    if comp:
+        first = comp[0]["ts"]
+        print(f"compute stream: first task at {(first - t0) * 1e-3:.1f} ms, idle after it "
+              f"{idle:.1f} ms in {len(gaps)} gaps; after its last task "
+              f"{(t1 - comp[-1]['ts'] - comp[-1]['dur']) * 1e-3:.1f} ms")
+        # how much of the idle time the critical streams were busy
+        cov = 0.0
+        for g, k, s, e in gaps:
+            cov += union([(max(s, a), min(e, b)) for a, b in crit if a < e and b > s])
+        print(f"  of the idle time, panel or lookahead stream busy {cov * 1e-3:.1f} ms")
+        top = sorted(gaps, reverse=True)[:8]
+        print("  largest gaps (ms, before the update of step):",
+              ", ".join(f"{g * 1e-3:.2f}@k{k}" for g, k, *_ in top))
+    # per step
+    kt = (n + nb - 1) // nb
+    panel = {e["args"]["step"]: e["dur"] * 1e-3 for e in streams.get("panel", [])
+             if e["name"] == "gpu_panel"}
+    bulk, la_t = {}, {}
+    for e in comp:
+        if e["name"] == "gpu_update":
+            k = e["args"]["step"]
+            bulk[k] = bulk.get(k, 0) + e["dur"] * 1e-3
+    for e in streams.get("lookahead", []):
+        k = e["args"]["step"]
+        la_t[k] = la_t.get(k, 0) + e["dur"] * 1e-3
+    print(f"{'steps':>9} {'panel ms':>9} {'la ms':>8} {'bulk ms':>8} {'bulk TF/s':>9}"
+          f" {'panel/bulk':>10}")
+    edges = sorted(set([0, 1, 2, 4, 8, kt // 4, kt // 2, 3 * kt // 4, kt - 8, kt - 2, kt]))
+    edges = [x for x in edges if 0 <= x <= kt]
+    for a, b in zip(edges, edges[1:]):
+        if a >= b:
+            continue
+        p = sum(panel.get(k, 0) for k in range(a, b))
+        l = sum(la_t.get(k, 0) for k in range(a, b))
+        u = sum(bulk.get(k, 0) for k in range(a, b))
+        fl = 0.0
+        for k in range(a, b):
+            rows = max(n - (k + 1) * nb, 0)
+            cols = max(n - (k + la + 1) * nb, 0)
+            fl += 2.0 * rows * cols * nb + 2.0 * cols * nb * nb
+        rate = fl / (u * 1e-3) * 1e-12 if u > 0 else 0
+        pb = p / u if u > 0 else float("inf")
+        print(f"{a:4d}-{b - 1:<4d} {p / (b - a):9.2f} {l / (b - a):8.2f} {u / (b - a):8.2f}"
+              f" {rate:9.1f} {pb:10.2f}")
+    tot = {k: sum(e["dur"] for e in es) * 1e-3 for k, es in streams.items()}
+    print("sum of task times (ms):", ", ".join(f"{k} {v:.0f}" for k, v in sorted(tot.items())))
+
+
+if __name__ == "__main__":
+    main()
