@@ -1,0 +1,50 @@
+#!/bin/bash
+# What the README's GPU lines rest on, in one call on a GPU machine: the build, the gpu suite
+# (compute-sanitizer included), the LU and the Cholesky against cuSOLVER in the same run, and
+# the README's main job (hytile hpl with the shipped configuration).  From the repository root,
+# after `source tools/gpu-env.sh`.  Logs to $OUT (or /tmp/hytile-gpu); a summary last.
+# STEPS (default "suite lu chol hpl") picks the parts; NS, CHOL_NS the sizes.
+set -u
+out=${OUT:-/tmp/hytile-gpu}
+mkdir -p "$out"
+steps=${STEPS:-suite lu chol hpl}
+t0=$(date +%s)
+say() { printf '%s\n' "$*" | tee -a "$out/summary.txt"; }
+stamp() { say "[$(($(date +%s) - t0)) s] $*"; }
+
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >"$out/gpu.txt" 2>&1
+stamp "GPU: $(cat "$out/gpu.txt")"
+if [ ! -f build-gpu/build.ninja ]; then
+    meson setup build-gpu -Dcuda=enabled -Dgpu_arch="${GPU_ARCH:-90}" >"$out/setup.log" 2>&1 ||
+        { tail -20 "$out/setup.log"; exit 1; }
+fi
+ninja -C build-gpu >"$out/build.log" 2>&1 || { grep -E "error|FAILED" "$out/build.log" | head -20; exit 1; }
+stamp "built"
+hy=build-gpu/hytile
+for s in $steps; do
+    case $s in
+    suite)
+        meson test -C build-gpu --suite gpu --print-errorlogs >"$out/gpu-suite.log" 2>&1
+        stamp "gpu suite: exit $?"
+        grep -E "^ *[0-9]+/[0-9]+ .*(OK|FAIL|SKIP|TIMEOUT)" "$out/gpu-suite.log" |
+            sed 's/^ *[0-9]*\/[0-9]* //' | tee -a "$out/summary.txt"
+        ;;
+    lu)
+        $hy bench-gpu -n "${NS:-16384,32768,65536}" --reps "${REPS:-2}" >"$out/lu.log" 2>&1
+        stamp "bench-gpu (LU): exit $?"
+        tail -n 25 "$out/lu.log" | tee -a "$out/summary.txt"
+        ;;
+    chol)
+        # shellcheck disable=SC2086
+        $hy bench-gpu --chol ${CHOL_NS:-32768 65536} --reps "${REPS:-2}" >"$out/chol.log" 2>&1
+        stamp "bench-gpu --chol: exit $?"
+        tail -n 12 "$out/chol.log" | tee -a "$out/summary.txt"
+        ;;
+    hpl)
+        /usr/bin/time -f "%e s in all" $hy hpl --config configs/hpl.ini >"$out/hpl.log" 2>&1
+        stamp "hytile hpl --config configs/hpl.ini: exit $?"
+        grep -E "^WR|PASSED|FAILED|in all|N *=|GFLOP" "$out/hpl.log" | tail -n 12 |
+            tee -a "$out/summary.txt"
+        ;;
+    esac
+done
