@@ -6,8 +6,8 @@
  * at the end), NaN.  Suite gpu: exits 77 without CUDA or a usable GPU.
  *
  * Usage: test_gpu_dpotf2          the test
- *        test_gpu_dpotf2 bench    prints the time of a 512 x 512 factorization (a measurement,
- *                                 not a test)
+ *        test_gpu_dpotf2 bench    prints the time of n x n factorizations, n = 128 .. 512 (a
+ *                                 measurement, not a test)
  */
 #include "hyt_gpu_kernels.h"
 #include "hyt_runtime.h"
@@ -87,35 +87,57 @@ static void check_nan(hyt_device_t *dev, int n)
         CHECK(info >= 0 && info <= n && (info > 0 || has_nan) && (v || info == 1),
               "NaN %d: info %d, NaN in the result %d", v, info, has_nan);
     }
+    /* NaN in the upper triangle, which LAPACK never reads: no effect on the factor */
+    chol_matrix(A, n, n, 0, 9);
+    for (int c = 1; c < n; c++)
+        for (int r = 0; r < c; r++)
+            A[r + (int64_t)c * n] = NAN;
+    int info = gpu_potf2(dev, n, A, n), lower_nan = 0;
+    for (int c = 0; c < n; c++)
+        for (int r = c; r < n; r++)
+            lower_nan |= isnan(A[r + (int64_t)c * n]);
+    CHECK(info == 0 && !lower_nan, "NaN above the diagonal: info %d, NaN in L %d", info,
+          lower_nan);
     free(A);
 }
 
+/* Best of many single launches (CUDA events around the call, a fresh copy of the matrix
+ * before each, outside the timed interval), n = 128 .. 512. */
 static void bench(hyt_device_t *dev)
 {
-    int n = 512, reps = 100;
-    double *A = malloc((size_t)n * n * sizeof *A), *dA, *dW;
+    int nmax = HYT_DPOTF2_MAX_N, reps = 300;
+    double *A = malloc((size_t)nmax * nmax * sizeof *A), *dA, *dW;
     int *dinfo;
-    chol_matrix(A, n, n, 0, 1);
-    CU(cudaMalloc((void **)&dA, (size_t)n * n * sizeof *A));
-    CU(cudaMalloc((void **)&dW, (size_t)n * n * sizeof *A));
+    CU(cudaMalloc((void **)&dA, (size_t)nmax * nmax * sizeof *A));
+    CU(cudaMalloc((void **)&dW, (size_t)nmax * nmax * sizeof *A));
     CU(cudaMalloc((void **)&dinfo, sizeof *dinfo));
-    CU(cudaMemcpy(dA, A, (size_t)n * n * sizeof *A, cudaMemcpyHostToDevice));
     cudaEvent_t e0, e1;
     CU(cudaEventCreate(&e0));
     CU(cudaEventCreate(&e1));
-    float best = 1e30f;
-    for (int r = 0; r < reps; r++) {
-        CU(cudaMemcpy(dW, dA, (size_t)n * n * sizeof *A, cudaMemcpyDeviceToDevice));
-        CU(cudaEventRecord(e0, 0));
-        REQUIRE(!hyt_cuda_dpotf2(dev, NULL, n, dW, n, dinfo), "%s", hyt_last_error());
-        CU(cudaEventRecord(e1, 0));
-        CU(cudaEventSynchronize(e1));
-        float ms;
-        CU(cudaEventElapsedTime(&ms, e0, e1));
-        best = ms < best ? ms : best;
+    printf("| n | best of %d (ms) | median (ms) | GFLOP/s (best) |\n|---|---|---|---|\n", reps);
+    for (int n = 128; n <= nmax; n += 128) {
+        size_t bytes = (size_t)n * n * sizeof *A;
+        chol_matrix(A, n, n, 0, 1);
+        CU(cudaMemcpy(dA, A, bytes, cudaMemcpyHostToDevice));
+        float *ms = malloc(reps * sizeof *ms);
+        for (int r = 0; r < reps; r++) {
+            CU(cudaMemcpy(dW, dA, bytes, cudaMemcpyDeviceToDevice));
+            CU(cudaEventRecord(e0, 0));
+            REQUIRE(!hyt_cuda_dpotf2(dev, NULL, n, dW, n, dinfo), "%s", hyt_last_error());
+            CU(cudaEventRecord(e1, 0));
+            CU(cudaEventSynchronize(e1));
+            CU(cudaEventElapsedTime(&ms[r], e0, e1));
+        }
+        for (int r = 1; r < reps; r++) /* insertion sort, for the median */
+            for (int q = r; q > 0 && ms[q] < ms[q - 1]; q--) {
+                float w = ms[q];
+                ms[q] = ms[q - 1];
+                ms[q - 1] = w;
+            }
+        printf("| %d | %.4f | %.4f | %.1f |\n", n, ms[0], ms[reps / 2],
+               (double)n * n * n / 3.0 / (ms[0] * 1e-3) * 1e-9);
+        free(ms);
     }
-    printf("dpotf2 %d x %d on the GPU: best of %d %.4f ms (%.1f GFLOP/s)\n", n, n, reps, best,
-           (double)n * n * n / 3.0 / (best * 1e-3) * 1e-9);
     cudaFree(dA);
     cudaFree(dW);
     cudaFree(dinfo);
@@ -140,15 +162,20 @@ int main(int argc, char **argv)
         hyt_context_destroy(ctx);
         return 0;
     }
-    static const int ns[] = {1, 2, 5, 31, 32, 33, 63, 64, 65, 100, 255, 256, 257, 383, 500, 511,
-                             512};
+    static const int ns[] = {1, 2, 5, 31, 32, 33, 63, 64, 65, 96, 97, 100, 255, 256, 257, 383,
+                             450, 480, 481, 500, 511, 512};
     for (int i = 0; i < (int)(sizeof ns / sizeof ns[0]); i++)
         check(dev, ns[i], 0, 100 + (unsigned long long)i);
-    static const int fails[] = {1, 2, 17, 32, 33, 64, 65, 200, 511, 512};
+    static const int fails[] = {1, 2, 17, 31, 32, 33, 64, 65, 200, 480, 481, 496, 511, 512};
     for (int i = 0; i < (int)(sizeof fails / sizeof fails[0]); i++)
         check(dev, 512, fails[i], 200 + (unsigned long long)i);
     check(dev, 40, 40, 7);
+    check(dev, 33, 33, 8);  /* in a ragged last tile */
+    check(dev, 100, 97, 9);
+    check(dev, 500, 481, 10);
+    check(dev, 500, 500, 11);
     check_nan(dev, 300);
+    check_nan(dev, 33);
     /* invalid arguments: refused, nothing launched */
     int *dinfo;
     CU(cudaMalloc((void **)&dinfo, sizeof *dinfo));
