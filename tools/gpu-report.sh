@@ -3,11 +3,14 @@
 # (compute-sanitizer included), the LU and the Cholesky against cuSOLVER in the same run, and
 # the README's main job (hytile hpl with the shipped configuration).  From the repository root,
 # after `source tools/gpu-env.sh`.  Logs to $OUT (or /tmp/hytile-gpu); a summary last.
-# STEPS (default "suite lu chol hpl") picks the parts; NS, CHOL_NS the sizes.
+# STEPS (default "suite sanitize hpl lu chol") picks the parts ("suite": the gpu suite but
+# compute-sanitizer, "sanitize": that test alone); NS, CHOL_NS the sizes; LIMIT the seconds a
+# step may take (default 300).
 set -u
 out=${OUT:-/tmp/hytile-gpu}
 mkdir -p "$out"
-steps=${STEPS:-suite lu chol hpl}
+steps=${STEPS:-suite sanitize hpl lu chol}
+lim=${LIMIT:-300}
 t0=$(date +%s)
 say() { printf '%s\n' "$*" | tee -a "$out/summary.txt"; }
 stamp() { say "[$(($(date +%s) - t0)) s] $*"; }
@@ -23,27 +26,36 @@ stamp "built"
 hy=build-gpu/hytile
 for s in $steps; do
     case $s in
-    suite)
-        meson test -C build-gpu --suite gpu --print-errorlogs >"$out/gpu-suite.log" 2>&1
-        stamp "gpu suite: exit $?"
-        grep -E "^ *[0-9]+/[0-9]+ .*(OK|FAIL|SKIP|TIMEOUT)" "$out/gpu-suite.log" |
+    suite | sanitize)
+        if [ "$s" = suite ]; then
+            tests=$(meson test -C build-gpu --suite gpu --list 2>/dev/null |
+                sed 's/.* \/ //' | grep -vx gpu_sanitize)
+        else
+            tests=gpu_sanitize
+        fi
+        # shellcheck disable=SC2086
+        timeout "$lim" meson test -C build-gpu --print-errorlogs $tests >"$out/$s.log" 2>&1
+        stamp "$s: exit $?"
+        grep -E "^ *[0-9]+/[0-9]+ .*(OK|FAIL|SKIP|TIMEOUT)" "$out/$s.log" |
             sed 's/^ *[0-9]*\/[0-9]* //' | tee -a "$out/summary.txt"
         ;;
     lu)
-        $hy bench-gpu -n "${NS:-16384,32768,65536}" --reps "${REPS:-2}" >"$out/lu.log" 2>&1
+        timeout "$lim" $hy bench-gpu -n "${NS:-16384,32768,65536}" --reps "${REPS:-2}" >"$out/lu.log" 2>&1
         stamp "bench-gpu (LU): exit $?"
         tail -n 25 "$out/lu.log" | tee -a "$out/summary.txt"
         ;;
     chol)
         # shellcheck disable=SC2086
-        $hy bench-gpu --chol ${CHOL_NS:-32768 65536} --reps "${REPS:-2}" >"$out/chol.log" 2>&1
+        timeout "$lim" $hy bench-gpu --chol ${CHOL_NS:-32768 65536} --reps "${REPS:-2}" >"$out/chol.log" 2>&1
         stamp "bench-gpu --chol: exit $?"
         tail -n 12 "$out/chol.log" | tee -a "$out/summary.txt"
         ;;
     hpl)
-        /usr/bin/time -f "%e s in all" $hy hpl --config configs/hpl.ini >"$out/hpl.log" 2>&1
-        stamp "hytile hpl --config configs/hpl.ini: exit $?"
-        grep -E "^WR|PASSED|FAILED|in all|N *=|GFLOP" "$out/hpl.log" | tail -n 12 |
+        h0=$(date +%s.%N)
+        timeout "$lim" $hy hpl --config configs/hpl.ini >"$out/hpl.log" 2>&1
+        rc=$?
+        stamp "hytile hpl --config configs/hpl.ini: exit $rc, $(echo "$(date +%s.%N) - $h0" | bc) s in all"
+        grep -E "^WR|PASSED|FAILED|N *=|GFLOP" "$out/hpl.log" | tail -n 12 |
             tee -a "$out/summary.txt"
         ;;
     esac
