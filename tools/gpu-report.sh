@@ -54,7 +54,7 @@ for s in $steps; do
         h0=$(date +%s.%N)
         timeout "$lim" $hy hpl --config configs/hpl.ini >"$out/hpl.log" 2>&1
         rc=$?
-        stamp "hytile hpl --config configs/hpl.ini: exit $rc, $(echo "$(date +%s.%N) - $h0" | bc) s in all"
+        stamp "hytile hpl --config configs/hpl.ini: exit $rc, $(awk -v a="$h0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s in all"
         grep -E "^WR|PASSED|FAILED|N *=|GFLOP" "$out/hpl.log" | tail -n 12 |
             tee -a "$out/summary.txt"
         ;;
