@@ -103,6 +103,8 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
     for (int i = 1; i < argc; i++) /* the Cholesky: its own benchmark (bench_chol_gpu.c) */
         if (!strcmp(argv[i], "--chol"))
             return hyt_bench_chol_gpu(argc, argv);
+        else if (!strcmp(argv[i], "--abi"))
+            return hyt_bench_abi(argc, argv);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--no-peer")) {

@@ -79,4 +79,25 @@ int hyt_drv_dgetrf_lapack(hyt_context_t *ctx, int m, int n, double *a, int lda, 
 int hyt_drv_dgetrs_lapack(hyt_context_t *ctx, char trans, int n, int nrhs, const double *a,
                           int lda, const int *ipiv, double *b, int ldb);
 
+/* The LAPACK-layout calls through device matrices (dgesv_devices.c), taken when the context has
+ * devices and GPU panels (hyt_drv_lapack_on_devices).  op: 'f' dgetrf (m x n), 's' dgetrs
+ * (trans; A n x n not written), 'v' dgesv.  Arguments checked.  Returns an error or LAPACK's
+ * INFO.  A and B are written only at the end, after the factorization and the solve
+ * succeeded: *written (may be NULL) stays 0 when the call failed before, A and B untouched (a
+ * caller can redo the call on them); 1 when copying back failed (A, B partly written).  The
+ * phases of the last call, in seconds, for the benchmark: hyt_lapack_dev_last. */
+int hyt_drv_lapack_on_devices(hyt_context_t *ctx, int m, int n);
+int hyt_drv_lapack_devices(hyt_context_t *ctx, char op, char trans, int m, int n, int nrhs,
+                           double *a, int lda, int *ipiv, double *b, int ldb, int *written);
+/* The body of hyt_dgetrf / hyt_dgetrs / hyt_dgesv (op as above) after their checks: through
+ * device matrices when hyt_drv_lapack_on_devices, else in place on CPUs or through a host tile
+ * copy (CPU panels with devices), where *written is 1 from the start. */
+int hyt_drv_lapack_call(hyt_context_t *ctx, char op, char trans, int m, int n, int nrhs,
+                        double *a, int lda, int *ipiv, double *b, int ldb, int *written);
+typedef struct hyt_lapack_dev_times {
+    double in_factor; /* the copies in and the factorization (overlapped) */
+    double solve, out, total;
+} hyt_lapack_dev_times_t;
+extern hyt_lapack_dev_times_t hyt_lapack_dev_last;
+
 #endif

@@ -14,7 +14,11 @@
  *  - calls on matrices smaller than abi.min_n go to it (hytile cannot win there: the call
  *    overhead of the runtime is tens of microseconds);
  *  - a failure of hytile itself (HYT_ERR_*: no memory, a device error, an injected fault) is
- *    redone by it, from a copy of the arguments kept for the purpose, and said once on stderr.
+ *    redone by it and said once on stderr: from a copy of the arguments kept for the purpose,
+ *    or, for the LU calls on devices with GPU panels, from the arguments themselves, which
+ *    that path writes only after everything else succeeded (drivers/lu/dgesv_devices.c; a
+ *    failure of its final copy back, after a second attempt, is reported with INFO the
+ *    HYT_ERR_* code, as without a CPU LAPACK).
  * Without one, small calls run in hytile and a library failure is said on stderr, with INFO the
  * HYT_ERR_* code (< -1000, which LAPACK never returns).
  *
@@ -320,37 +324,54 @@ static void abi_call(const abi_call_t *c, int *info)
         run_next(c, info);
         return;
     }
-    /* what hytile may write before it fails: A (not by the solves) and B */
+    int rc;
+    hyt_context_t *ctx = abi_enter(&rc);
+    /* The LU calls on devices with GPU panels write A and B only after everything else
+     * succeeded (drivers/lu/dgesv_devices.c): a failure leaves them untouched (written = 0),
+     * so they need no copy for a redo.  Other calls may write A (not the solves) and B
+     * before they fail: a copy of those is kept for the redo. */
+    int on_dev = ctx && strchr("fsv", c->op) && hyt_drv_lapack_on_devices(ctx, c->m, c->n);
     int writes_a = c->op != 's' && c->op != 'S', am = writes_a ? c->m : 0, bn = c->b ? c->nrhs : 0;
     double *a_copy = NULL, *b_copy = NULL;
-    if (next) {
+    if (next && !on_dev) {
         a_copy = save(c->a, am, c->n, c->lda);
         b_copy = save(c->b, c->n, bn, c->ldb);
         if (!a_copy || !b_copy) { /* no memory for a safety net: LAPACK needs none */
             free(a_copy);
             free(b_copy);
+            if (ctx)
+                abi_leave();
             run_next(c, info);
             return;
         }
     }
-    int rc;
-    hyt_context_t *ctx = abi_enter(&rc);
+    int written = 1;
     if (ctx) {
-        rc = run_hytile(ctx, c);
+        if (on_dev) {
+            hyt_error_clear();
+            rc = hyt_drv_lapack_call(ctx, c->op, c->trans, c->m, c->n, c->nrhs, c->a, c->lda,
+                                     c->ipiv, c->b, c->ldb, &written);
+        } else {
+            rc = run_hytile(ctx, c);
+        }
         abi_leave();
     }
     if (rc >= 0) {
         *info = rc;
-    } else if (next) {
+    } else if (next && (a_copy || !written)) {
         if (!atomic_exchange(&abi_fallback_said, 1))
             fprintf(stderr, "hytile: %s failed (%s: %s); this and later failed calls are done "
                     "by the CPU LAPACK instead\n", c->name, hyt_strerror(rc), hyt_last_error());
-        restore(c->a, a_copy, am, c->n, c->lda);
-        restore(c->b, b_copy, c->n, bn, c->ldb);
+        if (a_copy) {
+            restore(c->a, a_copy, am, c->n, c->lda);
+            restore(c->b, b_copy, c->n, bn, c->ldb);
+        }
         run_next(c, info);
     } else {
-        fprintf(stderr, "hytile: %s failed: %s (%s); no CPU LAPACK to fall back to, INFO = %d\n",
-                c->name, hyt_last_error(), hyt_strerror(rc), rc);
+        fprintf(stderr, "hytile: %s failed: %s (%s); %s, INFO = %d\n", c->name,
+                hyt_last_error(), hyt_strerror(rc),
+                next ? "the arrays were partly overwritten: the CPU LAPACK cannot redo it"
+                     : "no CPU LAPACK to fall back to", rc);
         *info = rc;
     }
     free(a_copy);

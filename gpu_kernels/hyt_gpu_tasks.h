@@ -117,6 +117,28 @@ int hyt_insert_gpu_column_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_g
                                  const hyt_desc_t *A, int j, const void *after_key,
                                  const void *after_key2);
 
+/* ---- a LAPACK array <-> a device matrix's columns through page-locked staging slots
+ * (gpu_dma_lapack.c).  A piece: ntiles tiles of one tile column from tile row i0; a: the
+ * column's first element (row 0), m rows, w columns wide; slot: ntiles*nb*nb doubles. */
+/* CPU: the piece's rows of a -> slot (CCRB tiles, padding zero); RW on slot_key. */
+int hyt_insert_lapack_pack(hyt_sequence_t *seq, hyt_tag_t tag, const double *a, int64_t lda,
+                           int m, int w, int nb, int i0, int ntiles, double *slot,
+                           const void *slot_key);
+/* CPU: slot (CCRB tiles) -> the piece's rows of a; RW on slot_key. */
+int hyt_insert_lapack_unpack(hyt_sequence_t *seq, hyt_tag_t tag, double *a, int64_t lda, int m,
+                             int w, int nb, int i0, int ntiles, const double *slot,
+                             const void *slot_key);
+/* H2D stream: slot -> dcol (the piece's first device tile), then to CRRB; RW on slot_key,
+ * GATHER on col_key. */
+int hyt_insert_gpu_piece_load(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dev,
+                              const double *slot, double *dcol, int nb, int ntiles,
+                              const void *slot_key, const void *col_key);
+/* D2H stream: dcol (CRRB) -> slot as CCRB tiles, the device tiles left as they were (*broken
+ * set to 1 when they could not be). */
+int hyt_insert_gpu_piece_store(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dev,
+                               double *slot, double *dcol, int nb, int ntiles,
+                               const void *slot_key, const void *col_key, int *broken);
+
 #ifdef __cplusplus
 }
 #endif

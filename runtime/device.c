@@ -451,3 +451,33 @@ void hyt_host_free(hyt_context_t *ctx, void *ptr)
 #endif
     free(p);
 }
+
+void *hyt_host_staging_acquire(hyt_context_t *ctx, size_t bytes)
+{
+    pthread_mutex_lock(&ctx->staging_lock);
+    void *p = NULL;
+    if (!ctx->staging_busy) {
+        if (ctx->staging_bytes < bytes) {
+            hyt_host_free(ctx, ctx->staging);
+            ctx->staging = hyt_host_malloc(ctx, bytes);
+            ctx->staging_bytes = ctx->staging ? bytes : 0;
+        }
+        p = ctx->staging;
+        ctx->staging_busy = p != NULL;
+    }
+    pthread_mutex_unlock(&ctx->staging_lock);
+    return p ? p : hyt_host_malloc(ctx, bytes);
+}
+
+void hyt_host_staging_release(hyt_context_t *ctx, void *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&ctx->staging_lock);
+    int mine = p == ctx->staging;
+    if (mine)
+        ctx->staging_busy = 0;
+    pthread_mutex_unlock(&ctx->staging_lock);
+    if (!mine)
+        hyt_host_free(ctx, p);
+}

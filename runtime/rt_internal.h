@@ -423,6 +423,11 @@ struct hyt_context {
     pthread_mutex_t cfg_lock;
     int saved_blas_threads;
     hyt_trace_t trace;
+    /* the page-locked staging buffer kept between calls (hyt_host_staging_acquire) */
+    pthread_mutex_t staging_lock;
+    void *staging;
+    size_t staging_bytes;
+    int staging_busy;
 };
 
 /* Scheduler entry points (sched.c; hyt_sched_link: insert.c). */

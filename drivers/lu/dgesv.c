@@ -30,10 +30,8 @@ int hyt_dgesv(hyt_context_t *ctx, int n, int nrhs, double *a, int lda, int *ipiv
     int rc = check_args(n, nrhs, a, lda, ipiv, b, ldb);
     if (!rc && !ctx)
         rc = hyt_error(HYT_ERR_INVALID, "%s: NULL context", gesv);
-    if (!rc)
-        rc = hyt_drv_dgetrf_lapack(ctx, n, n, a, lda, ipiv);
-    if (!rc)
-        rc = hyt_drv_dgetrs_lapack(ctx, 'N', n, nrhs, a, lda, ipiv, b, ldb);
+    if (!rc && n > 0)
+        rc = hyt_drv_lapack_call(ctx, 'v', 'N', n, n, nrhs, a, lda, ipiv, b, ldb, NULL);
     return hyt_error_return(gesv, rc);
 }
 

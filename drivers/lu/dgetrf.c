@@ -26,7 +26,7 @@ int hyt_dgetrf(hyt_context_t *ctx, int m, int n, double *a, int lda, int *ipiv)
     if (!rc && !ctx)
         rc = hyt_error(HYT_ERR_INVALID, "%s: NULL context", func);
     if (!rc)
-        rc = hyt_drv_dgetrf_lapack(ctx, m, n, a, lda, ipiv);
+        rc = hyt_drv_lapack_call(ctx, 'f', 'N', m, n, 0, a, lda, ipiv, NULL, 1, NULL);
     return hyt_error_return(func, rc);
 }
 

@@ -32,7 +32,8 @@ int hyt_dgetrs(hyt_context_t *ctx, char trans, int n, int nrhs, const double *a,
     if (!rc && !ctx)
         rc = hyt_error(HYT_ERR_INVALID, "%s: NULL context", func);
     if (!rc)
-        rc = hyt_drv_dgetrs_lapack(ctx, trans, n, nrhs, a, lda, ipiv, b, ldb);
+        rc = hyt_drv_lapack_call(ctx, 's', hyt_norm_trans(trans) == 'N' ? 'N' : 'T', n, n, nrhs,
+                                 (double *)a, lda, (int *)ipiv, b, ldb, NULL);
     return hyt_error_return(func, rc);
 }
 

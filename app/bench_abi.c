@@ -1,0 +1,205 @@
+/*
+ * hytile bench-gpu --abi: the LAPACK ABI as an unmodified program sees it.  dgesv_ of
+ * libhytile.so (dlopen, the symbol as a program would call it: the matrix in its pageable
+ * memory) against OpenBLAS's dgesv_ (the library that defines cblas_dgemm, on all cores), on
+ * the same random n x n system with one right-hand side.  hytile's first call of the process
+ * (context, CUDA, handles, page-locking the staging ring) and its later calls are timed apart;
+ * then the same call made in this process's own copy of the library splits a call into its
+ * phases (copies in + factorization, solve, copies out: drivers/lu/dgesv_devices.c).  Every
+ * result is checked by HPL's scaled residual < 16; exit 1 when one fails.
+ *
+ *   hytile bench-gpu --abi [-n N[,N...]] [--reps R] [--lib PATH] [--no-peer]
+ */
+#include "drv_internal.h"
+#include "hytile_cli.h"
+
+#include <cblas.h>
+#include <dlfcn.h>
+#include <float.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef void dgesv_fn(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv,
+                      double *b, const int *ldb, int *info);
+extern void openblas_set_num_threads(int n);
+
+static void fill(double *a, int64_t n, unsigned seed)
+{
+    for (int64_t c = 0; c < n; c++) {
+        unsigned long long s = (unsigned long long)(c + 1) * 0x9e3779b97f4a7c15ULL + seed;
+        for (int64_t r = 0; r < n; r++) {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            a[r + c * n] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+        }
+    }
+}
+
+/* HPL's scaled residual of x for A0 x = b. */
+static double residual(int n, const double *A0, const double *x, const double *b)
+{
+    double *r = malloc((size_t)n * sizeof *r), an = 0, xn = 0, bn = 0, rn = 0;
+    double *rowsum = calloc((size_t)n, sizeof *rowsum);
+    if (!r || !rowsum) {
+        free(r);
+        free(rowsum);
+        return INFINITY;
+    }
+    memcpy(r, b, (size_t)n * sizeof *r);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, A0, n, x, 1, 1.0, r, 1);
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++)
+            rowsum[i] += fabs(A0[i + j * n]);
+    for (int i = 0; i < n; i++) {
+        an = fmax(an, rowsum[i]);
+        xn = fmax(xn, fabs(x[i]));
+        bn = fmax(bn, fabs(b[i]));
+        rn = fmax(rn, fabs(r[i]));
+    }
+    free(r);
+    free(rowsum);
+    return rn / (DBL_EPSILON * (an * xn + bn) * n);
+}
+
+/* One call of f on a fresh copy of A0 and b0: seconds, residual, INFO. */
+static double run(dgesv_fn *f, int n, const double *A0, const double *b0, double *A, double *x,
+                  int *ipiv, double *res, int *info)
+{
+    int one = 1;
+    memcpy(A, A0, (size_t)n * n * sizeof *A);
+    memcpy(x, b0, (size_t)n * sizeof *x);
+    double t = hyt_wtime();
+    f(&n, &one, A, &n, ipiv, x, &n, info);
+    t = hyt_wtime() - t;
+    *res = *info == 0 ? residual(n, A0, x, b0) : INFINITY;
+    return t;
+}
+
+/* hyt_dgesv in this process (its own copy of the library) as dgesv_. */
+static hyt_context_t *split_ctx;
+static void split_dgesv(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv,
+                        double *b, const int *ldb, int *info)
+{
+    *info = hyt_dgesv(split_ctx, *n, *nrhs, a, *lda, ipiv, b, *ldb);
+}
+
+int hyt_bench_abi(int argc, char **argv)
+{
+    int ns[16] = {10000, 20000, 30000}, nn = 3, reps = 3, peer = 1;
+    char lib[4096] = "";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--abi"))
+            continue;
+        if (!strcmp(a, "--no-peer")) {
+            peer = 0;
+        } else if (!strcmp(a, "-n") && v) {
+            nn = hyt_parse_sizes(v, ns, 16);
+            i++;
+        } else if (!strcmp(a, "--reps") && v) {
+            reps = atoi(v);
+            i++;
+        } else if (!strcmp(a, "--lib") && v) {
+            snprintf(lib, sizeof lib, "%s", v);
+            i++;
+        } else {
+            fprintf(stderr, "usage: hytile bench-gpu --abi [-n N[,N...]] [--reps R] [--lib "
+                    "libhytile.so] [--no-peer]\n");
+            return 2;
+        }
+    }
+    if (nn < 1 || reps < 1) {
+        fprintf(stderr, "hytile bench-gpu --abi: bad -n or --reps\n");
+        return 2;
+    }
+    if (!lib[0]) { /* beside this executable (the build directory) */
+        char exe[4000];
+        ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[len > 0 ? len : 0] = '\0';
+        snprintf(lib, sizeof lib, "%s/libhytile.so", dirname(exe));
+    }
+    void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    dgesv_fn *hyt = h ? (dgesv_fn *)dlsym(h, "dgesv_") : NULL;
+    if (!hyt) {
+        fprintf(stderr, "hytile bench-gpu --abi: no dgesv_ in %s (%s); give --lib\n", lib,
+                dlerror());
+        return 2;
+    }
+    Dl_info info;
+    dgesv_fn *ob = NULL;
+    if (dladdr((void *)cblas_dgemm, &info) && info.dli_fname) {
+        void *oh = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+        ob = oh ? (dgesv_fn *)dlsym(oh, "dgesv_") : NULL;
+        if (ob == hyt)
+            ob = NULL;
+    }
+    if (peer && !ob)
+        fprintf(stderr, "hytile bench-gpu --abi: no OpenBLAS dgesv_ found: no peer\n");
+    long ncores = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("libhytile: %s; peer: %s on %ld threads\n", lib,
+           peer && ob ? info.dli_fname : "none", ncores);
+    printf("%7s %-22s %9s %10s %s\n", "n", "call", "seconds", "residual", "phases (s)");
+    int failed = 0;
+    for (int q = 0; q < nn; q++) {
+        const int n = ns[q];
+        double *A0 = malloc((size_t)n * n * sizeof *A0), *A = malloc((size_t)n * n * sizeof *A);
+        double *b0 = malloc((size_t)n * sizeof *b0), *x = malloc((size_t)n * sizeof *x);
+        int *ipiv = malloc((size_t)n * sizeof *ipiv), inf;
+        if (!A0 || !A || !b0 || !x || !ipiv) {
+            fprintf(stderr, "hytile bench-gpu --abi: no memory for n = %d\n", n);
+            return 2;
+        }
+        fill(A0, n, 1u + (unsigned)n);
+        for (int i = 0; i < n; i++)
+            b0[i] = A0[i] * 0.5 + 0.25;
+        double res, t;
+        for (int r = 0; r <= reps; r++) {
+            t = run(hyt, n, A0, b0, A, x, ipiv, &res, &inf);
+            char what[32];
+            snprintf(what, sizeof what, "hytile dgesv_ %s", q == 0 && r == 0 ? "first" :
+                     r == 0 ? "1st at n" : "later");
+            printf("%7d %-22s %9.3f %10.3g %s\n", n, what, t, res,
+                   inf ? "INFO != 0" : res < 16 ? "PASSED" : "FAILED");
+            failed |= inf != 0 || !(res < 16);
+            fflush(stdout);
+        }
+        /* the phases, in this process's copy of the library */
+        if (!split_ctx && hyt_context_create(NULL, &split_ctx)) {
+            fprintf(stderr, "%s\n", hyt_last_error());
+            split_ctx = NULL;
+        }
+        if (split_ctx) {
+            for (int r = 0; r < 2; r++) {
+                hyt_lapack_dev_last = (hyt_lapack_dev_times_t){0};
+                t = run(split_dgesv, n, A0, b0, A, x, ipiv, &res, &inf);
+                hyt_lapack_dev_times_t p = hyt_lapack_dev_last;
+                printf("%7d %-22s %9.3f %10.3g in+factor %.3f solve %.3f out %.3f%s\n", n,
+                       "hyt_dgesv (split)", t, res, p.in_factor, p.solve, p.out,
+                       p.total > 0 ? "" : " (not the device path)");
+                failed |= inf != 0 || !(res < 16);
+            }
+        }
+        if (peer && ob) {
+            openblas_set_num_threads((int)ncores);
+            t = run(ob, n, A0, b0, A, x, ipiv, &res, &inf);
+            openblas_set_num_threads(1);
+            printf("%7d %-22s %9.3f %10.3g %s\n", n, "OpenBLAS dgesv_", t, res,
+                   inf ? "INFO != 0" : res < 16 ? "PASSED" : "FAILED");
+        }
+        fflush(stdout);
+        free(A0);
+        free(A);
+        free(b0);
+        free(x);
+        free(ipiv);
+    }
+    if (split_ctx)
+        hyt_context_destroy(split_ctx);
+    printf("targets (n = 30000, one H200): first call <= 1.5 s, later calls <= 1.0 s\n");
+    return failed ? 1 : 0;
+}

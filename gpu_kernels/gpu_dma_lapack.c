@@ -1,0 +1,150 @@
+/*
+ * Copies between a LAPACK array in the program's (pageable) memory and the CRRB tile columns
+ * of a device matrix, through a ring of page-locked staging slots (drivers/lu/dgesv_devices.c
+ * runs the ring).  A piece is ntiles tiles of one tile column (tile rows i0 .. i0+ntiles-1):
+ *
+ *   in:   pack (CPU worker)   LAPACK rows -> the slot as CCRB tiles, padding zero
+ *         load (H2D stream)   the slot -> the device column, then CCRB -> CRRB there
+ *   out:  store (D2H stream)  CRRB -> CCRB on the device, to the slot, back to CRRB (the
+ *                             device matrix stays valid, so a failed copy can be redone,
+ *                             unless that last transposition failed: then *broken is set)
+ *         unpack (CPU worker) the slot -> LAPACK rows
+ *
+ * Each task is RW on its slot's token, so a slot is packed, sent and reused in turn while the
+ * other slots' pieces are in flight: the copies on the CPUs, the transfers and the device's
+ * work overlap.  The pieces of a column are GATHER writers (or readers) of its token.
+ */
+#include "hyt_gpu_tasks.h"
+
+#include <string.h>
+
+typedef struct pack_args {
+    double *a;       /* row 0 of the piece's first element column */
+    int64_t lda;
+    int m, w, nb, i0, ntiles; /* rows of the matrix, width of the tile column */
+    double *slot;
+} pack_args_t;
+
+static int pack_body(const hyt_task_ctx_t *tc, void *p)
+{
+    (void)tc;
+    const pack_args_t *c = p;
+    const int64_t tile = (int64_t)c->nb * c->nb;
+    for (int t = 0; t < c->ntiles; t++) {
+        const int i = c->i0 + t, mb = c->m - i * c->nb < c->nb ? c->m - i * c->nb : c->nb;
+        double *s = c->slot + t * tile;
+        const double *h = c->a + (int64_t)i * c->nb;
+        for (int col = 0; col < c->w; col++) {
+            memcpy(s + (int64_t)col * c->nb, h + col * c->lda, (size_t)mb * sizeof *s);
+            if (mb < c->nb)
+                memset(s + (int64_t)col * c->nb + mb, 0, (size_t)(c->nb - mb) * sizeof *s);
+        }
+        if (c->w < c->nb)
+            memset(s + (int64_t)c->w * c->nb, 0, (size_t)(c->nb - c->w) * c->nb * sizeof *s);
+    }
+    return 0;
+}
+
+static int unpack_body(const hyt_task_ctx_t *tc, void *p)
+{
+    (void)tc;
+    const pack_args_t *c = p;
+    const int64_t tile = (int64_t)c->nb * c->nb;
+    for (int t = 0; t < c->ntiles; t++) {
+        const int i = c->i0 + t, mb = c->m - i * c->nb < c->nb ? c->m - i * c->nb : c->nb;
+        const double *s = c->slot + t * tile;
+        double *h = c->a + (int64_t)i * c->nb;
+        for (int col = 0; col < c->w; col++)
+            memcpy(h + col * c->lda, s + (int64_t)col * c->nb, (size_t)mb * sizeof *s);
+    }
+    return 0;
+}
+
+static const hyt_kernel_t pack_kernel = {.name = "lapack_pack", .cpu = pack_body,
+                                         .cat = HYT_CAT_CONVERT};
+static const hyt_kernel_t unpack_kernel = {.name = "lapack_unpack", .cpu = unpack_body,
+                                           .cat = HYT_CAT_CONVERT};
+
+typedef struct piece_args {
+    double *slot, *dcol; /* dcol: the piece's first tile on the device */
+    int nb, ntiles;
+    int *broken;         /* store: set when the device tiles could not be put back */
+} piece_args_t;
+
+static int load_body(const hyt_devctx_t *dc, void *p)
+{
+    const piece_args_t *c = p;
+    int rc = hyt_dev_memcpy_h2d(dc, c->dcol, c->slot,
+                                (size_t)c->ntiles * c->nb * c->nb * sizeof(double));
+    return rc ? rc : hyt_gpu_transpose_tiles(dc, c->dcol, c->nb, c->ntiles);
+}
+
+static int store_body(const hyt_devctx_t *dc, void *p)
+{
+    const piece_args_t *c = p;
+    int rc = hyt_gpu_transpose_tiles(dc, c->dcol, c->nb, c->ntiles);
+    if (rc)
+        return rc;
+    rc = hyt_dev_memcpy_d2h(dc, c->slot, c->dcol,
+                            (size_t)c->ntiles * c->nb * c->nb * sizeof(double));
+    int rc2 = hyt_gpu_transpose_tiles(dc, c->dcol, c->nb, c->ntiles);
+    if (rc2)
+        *c->broken = 1; /* the tiles stay CCRB: a second copy would be wrong */
+    return rc ? rc : rc2;
+}
+
+static const hyt_kernel_t load_kernel = {.name = "piece_load", .dev = load_body,
+                                         .cat = HYT_CAT_DMA};
+static const hyt_kernel_t store_kernel = {.name = "piece_store", .dev = store_body,
+                                          .cat = HYT_CAT_DMA};
+
+static int insert_cpu(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_kernel_t *k,
+                      const pack_args_t *args, const void *slot_key)
+{
+    hyt_dep_t dep = {slot_key, HYT_RW};
+    hyt_task_desc_t d = hyt_tagged_desc(k, args, sizeof *args, &dep, 1, tag);
+    return hyt_task_insert(seq, &d);
+}
+
+static int insert_dev(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_kernel_t *k,
+                      hyt_device_t *dev, int stream, const piece_args_t *args,
+                      const void *slot_key, const void *col_key)
+{
+    hyt_dep_t deps[2] = {{slot_key, HYT_RW}, {col_key, HYT_GATHER}};
+    hyt_task_desc_t d = hyt_tagged_desc(k, args, sizeof *args, deps, 2, tag);
+    d.device = hyt_device_index(dev);
+    d.stream = stream;
+    return hyt_task_insert(seq, &d);
+}
+
+int hyt_insert_lapack_pack(hyt_sequence_t *seq, hyt_tag_t tag, const double *a, int64_t lda,
+                           int m, int w, int nb, int i0, int ntiles, double *slot,
+                           const void *slot_key)
+{
+    pack_args_t args = {(double *)a, lda, m, w, nb, i0, ntiles, slot};
+    return insert_cpu(seq, tag, &pack_kernel, &args, slot_key);
+}
+
+int hyt_insert_lapack_unpack(hyt_sequence_t *seq, hyt_tag_t tag, double *a, int64_t lda, int m,
+                             int w, int nb, int i0, int ntiles, const double *slot,
+                             const void *slot_key)
+{
+    pack_args_t args = {a, lda, m, w, nb, i0, ntiles, (double *)slot};
+    return insert_cpu(seq, tag, &unpack_kernel, &args, slot_key);
+}
+
+int hyt_insert_gpu_piece_load(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dev,
+                              const double *slot, double *dcol, int nb, int ntiles,
+                              const void *slot_key, const void *col_key)
+{
+    piece_args_t args = {(double *)slot, dcol, nb, ntiles, NULL};
+    return insert_dev(seq, tag, &load_kernel, dev, HYT_STREAM_H2D, &args, slot_key, col_key);
+}
+
+int hyt_insert_gpu_piece_store(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dev,
+                               double *slot, double *dcol, int nb, int ntiles,
+                               const void *slot_key, const void *col_key, int *broken)
+{
+    piece_args_t args = {slot, dcol, nb, ntiles, broken};
+    return insert_dev(seq, tag, &store_kernel, dev, HYT_STREAM_D2H, &args, slot_key, col_key);
+}
