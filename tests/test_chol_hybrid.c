@@ -212,6 +212,35 @@ int main(int argc, char **argv)
                     }
     }
 
+    /* larger: a few tiles per device; the public calls with automatic parameters (hyt_dposv:
+     * the hybrid factorization, then the solve on the CPUs) */
+    if (!small) {
+        check(dev[maxdev - 1], cpu, 'L', 1000, use_cuda ? 256 : 96, 1, 0, 0, "n 1000");
+        check(dev[maxdev - 1], cpu, 'U', 777, use_cuda ? 128 : 64, 2, 0, 1, "n 777");
+        count += 2;
+    }
+    for (int u = 0; u < 2; u++) {
+        const int np = 700, nrhs = 3;
+        double *A0 = malloc((size_t)np * np * sizeof *A0), *A = malloc((size_t)np * np * sizeof *A);
+        double *B0 = malloc((size_t)np * nrhs * sizeof *B0);
+        double *X = malloc((size_t)np * nrhs * sizeof *X);
+        chol_matrix(A0, np, np, 0, 700 + (unsigned long long)u);
+        fill_random(B0, np, nrhs, np, 701);
+        memcpy(A, A0, (size_t)np * np * sizeof *A);
+        memcpy(X, B0, (size_t)np * nrhs * sizeof *X);
+        int info = hyt_dposv(dev[maxdev - 1], "LU"[u], np, nrhs, A, np, X, np);
+        CHECK(info == 0, "dposv %c: info %d (%s)", "LU"[u], info, hyt_last_error());
+        double e = chol_backward_error("LU"[u], np, A0, np, A, np);
+        double es = solve_backward_error('N', np, nrhs, A0, np, X, np, B0, np);
+        CHECK(e < LU_THRESH && es < LU_THRESH, "dposv %c: factor error %g, solve error %g",
+              "LU"[u], e, es);
+        free(A0);
+        free(A);
+        free(B0);
+        free(X);
+        count++;
+    }
+
     /* not positive definite: minor 1, inside tile 0, both sides of the boundary of tiles 0 and
      * 1, inside a device column, the boundary of two device columns, the last minor */
     const int nb = use_cuda ? 64 : 16, n = 6 * nb + 5;

@@ -39,7 +39,7 @@ static int insert(hyt_sequence_t *seq, const hyt_kernel_t *kern, hyt_tag_t tag, 
     return hyt_task_insert(seq, &t);
 }
 
-/* ---- panel broadcast -------------------------------------------------------------------------- */
+/* ---- panel broadcast ------------------------------------------------------------------------ */
 
 typedef struct bcast_args {
     hyt_chol_hdev_t d;
