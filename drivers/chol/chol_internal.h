@@ -85,4 +85,46 @@ int hyt_insert_gpu_chol_update(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_cho
 int hyt_insert_gpu_chol_info(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_dev_t *D,
                              int *h_info, int stream, const hyt_dep_t *deps, int ndeps);
 
+/* ---- The hybrid Cholesky (pdpotrf_hybrid.c, gpu_dpotrf_hybrid_tasks.c, chol_copy.c) ---------
+ * The factorization of a host tile matrix on a context with devices: diagonal tiles and panels
+ * on the CPUs, the trailing tile columns on the devices (docs at the top of pdpotrf_hybrid.c). */
+
+/* The loop nest the drivers call: hyt_pdpotrf_hybrid on a context with devices, hyt_pdpotrf
+ * without (same arguments and INFO as hyt_pdpotrf). */
+int hyt_chol_insert(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info,
+                    const hyt_chol_params_t *p);
+/* The hybrid loop nest: A (CCRB or a LAPACK view, 'L' or 'U') factored with the context's
+ * devices; a LAPACK view or an upper triangle goes through a lower CCRB copy (tasks). */
+int hyt_pdpotrf_hybrid(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info,
+                       const hyt_chol_params_t *p);
+
+/* One device's share of the hybrid Cholesky: the tile columns j with j % ndev == index of the
+ * lower n x n matrix, local column l = j / ndev at cols + l colsz, mt CRRB tiles each (device
+ * row = global row; the transpose of the host tile column: X_j(c, r) = A(r, j nb + c), an
+ * nb x (mt nb) column-major matrix with leading dimension nb); and nslot panel slots of colsz
+ * doubles (the panel of step k in slot k % nslot, as CRRB tiles at a column's offsets). */
+typedef struct hyt_chol_hdev {
+    hyt_device_t *dev;
+    int index, ndev, n, nb, mt, ncols, nslot;
+    int64_t tile, colsz;
+    double *cols;  /* the device matrix's columns (drivers/hyt_hybrid.h) */
+    double *slots; /* nslot * colsz */
+} hyt_chol_hdev_t;
+
+/* Panel broadcast of step k: host tiles (i0..mt-1, k) of the CCRB matrix A to slot k % nslot of
+ * d's device, transposed to CRRB (H2D stream).  Host tiles READ, slot_key WRITE. */
+int hyt_insert_gpu_chol_bcast(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_hdev_t *d,
+                              const hyt_desc_t *A, int k, int i0, const void *slot_key);
+/* The update of d's local columns [l1, l2) by the panel of step k (in slot k % nslot): SYRK of
+ * each column's diagonal tile (its lower triangle), GEMM of the tiles below.  Skipped once
+ * *stop (the factorization's INFO) is nonzero.  On `stream`; dependencies the caller's. */
+int hyt_insert_gpu_chol_cols(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_hdev_t *d,
+                             int k, int l1, int l2, int stream, const int *stop,
+                             const hyt_dep_t *deps, int ndeps);
+/* CPU copy of the uplo triangle of tile column j of the lower CCRB matrix T from A (back = 0:
+ * T(i,j) = A(i,j) for 'L', A(j,i)^T for 'U', i >= j) or to A (back = 1, the inverse), the
+ * diagonal tile's triangle only: the other triangle of A is never written. */
+int hyt_insert_chol_copy(hyt_sequence_t *seq, hyt_tag_t tag, char uplo, const hyt_desc_t *A,
+                         const hyt_desc_t *T, int j, int back);
+
 #endif

@@ -1,5 +1,5 @@
 /* Cholesky factorization on tile matrices (CCRB or a LAPACK view): asynchronous and
- * synchronous. */
+ * synchronous; on the CPUs, or hybrid on a context with devices (pdpotrf_hybrid.c). */
 #include "chol_internal.h"
 
 int hyt_dpotrf_tile_async(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, int *info)
@@ -16,7 +16,7 @@ int hyt_dpotrf_tile_async(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, int *in
     hyt_chol_params_t p = HYT_CHOL_PARAMS_AUTO;
     p.nb = A->nb; /* the matrix decides */
     hyt_chol_params(hyt_sequence_context(seq), A->n, &p);
-    return hyt_pdpotrf(seq, u, A, info, &p);
+    return hyt_chol_insert(seq, u, A, info, &p);
 }
 
 int hyt_dpotrf_tile(hyt_context_t *ctx, char uplo, hyt_desc_t *A)

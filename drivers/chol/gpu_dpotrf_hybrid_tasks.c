@@ -1,0 +1,129 @@
+/*
+ * The device tasks of the hybrid Cholesky (pdpotrf_hybrid.c): the panel broadcast and the
+ * update of a device's tile columns.  Layout (hyt_chol_hdev_t): device column j holds X_j, the
+ * transpose of host tile column j (CRRB tiles), X_j(c, r) = A(r, j nb + c), column-major with
+ * leading dimension nb; a panel slot holds Y = L(:, k nb .. k nb + nbk)^T the same way,
+ * Y(p, r) = L(r, k nb + p).  Row r of the matrix is column r of X_j and Y, at r nb doubles.
+ *
+ * The update of column j by step k, A(r, jc) -= sum_p L(r, p) L(jc, p) for r >= j nb, is in
+ * these terms X_j(:, r) -= Y_j^T Y(:, r), with Y_j = Y(:, j nb .. j nb + nbj):
+ *   diagonal tile   X_jj -= Y_j^T Y_j    SYRK, uplo 'U' trans 'T' (the upper triangle of X_jj
+ *                                        is the lower one of A_jj; the other is never written)
+ *   tiles below     X_j(:, (j+1) nb ..) -= Y_j^T Y(:, (j+1) nb ..)    one GEMM ('T', 'N')
+ * Every kernel goes through the gpu_kernels/ dispatchers: cuBLAS on CUDA devices, CBLAS on
+ * host devices (CI), with debug.fault_device on both.
+ */
+#include "chol_internal.h"
+#include "hyt_gpu_kernels.h"
+
+/* A task body's failure: the kernel's message to the sequence. */
+static int forward(const hyt_devctx_t *dc, int rc)
+{
+    if (rc)
+        hyt_sequence_fail(dc->seq, rc, "%s", hyt_last_error());
+    return rc;
+}
+
+static int width(const hyt_chol_hdev_t *d, int j)
+{
+    int w = d->n - j * d->nb;
+    return w < d->nb ? w : d->nb;
+}
+
+static int insert(hyt_sequence_t *seq, const hyt_kernel_t *kern, hyt_tag_t tag, const void *a,
+                  size_t size, int device, int stream, const hyt_dep_t *deps, int ndeps)
+{
+    hyt_task_desc_t t = hyt_tagged_desc(kern, a, size, deps, ndeps, tag);
+    t.device = device;
+    t.stream = stream;
+    return hyt_task_insert(seq, &t);
+}
+
+/* ---- panel broadcast ------------------------------------------------------------------------ */
+
+typedef struct bcast_args {
+    hyt_chol_hdev_t d;
+    const double *host; /* host tile (i0, k); the column's tiles are contiguous (CCRB) */
+    int k, i0;
+} bcast_args_t;
+
+static int bcast_body(const hyt_devctx_t *dc, void *p)
+{
+    const bcast_args_t *a = p;
+    const hyt_chol_hdev_t *d = &a->d;
+    double *dst = d->slots + (a->k % d->nslot) * d->colsz + a->i0 * d->tile;
+    const int64_t ntiles = d->mt - a->i0;
+    int rc = hyt_dev_memcpy_h2d(dc, dst, a->host, (size_t)(ntiles * d->tile) * sizeof(double));
+    if (!rc)
+        rc = hyt_gpu_transpose_tiles(dc, dst, d->nb, ntiles);
+    return forward(dc, rc);
+}
+
+static const hyt_kernel_t bcast_kernel = {.name = "chol_panel_bcast", .dev = bcast_body,
+                                          .cat = HYT_CAT_DMA};
+
+int hyt_insert_gpu_chol_bcast(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_hdev_t *d,
+                              const hyt_desc_t *A, int k, int i0, const void *slot_key)
+{
+    if (i0 >= d->mt)
+        return HYT_SUCCESS;
+    bcast_args_t a = {*d, hyt_tile(A, i0, k), k, i0};
+    hyt_deps_t deps;
+    if (hyt_deps_init(&deps, d->mt - i0 + 1))
+        return hyt_error(HYT_ERR_NOMEM, "out of memory");
+    for (int i = i0; i < d->mt; i++)
+        hyt_deps_add(&deps, hyt_tile(A, i, k), HYT_READ);
+    /* the slot is rewritten: after the updates that read it nslot steps ago */
+    hyt_deps_add(&deps, slot_key, HYT_WRITE);
+    int rc = insert(seq, &bcast_kernel, tag, &a, sizeof a, hyt_device_index(d->dev),
+                    HYT_STREAM_H2D, deps.v, deps.n);
+    hyt_deps_free(&deps);
+    return rc;
+}
+
+/* ---- column updates ----------------------------------------------------------------------- */
+
+typedef struct cols_args {
+    hyt_chol_hdev_t d;
+    int k, l1, l2;
+    const int *stop;
+} cols_args_t;
+
+static int cols_body(const hyt_devctx_t *dc, void *p)
+{
+    const cols_args_t *a = p;
+    const hyt_chol_hdev_t *d = &a->d;
+    /* INFO is final for steps <= k here: this task waits for the broadcast of step k, which
+     * waits for the panel of step k, which waits for its diagonal tile (and that for the
+     * earlier ones) */
+    if (hyt_stopped(a->stop))
+        return 0;
+    const double *Y = d->slots + (a->k % d->nslot) * d->colsz;
+    const int nb = d->nb, nbk = width(d, a->k);
+    int rc = 0;
+    for (int l = a->l1; l < a->l2 && !rc; l++) {
+        const int j = l * d->ndev + d->index, nbj = width(d, j), below = d->n - (j + 1) * nb;
+        double *X = d->cols + l * d->colsz;
+        rc = hyt_gpu_dsyrk(dc, 'U', 'T', nbj, nbk, -1.0, Y + j * d->tile, nb, 1.0,
+                           X + j * d->tile, nb);
+        if (!rc && below > 0)
+            rc = hyt_gpu_dgemm_batched(dc, 'T', 'N', nbj, below, nbk, -1.0, Y + j * d->tile, nb,
+                                       0, Y + (j + 1) * d->tile, nb, 0, 1.0,
+                                       X + (j + 1) * d->tile, nb, 0, 1, 1);
+    }
+    return forward(dc, rc);
+}
+
+static const hyt_kernel_t cols_kernel = {.name = "chol_cols_update", .dev = cols_body,
+                                         .cat = HYT_CAT_GPU};
+
+int hyt_insert_gpu_chol_cols(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_hdev_t *d,
+                             int k, int l1, int l2, int stream, const int *stop,
+                             const hyt_dep_t *deps, int ndeps)
+{
+    if (l1 >= l2)
+        return HYT_SUCCESS;
+    cols_args_t a = {*d, k, l1, l2, stop};
+    return insert(seq, &cols_kernel, tag, &a, sizeof a, hyt_device_index(d->dev), stream, deps,
+                  ndeps);
+}

@@ -1,0 +1,327 @@
+/*
+ * The hybrid Cholesky: diagonal tiles and panels on the CPUs, the trailing update on the
+ * devices, every copy a task, all one DAG (the hybrid LU's scheme, pdgetrf_hybrid.c, with CPU
+ * panels).  Inserts tasks only.  Lower, A = L L^T, on a CCRB matrix T (the caller's own when it
+ * is CCRB and 'L', else a lower CCRB copy: chol_copy.c, for a LAPACK array or an upper
+ * triangle, whose tile columns are not tile columns of L).
+ *
+ * Ownership at step k: tile columns j <= k + la are the CPUs' (host tiles); columns j > k + la
+ * live on the devices, 1D block-cyclic (column j on device j % ndev, the device matrix of
+ * drivers/hyt_hybrid.h, CRRB).  Before step 0 the columns la+1 .. nt-1 are loaded.  Step k:
+ *
+ *   diagonal tile     L_kk = potrf(A_kk)                         CPU   (critical path)
+ *   panel             L_ik = A_ik inv(L_kk)^T, i > k             CPU, a task per tile
+ *   broadcast         tiles lead..mt-1 of column k to each       H2D, a copy task per device
+ *                     device that owns a column >= lead = k+la+1
+ *   lookahead         columns k+1 .. k+la: SYRK + GEMMs          CPU, in row ranges
+ *   lead column       column lead updated by step k on its       device, LOOKAHEAD stream
+ *                     owner, then back to the host tiles         D2H (the column shift: from
+ *                                                                step k+1 on it is a CPU column)
+ *   the rest          each device's columns > lead, one task     device, COMPUTE stream
+ *
+ * With la = 0 the lead column is k+1: it comes back and the CPU factors it at the next step.
+ * Every device column becomes the lead column once (column j at step j - la - 1), so at the
+ * end every column is back in the host tiles.
+ *
+ * Dependencies of the device tasks (tokens; the host tiles are regions):
+ *   col[j]     column j on its device (the device matrix's token): its load writes it, the
+ *              lead update of column j and the return read / write it;
+ *   state[g]   device g's columns as a whole: the loads gather into it, each step's rest
+ *              task reads and writes it (the rests of one device run in step order);
+ *   slot[g,s]  device g's panel slot s: the broadcast writes it, the updates read it.
+ * The rest task of step k also writes col[lead+1] (the next lead column) when its device owns
+ * it: the lead update of step k+1 waits for it, and for nothing else on that device.  A lead
+ * update needs no state: its column's earlier updates all wrote col[lead].
+ *
+ * INFO: the CPU tasks take it as their stop flag (as pdpotrf.c); a device update reads it when
+ * it starts, when it is final for the steps up to its own (it waits for its broadcast, which
+ * waits for the panel, which waits for the diagonal tile, which waits for the earlier ones),
+ * and does nothing after a failure: the result is the CPU-only factorization's, exactly where
+ * the steps are skipped.  The copies always run, so every column comes back.
+ */
+#include "chol_internal.h"
+#include "hyt_gpu_tasks.h"
+#include "hyt_hybrid.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Priorities (higher runs first among ready tasks): diagonal tile and panel, then the
+ * broadcast and the lead column, then the CPU lookahead columns, then the bulk, older steps
+ * first. */
+#define PRIO_PANEL (1 << 24)
+#define PRIO_LOOKAHEAD (1 << 23)
+
+/* What the tasks use until the end of the sequence; freed by the cleanup task. */
+typedef struct hchol {
+    hyt_context_t *ctx;
+    int ndev, nslot;
+    hyt_chol_hdev_t *d;  /* ndev */
+    hyt_gpu_lu_t *io;    /* ndev: the views of the column load / return tasks (gpu_dma_tiles.c) */
+    hyt_dmat_t *dA;      /* the columns */
+    hyt_tokens_t *tok;   /* state[ndev], slot[ndev * nslot] */
+} hchol_t;
+
+static const void *state_key(const hchol_t *h, int g) { return hyt_token(h->tok, (size_t)g); }
+static const void *slot_key(const hchol_t *h, int g, int k)
+{
+    return hyt_token(h->tok, (size_t)(h->ndev + g * h->nslot + k % h->nslot));
+}
+static const void *col_key(const hchol_t *h, int j) { return hyt_dmat_col_key(h->dA, j); }
+
+static void hchol_free(hchol_t *h)
+{
+    for (int g = 0; h->d && g < h->ndev; g++)
+        hyt_device_free(h->d[g].dev, h->d[g].slots);
+    hyt_dmat_free(h->dA);
+    hyt_tokens_destroy(h->tok);
+    free(h->d);
+    free(h->io);
+    free(h);
+}
+
+static int cleanup_body(const hyt_task_ctx_t *tc, void *p)
+{
+    (void)tc;
+    hchol_free(*(hchol_t **)p);
+    return 0;
+}
+
+/* always: frees the devices' memory also when the sequence failed */
+static const hyt_kernel_t cleanup_kernel = {.name = "hchol_cleanup", .cpu = cleanup_body,
+                                            .cat = HYT_CAT_OTHER, .always = 1};
+
+/* First local column of device g holding a global column > j. */
+static int first_local_after(int j, int g, int ndev)
+{
+    int j0 = j + 1 + ((g - (j + 1)) % ndev + ndev) % ndev;
+    return j0 / ndev;
+}
+
+/* Checks and allocates the device matrix and the panel slots (synchronous). */
+static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hchol_t **out)
+{
+    const int ndev = hyt_context_num_devices(ctx), nb = T->nb, mt = T->mt, nt = T->nt;
+    const int64_t tile = (int64_t)nb * nb;
+    hchol_t *h = calloc(1, sizeof *h);
+    size_t *need = calloc((size_t)ndev, sizeof *need);
+    if (h) {
+        h->ctx = ctx;
+        h->ndev = ndev;
+        h->nslot = la + 2 < 16 ? la + 2 : 16; /* panels in flight per device */
+        h->d = calloc((size_t)ndev, sizeof *h->d);
+        h->io = calloc((size_t)ndev, sizeof *h->io);
+        h->tok = hyt_tokens_create((size_t)ndev * (1 + h->nslot));
+    }
+    if (!h || !need || !h->d || !h->io || !h->tok) {
+        free(need);
+        if (h)
+            hchol_free(h);
+        return hyt_error(HYT_ERR_NOMEM, "out of host memory for the hybrid Cholesky");
+    }
+    for (int g = 0; g < ndev; g++)
+        need[g] = g < nt ? (size_t)h->nslot * (size_t)(tile * mt) * sizeof(double) : 0;
+    char what[160];
+    snprintf(what, sizeof what, "the hybrid Cholesky of a %d x %d matrix (nb %d, %d devices)",
+             T->n, T->n, nb, ndev);
+    int rc = hyt_dmat_alloc(ctx, T->n, T->n, nb, need, what, &h->dA);
+    for (int g = 0; g < ndev && !rc; g++) {
+        hyt_chol_hdev_t *d = &h->d[g];
+        *d = (hyt_chol_hdev_t){.dev = hyt_context_device(ctx, g), .index = g, .ndev = ndev,
+                               .n = T->n, .nb = nb, .mt = mt, .ncols = h->dA->ncols[g],
+                               .nslot = h->nslot, .tile = tile, .colsz = tile * mt,
+                               .cols = h->dA->cols[g]};
+        h->io[g] = (hyt_gpu_lu_t){.dev = d->dev, .index = g, .ndev = ndev, .nb = nb, .mt = mt,
+                                  .tile = tile, .colsz = d->colsz, .ncols = d->ncols,
+                                  .cols = d->cols};
+        if (need[g])
+            rc = hyt_device_malloc(d->dev, (void **)&d->slots, need[g]);
+    }
+    free(need);
+    if (rc) {
+        hchol_free(h);
+        return rc;
+    }
+    *out = h;
+    return HYT_SUCCESS;
+}
+
+/* The loop nest on the lower CCRB matrix T (see the top of the file); nt > la + 1. */
+static int insert_steps(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, int *info, int la)
+{
+    const int mt = T->mt, nt = T->nt, nb = T->nb, ndev = h->ndev;
+    const int nw = hyt_context_num_workers(h->ctx);
+    const int ld = hyt_tile_ld(T);
+    int rc = 0;
+    // the device columns to their devices; the first rest task of a device waits for them all
+    for (int j = la + 1; j < nt && !rc; j++)
+        rc = hyt_insert_gpu_column_load(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, -1, -1, j},
+                                        &h->io[j % ndev], T, j, col_key(h, j),
+                                        state_key(h, j % ndev));
+    for (int k = 0; k < nt && !rc; k++) {
+        const int nbk = hyt_tile_nb(T, k), lead = k + la + 1;
+
+        // diagonal tile and panel, on the CPUs
+        rc = hyt_insert_dpotrf(seq, (hyt_tag_t){PRIO_PANEL, k, k, k}, 'L', nbk,
+                               hyt_tile(T, k, k), ld, k * nb, info);
+        for (int i = k + 1; i < mt && !rc; i++)
+            rc = hyt_insert_dtrsm_stop(seq, (hyt_tag_t){PRIO_PANEL - i, k, i, k}, 'R', 'L', 'T',
+                                       'N', hyt_tile_mb(T, i), nbk, 1.0, hyt_tile(T, k, k), ld,
+                                       hyt_tile(T, i, k), ld, info);
+
+        // broadcast: the panel's rows that the device columns need (lead and below)
+        for (int g = 0; g < ndev && lead < nt && !rc; g++)
+            if (first_local_after(lead - 1, g, ndev) < h->d[g].ncols)
+                rc = hyt_insert_gpu_chol_bcast(seq, (hyt_tag_t){PRIO_PANEL - mt, k, lead, g},
+                                               &h->d[g], T, k, lead, slot_key(h, g, k));
+
+        // lookahead: the CPUs' columns k+1 .. k+la, in row ranges when they are few
+        const int ncols = (lead < nt ? lead : nt) - k - 1;
+        const int chunks = ncols > 0 ? (2 * nw + ncols - 1) / ncols : 1;
+        for (int j = k + 1; j < nt && j < lead && !rc; j++) {
+            hyt_tag_t tag = {PRIO_LOOKAHEAD - j, k, j, j};
+            const int rows = nt - j, nc = chunks < rows ? chunks : rows;
+            for (int c = 0; c < nc && !rc; c++) {
+                tag.i = j + rows * c / nc;
+                rc = hyt_insert_dsyrk_col(seq, tag, 'L', T, k, j, tag.i,
+                                          j + rows * (c + 1) / nc, info);
+            }
+        }
+        if (lead >= nt || rc)
+            continue;
+
+        // the lead column on its device, first, then back to the host
+        const int gl = lead % ndev, ll = lead / ndev;
+        hyt_dep_t dl[2] = {{slot_key(h, gl, k), HYT_READ}, {col_key(h, lead), HYT_RW}};
+        rc = hyt_insert_gpu_chol_cols(seq, (hyt_tag_t){PRIO_LOOKAHEAD + 1, k, lead, lead},
+                                      &h->d[gl], k, ll, ll + 1, HYT_STREAM_LOOKAHEAD, info, dl,
+                                      2);
+        if (!rc)
+            rc = hyt_insert_gpu_column_return(seq, (hyt_tag_t){PRIO_LOOKAHEAD + 1, k, -1, lead},
+                                              &h->io[gl], T, lead, col_key(h, lead), NULL);
+
+        // the rest of each device's columns, older steps first
+        for (int g = 0; g < ndev && !rc; g++) {
+            const int l1 = first_local_after(lead, g, ndev);
+            if (l1 >= h->d[g].ncols)
+                continue;
+            hyt_dep_t dr[3] = {{slot_key(h, g, k), HYT_READ}, {state_key(h, g), HYT_RW}};
+            int nd = 2;
+            if (lead + 1 < nt && (lead + 1) % ndev == g)
+                dr[nd++] = (hyt_dep_t){col_key(h, lead + 1), HYT_RW};
+            rc = hyt_insert_gpu_chol_cols(seq, (hyt_tag_t){nt - k, k, lead + 1, -1}, &h->d[g], k,
+                                          l1, h->d[g].ncols, HYT_STREAM_COMPUTE, info, dr, nd);
+        }
+    }
+    return rc;
+}
+
+/* The cleanup after every device task (an "always" task: inserted also after an error). */
+static int insert_cleanup(hyt_sequence_t *seq, hchol_t *h)
+{
+    const size_t nown = (size_t)h->ndev * (1 + h->nslot), nk = nown + (size_t)h->dA->nt;
+    hyt_dep_t *deps = malloc(nk * sizeof *deps);
+    int rc;
+    if (deps) {
+        for (size_t t = 0; t < nk; t++)
+            deps[t] = (hyt_dep_t){t < nown ? hyt_token(h->tok, t) : col_key(h, (int)(t - nown)),
+                                  HYT_RW};
+        hyt_task_desc_t d = hyt_task_desc(&cleanup_kernel, &h, sizeof h);
+        d.deps = deps;
+        d.ndeps = (int)nk;
+        rc = hyt_task_insert(seq, &d);
+        free(deps);
+    } else {
+        rc = hyt_error(HYT_ERR_NOMEM, "out of memory");
+        hyt_sequence_fail(seq, rc, "out of memory");
+    }
+    if (rc) { /* cannot order the cleanup: wait for the sequence and free here */
+        hyt_sequence_wait(seq);
+        hchol_free(h);
+    }
+    return rc;
+}
+
+/* The hybrid factorization of the lower CCRB matrix T. */
+static int hybrid_lower(hyt_sequence_t *seq, const hyt_desc_t *T, int *info, int la)
+{
+    hchol_t *h = NULL;
+    int rc = setup(hyt_sequence_context(seq), T, la, &h);
+    if (rc)
+        return rc;
+    rc = insert_steps(seq, h, T, info, la);
+    int rc2 = insert_cleanup(seq, h);
+    return rc ? rc : rc2;
+}
+
+/* ---- a LAPACK view or an upper triangle: through a lower CCRB copy --------------------------- */
+
+static int free_copy_body(const hyt_task_ctx_t *tc, void *p)
+{
+    (void)tc;
+    hyt_desc_t *T = *(hyt_desc_t **)p;
+    hyt_desc_destroy(T);
+    free(T);
+    return 0;
+}
+
+static const hyt_kernel_t free_copy_kernel = {.name = "chol_free_copy", .cpu = free_copy_body,
+                                              .cat = HYT_CAT_OTHER, .always = 1};
+
+static int via_copy(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info, int la)
+{
+    hyt_context_t *ctx = hyt_sequence_context(seq);
+    hyt_desc_t *T = malloc(sizeof *T);
+    if (!T)
+        return hyt_error(HYT_ERR_NOMEM, "out of memory");
+    int rc = hyt_desc_create(ctx, A->n, A->n, A->nb, T);
+    if (rc) {
+        free(T);
+        return hyt_error(rc, "no host memory for the tile copy of a %d x %d matrix", A->n, A->n);
+    }
+    for (int j = 0; j < T->nt && !rc; j++)
+        rc = hyt_insert_chol_copy(seq, (hyt_tag_t){PRIO_PANEL, -1, -1, j}, uplo, A, T, j, 0);
+    if (!rc)
+        rc = hybrid_lower(seq, T, info, la);
+    for (int j = 0; j < T->nt && !rc; j++)
+        rc = hyt_insert_chol_copy(seq, (hyt_tag_t){0, T->nt, -1, j}, uplo, A, T, j, 1);
+    // free the copy after every task on its tiles (the returns write all of a column's)
+    const int ntiles = T->mt * T->nt;
+    hyt_dep_t *deps = malloc(((size_t)ntiles + 1) * sizeof *deps);
+    int rc2 = deps ? 0 : hyt_error(HYT_ERR_NOMEM, "out of memory");
+    for (int t = 0; deps && t < ntiles; t++)
+        deps[t] = (hyt_dep_t){hyt_tile(T, t % T->mt, t / T->mt), HYT_RW};
+    if (!rc2) {
+        hyt_task_desc_t d = hyt_task_desc(&free_copy_kernel, &T, sizeof T);
+        d.deps = deps;
+        d.ndeps = ntiles;
+        rc2 = hyt_task_insert(seq, &d);
+    }
+    free(deps);
+    if (rc2) { /* could not insert the cleanup: wait and free here */
+        hyt_sequence_fail(seq, rc2, "out of memory");
+        hyt_sequence_wait(seq);
+        hyt_desc_destroy(T);
+        free(T);
+    }
+    return rc ? rc : rc2;
+}
+
+int hyt_pdpotrf_hybrid(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info,
+                       const hyt_chol_params_t *p)
+{
+    /* no column beyond the CPUs' lookahead: nothing for the devices */
+    if (A->nt <= p->lookahead + 1)
+        return hyt_pdpotrf(seq, uplo, A, info, p);
+    if (uplo == 'L' && A->layout == HYT_LAYOUT_CCRB)
+        return hybrid_lower(seq, A, info, p->lookahead);
+    return via_copy(seq, uplo, A, info, p->lookahead);
+}
+
+int hyt_chol_insert(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info,
+                    const hyt_chol_params_t *p)
+{
+    if (hyt_context_num_devices(hyt_sequence_context(seq)) > 0)
+        return hyt_pdpotrf_hybrid(seq, uplo, A, info, p);
+    return hyt_pdpotrf(seq, uplo, A, info, p);
+}

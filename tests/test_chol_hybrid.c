@@ -1,0 +1,274 @@
+/*
+ * The hybrid Cholesky (drivers/chol/pdpotrf_hybrid.c: diagonal tiles and panels on the CPUs,
+ * the trailing tile columns on 1 to 3 devices, every copy a task), checked by backward error
+ * ||A - L L^T|| / (||A|| n eps) < 30 and against the CPU-only factorization (the same nb and
+ * lookahead; equal to rounding): sizes not multiples of nb, n < nb, lookahead 0..2, both
+ * triangles, the LAPACK layout (lda > n; the other triangle and the padding untouched) and
+ * CCRB tiles; matrices that are not positive definite (INFO exactly the first failing minor at
+ * the start, inside a tile, at both sides of a tile boundary, in a device column, at the end;
+ * the final tiles (left of the failing one, down to its row) equal to the CPU-only ones to
+ * rounding); NaN (no hang); fault injection (debug.fault_device: an error, or a
+ * correct result).
+ *
+ * Usage: test_chol_hybrid          on host:1 .. host:3 (quick suite; HYT_CHAOS applies)
+ *        test_chol_hybrid cuda     on 1 to 3 CUDA GPUs (gpu suite; exit 77 without one)
+ */
+#include "chol_internal.h"
+#include "hytile.h"
+#include "hyt_test.h"
+#include "chol_check.h"
+
+#include <math.h>
+
+static int use_cuda;
+
+/* A context with ndev devices (host:N or cuda:0,..,N-1) and debug.fault_device = fault. */
+static hyt_context_t *dev_context(int ndev, long fault)
+{
+    char spec[64], f[24];
+    if (use_cuda) {
+        int o = snprintf(spec, sizeof spec, "cuda:0");
+        for (int g = 1; g < ndev; g++)
+            o += snprintf(spec + o, sizeof spec - (size_t)o, ",%d", g);
+    } else {
+        snprintf(spec, sizeof spec, "host:%d", ndev);
+    }
+    snprintf(f, sizeof f, "%ld", fault);
+    return test_context(2, spec, "debug.fault_device", f, (char *)NULL);
+}
+
+/* Factor A (n x n, lda) in place with nb, la: the LAPACK view (tiles = 0) or a CCRB copy through
+ * hyt_dpotrf_tile (chol.lookahead = la).  Returns INFO or the error. */
+static int factor(hyt_context_t *ctx, char uplo, int n, double *a, int lda, int nb, int la,
+                  int tiles)
+{
+    if (!tiles) {
+        hyt_chol_params_t p = {nb, la};
+        return hyt_dpotrf_params(ctx, uplo, n, a, lda, &p);
+    }
+    char b[16];
+    snprintf(b, sizeof b, "%d", la);
+    REQUIRE(!hyt_context_set(ctx, "chol.lookahead", b), "%s", hyt_last_error());
+    hyt_desc_t A;
+    REQUIRE(!hyt_desc_create(ctx, n, n, nb, &A), "%s", hyt_last_error());
+    REQUIRE(!hyt_lapack_to_tile(ctx, a, lda, &A), "%s", hyt_last_error());
+    int info = hyt_dpotrf_tile(ctx, uplo, &A);
+    REQUIRE(!hyt_tile_to_lapack(ctx, &A, a, lda), "%s", hyt_last_error());
+    hyt_desc_destroy(&A);
+    REQUIRE(!hyt_context_set(ctx, "chol.lookahead", "auto"), "%s", hyt_last_error());
+    return info;
+}
+
+/* max |F - G| over the leading nr x nc block of L (of U^T for 'U'), relative to max |G|
+ * there. */
+static double tri_diff(char uplo, int nr, int nc, const double *F, const double *G, int lda)
+{
+    double d = 0, g = 0;
+    for (int c = 0; c < nc; c++)
+        for (int r = c; r < nr; r++) {
+            int64_t at = uplo == 'L' ? r + (int64_t)c * lda : c + (int64_t)r * lda;
+            double x = F[at], y = G[at];
+            d = fmax(d, fabs(x - y));
+            g = fmax(g, fabs(y));
+            if (isnan(x) != isnan(y))
+                d = INFINITY;
+        }
+    return g > 0 ? d / g : d;
+}
+
+/* An n x n matrix (failing minor `fail`, 0: SPD) factored on ctx and on the CPUs (cpu) with the
+ * same nb and la: INFO exactly, the same factor to rounding, the backward error when SPD, and
+ * (LAPACK layout) the other triangle and the padding untouched. */
+static void check(hyt_context_t *ctx, hyt_context_t *cpu, char uplo, int n, int nb, int la,
+                  int fail, int tiles, const char *what)
+{
+    int lda = n + 3;
+    size_t sz = ((size_t)lda * n + 1) * sizeof(double);
+    double *A0 = malloc(sz), *A = malloc(sz), *C = malloc(sz);
+    fill_random(A0, lda, n, lda, (unsigned long long)n + 5); /* the padding rows */
+    chol_matrix(A0, n, lda, fail, (unsigned long long)(n * 31 + fail));
+    memcpy(A, A0, sz);
+    memcpy(C, A0, sz);
+    int info = factor(ctx, uplo, n, A, lda, nb, la, tiles);
+    int cinfo = factor(cpu, uplo, n, C, lda, nb, la, tiles);
+    CHECK(info == fail && cinfo == fail, "%s: %c n %d nb %d la %d %s: info %d, CPU-only %d, "
+          "expected %d (%s)", what, uplo, n, nb, la, tiles ? "tiles" : "lapack", info, cinfo,
+          fail, hyt_last_error());
+    /* with a failure in tile kf, tiles (i, j), j < kf, i <= kf are final: each version skips
+     * the tasks that had not started when the failure was found (the panels' lower tiles of
+     * the last steps among them), so the rest is not defined */
+    const int kf = fail ? (fail - 1) / nb : 0;
+    const int nr = fail ? ((kf + 1) * nb < n ? (kf + 1) * nb : n) : n, nc = fail ? kf * nb : n;
+    double d = tri_diff(uplo, nr, nc, A, C, lda);
+    CHECK(d < 1e3 * n * DBL_EPSILON, "%s: %c n %d nb %d la %d fail %d: differs from the "
+          "CPU-only factor by %g (relative)", what, uplo, n, nb, la, fail, d);
+    if (!tiles) {
+        int other_ok = 1;
+        for (int c = 0; c < n; c++)
+            for (int r = 0; r < lda; r++)
+                if (r >= n || (uplo == 'L' ? r < c : r > c))
+                    other_ok &= A[r + (int64_t)c * lda] == A0[r + (int64_t)c * lda];
+        CHECK(other_ok, "%s: %c n %d nb %d la %d: the other triangle or the padding changed",
+              what, uplo, n, nb, la);
+    }
+    if (!fail) {
+        double e = chol_backward_error(uplo, n, A0, lda, A, lda);
+        CHECK(e < LU_THRESH, "%s: %c n %d nb %d la %d %s: ||A-LL^T||/(||A|| n eps) = %g", what,
+              uplo, n, nb, la, tiles ? "tiles" : "lapack", e);
+    }
+    free(A0);
+    free(A);
+    free(C);
+}
+
+/* NaN input: returns (no hang), INFO in range, INFO > 0 or NaN in the factor. */
+static void check_nan(hyt_context_t *ctx, char uplo, int n, int nb, int la)
+{
+    double *A = malloc((size_t)n * n * sizeof *A);
+    for (int variant = 0; variant < 3; variant++) {
+        chol_matrix(A, n, n, 0, 55 + (unsigned long long)variant);
+        int r = n - 2, c = n / 3; /* in a device column's rows, lower triangle; or its mirror */
+        if (variant == 0)
+            A[0] = NAN;
+        else if (variant == 1)
+            A[uplo == 'L' ? r + (int64_t)c * n : c + (int64_t)r * n] = NAN;
+        else
+            for (int64_t i = 0; i < (int64_t)n * n; i++)
+                A[i] = NAN;
+        hyt_chol_params_t p = {nb, la};
+        int info = hyt_dpotrf_params(ctx, uplo, n, A, n, &p), has_nan = 0;
+        for (int cc = 0; cc < n; cc++)
+            for (int rr = uplo == 'L' ? cc : 0; rr < (uplo == 'L' ? n : cc + 1); rr++)
+                has_nan |= isnan(A[rr + (int64_t)cc * n]);
+        CHECK(info >= 0 && info <= n && (info > 0 || has_nan),
+              "NaN variant %d uplo %c: info %d, NaN in the factor %d", variant, uplo, info,
+              has_nan);
+        if (variant != 1)
+            CHECK(info == 1, "NaN variant %d: a NaN first diagonal is minor 1, info %d", variant,
+                  info);
+    }
+    free(A);
+}
+
+/* The k-th device call fails: an error (HYT_ERR_*, the message set), or INFO 0 and a correct
+ * factor; nothing hangs or leaks. */
+static int check_fault(int ndev, long fault, char uplo, int n, int nb)
+{
+    hyt_context_t *ctx = dev_context(ndev, fault);
+    double *A0 = malloc((size_t)n * n * sizeof *A0), *A = malloc((size_t)n * n * sizeof *A);
+    chol_matrix(A0, n, n, 0, (unsigned long long)fault);
+    memcpy(A, A0, (size_t)n * n * sizeof *A);
+    hyt_chol_params_t p = {nb, 1};
+    int rc = hyt_dpotrf_params(ctx, uplo, n, A, n, &p), failed = rc < -1000;
+    if (failed)
+        CHECK(strlen(hyt_last_error()) > 0, "fault %ld: error %d without a message", fault, rc);
+    else {
+        CHECK(rc == 0, "fault %ld: info %d", fault, rc);
+        double e = chol_backward_error(uplo, n, A0, n, A, n);
+        CHECK(e < LU_THRESH, "fault %ld: no error reported but the backward error is %g", fault,
+              e);
+    }
+    free(A0);
+    free(A);
+    hyt_context_destroy(ctx);
+    return failed;
+}
+
+int main(int argc, char **argv)
+{
+    use_cuda = argc > 1 && !strcmp(argv[1], "cuda");
+    if (argc > 1 && !use_cuda) {
+        fprintf(stderr, "usage: %s [cuda]\n", argv[0]);
+        return 2;
+    }
+    int maxdev = 3;
+    if (use_cuda) {
+        maxdev = test_cuda_devices("cuda");
+        if (!maxdev)
+            return 77;
+        maxdev = maxdev < 3 ? maxdev : 3;
+    }
+    const int small = test_scale() > 1;
+    hyt_context_t *cpu = test_context(2, "none", (char *)NULL);
+    hyt_context_t *dev[3] = {NULL, NULL, NULL};
+    for (int g = 0; g < maxdev; g++)
+        dev[g] = dev_context(g + 1, 0);
+    int count = 0;
+
+    /* SPD: sizes not multiples of nb and n < nb, lookahead 0..2, 1..3 devices, both triangles,
+     * LAPACK layout and tiles */
+    const int nbs[] = {16, 24};
+    for (int b = 0; b < 2; b++) {
+        const int nb = use_cuda ? 8 * nbs[b] : nbs[b];
+        const int ns[] = {nb - 5, 3 * nb + 7, 5 * nb, 7 * nb + 13};
+        for (int s = 0; s < 4; s++)
+            for (int la = 0; la <= 2; la++)
+                for (int g = 0; g < maxdev; g++)
+                    for (int v = 0; v < 4; v++) {
+                        if (small && (v + la + g + s) % 2)
+                            continue;
+                        check(dev[g], cpu, "LU"[v % 2], ns[s], nb, la, 0, v / 2, "SPD");
+                        count++;
+                    }
+    }
+
+    /* larger: a few tiles per device; the public calls with automatic parameters (hyt_dposv:
+     * the hybrid factorization, then the solve on the CPUs) */
+    if (!small) {
+        check(dev[maxdev - 1], cpu, 'L', 1000, use_cuda ? 256 : 96, 1, 0, 0, "n 1000");
+        check(dev[maxdev - 1], cpu, 'U', 777, use_cuda ? 128 : 64, 2, 0, 1, "n 777");
+        count += 2;
+    }
+    for (int u = 0; u < 2; u++) {
+        const int np = 700, nrhs = 3;
+        double *A0 = malloc((size_t)np * np * sizeof *A0), *A = malloc((size_t)np * np * sizeof *A);
+        double *B0 = malloc((size_t)np * nrhs * sizeof *B0);
+        double *X = malloc((size_t)np * nrhs * sizeof *X);
+        chol_matrix(A0, np, np, 0, 700 + (unsigned long long)u);
+        fill_random(B0, np, nrhs, np, 701);
+        memcpy(A, A0, (size_t)np * np * sizeof *A);
+        memcpy(X, B0, (size_t)np * nrhs * sizeof *X);
+        int info = hyt_dposv(dev[maxdev - 1], "LU"[u], np, nrhs, A, np, X, np);
+        CHECK(info == 0, "dposv %c: info %d (%s)", "LU"[u], info, hyt_last_error());
+        double e = chol_backward_error("LU"[u], np, A0, np, A, np);
+        double es = solve_backward_error('N', np, nrhs, A0, np, X, np, B0, np);
+        CHECK(e < LU_THRESH && es < LU_THRESH, "dposv %c: factor error %g, solve error %g",
+              "LU"[u], e, es);
+        free(A0);
+        free(A);
+        free(B0);
+        free(X);
+        count++;
+    }
+
+    /* not positive definite: minor 1, inside tile 0, both sides of the boundary of tiles 0 and
+     * 1, inside a device column, the boundary of two device columns, the last minor */
+    const int nb = use_cuda ? 64 : 16, n = 6 * nb + 5;
+    const int fails[] = {1, nb / 2, nb, nb + 1, 3 * nb + 7, 4 * nb, 4 * nb + 1, n};
+    for (int f = 0; f < (int)(sizeof fails / sizeof fails[0]); f++)
+        for (int la = 0; la <= 2; la++)
+            for (int u = 0; u < 2; u++) {
+                int g = (f + la + u) % maxdev;
+                check(dev[g], cpu, "LU"[u], n, nb, la, fails[f], (f + u) % 2, "not PD");
+                count++;
+            }
+
+    for (int u = 0; u < 2; u++)
+        for (int g = 0; g < maxdev; g++)
+            check_nan(dev[g], "LU"[u], 5 * nb + 3, nb, g % 3);
+
+    /* fault injection: the k-th device call fails, on 2 devices (1 for a single GPU) */
+    int failed = 0, nf = 0;
+    for (long fault = 1; fault <= 400; fault = fault * 3 / 2 + 1, nf++)
+        failed += check_fault(maxdev < 2 ? 1 : 2, fault, "LU"[nf % 2], 5 * nb + 3, nb);
+    printf("fault injection: %d of %d runs reported the fault, the others were correct\n",
+           failed, nf);
+    CHECK(failed > 0, "no injected fault was reported");
+
+    for (int g = 0; g < maxdev; g++)
+        hyt_context_destroy(dev[g]);
+    hyt_context_destroy(cpu);
+    printf("%d hybrid Cholesky factorizations checked on %d %s device(s)\n", count, maxdev,
+           use_cuda ? "CUDA" : "host");
+    return test_result("test_chol_hybrid");
+}
