@@ -46,6 +46,7 @@ extern "C" int hyt_cuda_dlaswp_crrb(hyt_device_t *dev, void *stream, double *col
         return hyt_error(HYT_ERR_TOO_LARGE, "hyt_cuda_dlaswp_crrb: %d columns exceed the CUDA "
                          "grid limits", ncols);
     dim3 grid(L.grid[0], L.grid[1], L.grid[2]), block(L.block[0], L.block[1], L.block[2]);
+    HYT_CUDA_LAUNCH_POINT(dev);
     hyt_dlaswp_crrb_kernel<<<grid, block, 0, (cudaStream_t)stream>>>(col0, colstride, ncols, nb,
                                                                      r1, npiv, ipiv);
     HYT_CUDA_LAUNCHED(dev);

@@ -45,6 +45,7 @@ extern "C" int hyt_cuda_dplghpl(hyt_device_t *dev, void *stream, const hyt_hpl_d
                          "devices exceeds the CUDA grid limits", (long long)D->n, D->nb, D->ndev);
     if (g == 0) {
         dim3 grid(L.grid[0], L.grid[1], L.grid[2]), block(L.block[0], L.block[1], L.block[2]);
+        HYT_CUDA_LAUNCH_POINT(dev);
         hyt_dplghpl_kernel<<<grid, block, 0, s>>>(*D, cols);
         HYT_CUDA_LAUNCHED(dev);
     }
@@ -55,6 +56,7 @@ extern "C" int hyt_cuda_dplghpl(hyt_device_t *dev, void *stream, const hyt_hpl_d
         return hyt_error(HYT_ERR_TOO_LARGE, "hyt_cuda_dplghpl: b of %lld entries exceeds the "
                          "CUDA grid limits", (long long)D->n);
     if (g == 0) {
+        HYT_CUDA_LAUNCH_POINT(dev);
         hyt_dplghpl_rhs_kernel<<<L.grid[0], L.block[0], 0, s>>>(*D, b);
         HYT_CUDA_LAUNCHED(dev);
     }

@@ -69,6 +69,7 @@ extern "C" int hyt_cuda_hpl_matvec(hyt_device_t *dev, void *stream, const hyt_hp
     if (g < 0)
         return hyt_error(HYT_ERR_TOO_LARGE, "hyt_cuda_hpl_matvec: %lld rows exceed the CUDA grid "
                          "limits", (long long)D->n);
+    HYT_CUDA_LAUNCH_POINT(dev);
     hyt_hpl_matvec_kernel<<<L.grid[0], L.block[0], 0, (cudaStream_t)stream>>>(*D, x, ax, arow);
     HYT_CUDA_LAUNCHED(dev);
     return HYT_SUCCESS;
@@ -81,6 +82,7 @@ extern "C" int hyt_cuda_hpl_norms(hyt_device_t *dev, void *stream, int64_t n, in
     if (n < 0 || nparts < 1 || !norms || (n > 0 && (!ax || !arow || !x || !b)))
         return hyt_error(HYT_ERR_INVALID, "hyt_cuda_hpl_norms: invalid arguments (n = %lld, "
                          "nparts = %d)", (long long)n, nparts);
+    HYT_CUDA_LAUNCH_POINT(dev);
     hyt_hpl_norms_kernel<<<1, HYT_NORMS_BLOCK, 0, (cudaStream_t)stream>>>(n, nparts, ax, arow, x,
                                                                          b, norms);
     HYT_CUDA_LAUNCHED(dev);

@@ -45,6 +45,7 @@ extern "C" int hyt_cuda_transpose_tiles_strided(hyt_device_t *dev, void *stream,
         return hyt_error(HYT_ERR_TOO_LARGE, "hyt_cuda_transpose_tiles: %lld tiles of %d x %d "
                          "exceed the CUDA grid limits", (long long)ntiles, nb, nb);
     dim3 grid(L.grid[0], L.grid[1], L.grid[2]), block(L.block[0], L.block[1], L.block[2]);
+    HYT_CUDA_LAUNCH_POINT(dev);
     hyt_transpose_kernel<<<grid, block, 0, (cudaStream_t)stream>>>(tiles, nb, ntiles, stride);
     HYT_CUDA_LAUNCHED(dev);
     return HYT_SUCCESS;

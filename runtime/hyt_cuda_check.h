@@ -1,8 +1,9 @@
 /*
  * Checking CUDA and cuBLAS calls.  Each macro evaluates its call once, stays active in release
  * builds, names the call, file and line, consults fault injection (debug.fault_device), and
- * turns a failure into "return HYT_ERR_DEVICE" from the enclosing function.  Kernel launches
- * are followed by HYT_CUDA_LAUNCHED(dev).  Usable from C and from .cu files.
+ * turns a failure into "return HYT_ERR_DEVICE" from the enclosing function.  A kernel launch
+ * is preceded by HYT_CUDA_LAUNCH_POINT(dev) and followed by HYT_CUDA_LAUNCHED(dev).  Usable
+ * from C and from .cu files.
  */
 #ifndef HYT_CUDA_CHECK_H
 #define HYT_CUDA_CHECK_H
@@ -42,7 +43,21 @@ int hyt_cuda_injected(const char *call, const char *file, int line);
             return hyt_cublas_error((int)hyt_s_, #call, __FILE__, __LINE__);                   \
     } while (0)
 
-/* After every kernel launch. */
-#define HYT_CUDA_LAUNCHED(dev) HYT_CUDA_TRY(dev, cudaGetLastError())
+/* Before every kernel launch: an injected fault (debug.fault_device) is a launch that did not
+ * happen, as a real launch failure is; after it consulting the fault point would report a
+ * failure for a kernel that runs, and callers could not know the state of its data. */
+#define HYT_CUDA_LAUNCH_POINT(dev)                                                             \
+    do {                                                                                       \
+        if (hyt_device_fault_point(dev))                                                       \
+            return hyt_cuda_injected("kernel launch", __FILE__, __LINE__);                     \
+    } while (0)
+
+/* After every kernel launch (no fault point: that is HYT_CUDA_LAUNCH_POINT's, before it). */
+#define HYT_CUDA_LAUNCHED(dev)                                                                 \
+    do {                                                                                       \
+        cudaError_t hyt_e_ = cudaGetLastError();                                               \
+        if (hyt_e_ != cudaSuccess)                                                             \
+            return hyt_cuda_error((int)hyt_e_, "kernel launch", __FILE__, __LINE__);           \
+    } while (0)
 
 #endif
