@@ -22,17 +22,23 @@
 
 static int use_cuda;
 
-/* A context with ndev devices (host:N or cuda:0,..,N-1) and debug.fault_device = fault. */
+/* The device list of ndev devices: host:N, or cuda:0,..,N-1. */
+static void dev_spec(int ndev, char *spec, size_t len)
+{
+    if (use_cuda) {
+        int o = snprintf(spec, len, "cuda:0");
+        for (int g = 1; g < ndev; g++)
+            o += snprintf(spec + o, len - (size_t)o, ",%d", g);
+    } else {
+        snprintf(spec, len, "host:%d", ndev);
+    }
+}
+
+/* A context with ndev devices and debug.fault_device = fault. */
 static hyt_context_t *dev_context(int ndev, long fault)
 {
     char spec[64], f[24];
-    if (use_cuda) {
-        int o = snprintf(spec, sizeof spec, "cuda:0");
-        for (int g = 1; g < ndev; g++)
-            o += snprintf(spec + o, sizeof spec - (size_t)o, ",%d", g);
-    } else {
-        snprintf(spec, sizeof spec, "host:%d", ndev);
-    }
+    dev_spec(ndev, spec, sizeof spec);
     snprintf(f, sizeof f, "%ld", fault);
     return test_context(2, spec, "debug.fault_device", f, (char *)NULL);
 }
@@ -154,7 +160,25 @@ static void check_nan(hyt_context_t *ctx, char uplo, int n, int nb, int la)
  * factor; nothing hangs or leaks. */
 static int check_fault(int ndev, long fault, char uplo, int n, int nb)
 {
-    hyt_context_t *ctx = dev_context(ndev, fault);
+    /* on CUDA devices the context's creation makes device calls too: a fault there is an error
+     * of hyt_context_create, reported like any other */
+    char spec[64], f[24];
+    dev_spec(ndev, spec, sizeof spec);
+    snprintf(f, sizeof f, "%ld", fault);
+    hyt_config_t *cfg;
+    hyt_context_t *ctx = NULL;
+    REQUIRE(!hyt_config_create(&cfg) && !hyt_config_load_env(cfg) &&
+                !hyt_config_set(cfg, "runtime.workers", "2", HYT_SRC_API, NULL) &&
+                !hyt_config_set(cfg, "runtime.devices", spec, HYT_SRC_API, NULL) &&
+                !hyt_config_set(cfg, "debug.fault_device", f, HYT_SRC_API, NULL),
+            "%s", hyt_last_error());
+    int crc = hyt_context_create(cfg, &ctx);
+    hyt_config_destroy(cfg);
+    if (crc) {
+        CHECK(crc < -1000 && strlen(hyt_last_error()) > 0, "fault %ld: context creation gave %d "
+              "without a message", fault, crc);
+        return 1;
+    }
     double *A0 = malloc((size_t)n * n * sizeof *A0), *A = malloc((size_t)n * n * sizeof *A);
     chol_matrix(A0, n, n, 0, (unsigned long long)fault);
     memcpy(A, A0, (size_t)n * n * sizeof *A);
