@@ -141,10 +141,13 @@ typedef struct hyt_task_desc {
 HYT_API hyt_task_desc_t hyt_task_desc(const hyt_kernel_t *kernel, const void *args,
                                       size_t args_size);
 
-/* Insert a task.  Returns 0 when the task is in the graph; otherwise it was not inserted: the
- * sequence's error once it has failed (the caller should stop inserting and wait; "always"
- * kernels are still inserted), or HYT_ERR_NOMEM / HYT_ERR_INVALID.  When the window of
- * unfinished tasks is full, the calling thread executes ready tasks until there is room. */
+/* Insert a task.  Returns 0 when the task is in the graph with all its dependencies; otherwise
+ * an error: the sequence's once it has failed (the task was not inserted; "always" kernels
+ * still are), HYT_ERR_NOMEM / HYT_ERR_INVALID, or the error that broke the insertion of its
+ * dependencies (the task is then in the graph but will be skipped, even an "always" one: the
+ * caller waits for the sequence and does that task's work, e.g. frees, itself).  When the
+ * window of unfinished tasks is full, the calling thread executes ready tasks until there is
+ * room. */
 HYT_API int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *desc);
 
 /* Dependency tokens: addresses that stand for something that is not data (a column's ordering,

@@ -164,7 +164,9 @@ int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
     pthread_mutex_unlock(&ctx->insert_lock);
     if (rc) {
         /* The task is in the graph with part of its dependencies: it runs skipped (also an
-         * "always" task), and the sequence carries the error. */
+         * "always" task), and the sequence carries the error.  The caller gets it too: a
+         * cleanup ("always") task that will not run its body leaves the freeing to the caller,
+         * after hyt_sequence_wait. */
         t->broken = 1;
         hyt_sequence_fail(seq, rc, "inserting task %s: %s", d->kernel->name,
                           rc == HYT_ERR_NOMEM ? "out of memory" : hyt_last_error());
@@ -175,7 +177,7 @@ int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
     if (!t->nlinks ||
         atomic_fetch_sub_explicit(&t->npred, guard, memory_order_acq_rel) == guard)
         hyt_sched_make_ready(ctx, t);
-    return HYT_SUCCESS;
+    return rc;
 }
 
 /* ------------------------------------------------------------------------------------------ */
