@@ -6,6 +6,7 @@
 #ifndef HYT_CPU_KERNELS_H
 #define HYT_CPU_KERNELS_H
 
+#include "hyt_core_seq.h"
 #include "hyt_insert.h"
 #include "hyt_runtime.h"
 #include "hyt_tiles.h"
@@ -24,9 +25,7 @@ extern "C" {
  * columns get their U part.  Declares RW on the panel's tiles and WRITE on ipiv_token. */
 int hyt_insert_dgetrf_rec(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_desc_t *A, int k,
                           int *ipiv, int *info, int nthreads, const void *ipiv_token);
-/* The same algorithm on one thread for an m x n LAPACK-layout block: LU with partial pivoting
- * in place, ipiv 1-based within the block; returns the first zero pivot (1-based) or 0. */
-int hyt_core_dgetrf_seq(int m, int n, double *a, int64_t lda, int *ipiv);
+/* (hyt_core_dgetrf_seq, the same algorithm on one thread: hyt_core_seq.h) */
 /* The recursion leaf width (columns factored by rank-1 updates). */
 #define HYT_PANEL_LEAF 2
 
@@ -79,14 +78,10 @@ int hyt_insert_dgemm_stop(hyt_sequence_t *seq, hyt_tag_t tag, char transa, char 
                           int ldb, double beta, double *C, int ldc, const int *stop);
 
 /* ---- core_dpotrf.c: Cholesky factorization of a diagonal tile ---------------------------
- * hyt_core_dpotrf: A = L L^T (uplo 'L') or U^T U ('U') of the n x n block a (ld lda) in place,
- * recursive (LAPACK's dpotrf2 split) with unblocked leaves; returns 0 or the order of the first
- * leading minor that is not positive definite (LAPACK's INFO: that diagonal is <= 0 or NaN;
- * the rest of the block is then unspecified).
+ * hyt_core_dpotrf (hyt_core_seq.h): the factorization of one block.
  * hyt_insert_dpotrf: the task, skipped when *info is already nonzero; a failure sets *info to
  * offset + the local INFO.  Keys: the tile RW, info RW (so a task that READs info runs after
  * every factorization of the diagonal tiles inserted before it). */
-int hyt_core_dpotrf(char uplo, int n, double *a, int lda);
 int hyt_insert_dpotrf(hyt_sequence_t *seq, hyt_tag_t tag, char uplo, int n, double *A, int lda,
                       int offset, int *info);
 
@@ -116,9 +111,7 @@ int hyt_dlange_tile_async(hyt_sequence_t *seq, char norm, const hyt_desc_t *A, d
  * generator, the matrix generated column by column): the same numbers HPL_pdmatgen produces
  * on a 1 x 1 grid.  HPL's system is the n x (n+1) matrix [A b] with seed 100. */
 double hyt_hpl_entry(int64_t m, int64_t r, int64_t c, int seed);
-/* Fills rows [r0, r0+mb) x columns [c0, c0+nb) of the m-row HPL matrix into a (ld). */
-void hyt_core_dplghpl(int64_t m, int64_t r0, int64_t c0, int mb, int nb, double *a, int64_t lda,
-                      int seed);
+/* (hyt_core_dplghpl, the generator on a block: hyt_core_seq.h) */
 /* Generates the HPL matrix into A (columns col0.. of the m-row global matrix), as tasks. */
 int hyt_dplghpl_tile_async(hyt_sequence_t *seq, const hyt_desc_t *A, int64_t col0, int seed);
 

@@ -11,7 +11,7 @@
  * multiple of 2^31, so masking to 31 bits gives the same numbers as the host's 64-bit code
  * (and a GPU does one 32-bit IMAD instead of an emulated 64-bit product).
  *
- * The device layout is the hybrid LU's (gpu_kernels/hyt_gpu_tasks.h): device `index` of `ndev`
+ * The device layout is the hybrid LU's (drivers/lu/lu_gpu.h): device `index` of `ndev`
  * holds the tile columns j with j % ndev == index, local column l = j / ndev at cols + l*colsz
  * with colsz = mt*nb*nb, mt = nt = ceil(n/nb): mt CRRB tiles on top of each other, so element
  * (global row R, column c of the tile column) is at cols + l*colsz + R*nb + c.  Padding (rows

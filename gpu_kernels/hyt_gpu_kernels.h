@@ -61,7 +61,7 @@ int hyt_gpu_dgetrf_crrb(const hyt_devctx_t *dc, double *A, int m, int n, int nb,
 size_t hyt_gpu_dgetrf_crrb_work(hyt_device_t *dev, int m, int n);
 /* ---- HPL's matrix on the devices (gpu_dplghpl.cu, gpu_hpl_check.cu; references in ref_hpl.c)
  * Device `index` of `ndev` holds the tile columns of HPL's n x n matrix (nb x nb tiles) as the
- * hybrid LU keeps them (hyt_gpu_tasks.h): the tile columns j with j % ndev == index, local
+ * hybrid LU keeps them (drivers/lu/lu_gpu.h): the tile columns j with j % ndev == index, local
  * column l = j / ndev at cols + l*mt*nb*nb (mt = ceil(n/nb)), mt CRRB tiles on top of each
  * other; padding (rows >= n, columns >= n) zero.  The numbers are hyt_core_dplghpl's, bit for
  * bit: A is columns 0..n-1 of HPL's n x (n+1) matrix, b its column n (hytile hpl's matrix).

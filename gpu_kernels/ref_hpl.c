@@ -5,7 +5,7 @@
  * column-major, then transposed in place to CRRB), so they are HPL's numbers by construction.
  * The arguments are assumed valid (the dispatchers in gpu_kernels.c check them).
  */
-#include "hyt_cpu_kernels.h"
+#include "hyt_core_seq.h" /* hyt_core_dplghpl */
 #include "hyt_gpu_kernels.h"
 
 #include <float.h>

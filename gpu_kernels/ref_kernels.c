@@ -4,10 +4,8 @@
  * machines without a GPU run the whole hybrid algorithm.  Plain C, always compiled.  The
  * arguments are assumed valid (the dispatchers in gpu_kernels.c check them).
  */
-#include "hyt_cpu_kernels.h"
+#include "hyt_core_seq.h" /* the sequential panel and Cholesky the references build on */
 #include "hyt_gpu_kernels.h"
-
-#include "hyt_cpu_kernels.h"
 
 #include <cblas.h>
 

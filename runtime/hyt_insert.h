@@ -65,6 +65,21 @@ static inline hyt_task_desc_t hyt_tagged_desc(const hyt_kernel_t *kernel, const 
     return d;
 }
 
+/* Inserts a task of device dev on one of its streams (HYT_STREAM_*) with the dependency list
+ * deps, then frees the list (for device tasks' insert wrappers). */
+static inline int hyt_insert_on_stream(hyt_sequence_t *seq, hyt_tag_t tag,
+                                       const hyt_device_t *dev, int stream,
+                                       const hyt_kernel_t *kernel, const void *args,
+                                       size_t args_size, hyt_deps_t *deps)
+{
+    hyt_task_desc_t d = hyt_tagged_desc(kernel, args, args_size, deps->v, deps->n, tag);
+    d.device = hyt_device_index(dev);
+    d.stream = stream;
+    int rc = hyt_task_insert(seq, &d);
+    hyt_deps_free(deps);
+    return rc;
+}
+
 #ifdef __cplusplus
 }
 #endif

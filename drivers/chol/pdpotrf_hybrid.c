@@ -40,7 +40,7 @@
  * the steps are skipped.  The copies always run, so every column comes back.
  */
 #include "chol_internal.h"
-#include "hyt_gpu_tasks.h"
+#include "hyt_dev_columns.h"
 #include "hyt_hybrid.h"
 
 #include <stdio.h>
@@ -57,7 +57,6 @@ typedef struct hchol {
     hyt_context_t *ctx;
     int ndev, nslot;
     hyt_chol_hdev_t *d;  /* ndev */
-    hyt_gpu_lu_t *io;    /* ndev: the views of the column load / return tasks (gpu_dma_tiles.c) */
     hyt_dmat_t *dA;      /* the columns */
     hyt_tokens_t *tok;   /* state[ndev], slot[ndev * nslot] */
 } hchol_t;
@@ -68,6 +67,12 @@ static const void *slot_key(const hchol_t *h, int g, int k)
     return hyt_token(h->tok, (size_t)(h->ndev + g * h->nslot + k % h->nslot));
 }
 static const void *col_key(const hchol_t *h, int j) { return hyt_dmat_col_key(h->dA, j); }
+/* Tile column j on its device, for the column loads and returns (tiles/hyt_dev_columns.h). */
+static hyt_dev_column_t dev_column(const hchol_t *h, int j)
+{
+    const hyt_chol_hdev_t *d = &h->d[j % h->ndev];
+    return (hyt_dev_column_t){d->dev, d->cols + (int64_t)(j / h->ndev) * d->colsz, d->nb, d->mt};
+}
 
 static void hchol_free(hchol_t *h)
 {
@@ -76,7 +81,6 @@ static void hchol_free(hchol_t *h)
     hyt_dmat_free(h->dA);
     hyt_tokens_destroy(h->tok);
     free(h->d);
-    free(h->io);
     free(h);
 }
 
@@ -110,10 +114,9 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hchol_t **out)
         h->ndev = ndev;
         h->nslot = la + 2 < 16 ? la + 2 : 16; /* panels in flight per device */
         h->d = calloc((size_t)ndev, sizeof *h->d);
-        h->io = calloc((size_t)ndev, sizeof *h->io);
         h->tok = hyt_tokens_create((size_t)ndev * (1 + h->nslot));
     }
-    if (!h || !need || !h->d || !h->io || !h->tok) {
+    if (!h || !need || !h->d || !h->tok) {
         free(need);
         if (h)
             hchol_free(h);
@@ -131,9 +134,6 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hchol_t **out)
                                .n = T->n, .nb = nb, .mt = mt, .ncols = h->dA->ncols[g],
                                .nslot = h->nslot, .tile = tile, .colsz = tile * mt,
                                .cols = h->dA->cols[g]};
-        h->io[g] = (hyt_gpu_lu_t){.dev = d->dev, .index = g, .ndev = ndev, .nb = nb, .mt = mt,
-                                  .tile = tile, .colsz = d->colsz, .ncols = d->ncols,
-                                  .cols = d->cols};
         if (need[g])
             rc = hyt_device_malloc(d->dev, (void **)&d->slots, need[g]);
     }
@@ -154,10 +154,11 @@ static int insert_steps(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, in
     const int ld = hyt_tile_ld(T);
     int rc = 0;
     // the device columns to their devices; the first rest task of a device waits for them all
-    for (int j = la + 1; j < nt && !rc; j++)
-        rc = hyt_insert_gpu_column_load(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, -1, -1, j},
-                                        &h->io[j % ndev], T, j, col_key(h, j),
-                                        state_key(h, j % ndev));
+    for (int j = la + 1; j < nt && !rc; j++) {
+        const hyt_dev_column_t c = dev_column(h, j);
+        rc = hyt_insert_dev_column_load(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, -1, -1, j}, &c, T,
+                                        j, col_key(h, j), state_key(h, j % ndev));
+    }
     for (int k = 0; k < nt && !rc; k++) {
         const int nbk = hyt_tile_nb(T, k), lead = k + la + 1;
 
@@ -196,9 +197,10 @@ static int insert_steps(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, in
         rc = hyt_insert_gpu_chol_cols(seq, (hyt_tag_t){PRIO_LOOKAHEAD + 1, k, lead, lead},
                                       &h->d[gl], k, ll, ll + 1, HYT_STREAM_LOOKAHEAD, info, dl,
                                       2);
+        const hyt_dev_column_t cl = dev_column(h, lead);
         if (!rc)
-            rc = hyt_insert_gpu_column_return(seq, (hyt_tag_t){PRIO_LOOKAHEAD + 1, k, -1, lead},
-                                              &h->io[gl], T, lead, col_key(h, lead), NULL);
+            rc = hyt_insert_dev_column_return(seq, (hyt_tag_t){PRIO_LOOKAHEAD + 1, k, -1, lead},
+                                              &cl, T, lead, col_key(h, lead), NULL);
 
         // the rest of each device's columns, older steps first
         for (int g = 0; g < ndev && !rc; g++) {

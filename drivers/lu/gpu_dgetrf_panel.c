@@ -15,7 +15,7 @@
  * copy.  Pivots stay relative to the panel (1-based): the row swaps on the devices are applied
  * from the panel's first row, and a CPU task turns them into LAPACK's global IPIV.
  */
-#include "hyt_gpu_tasks.h"
+#include "lu_gpu.h"
 
 #include "config.h"
 

@@ -11,7 +11,7 @@
  * In CRRB a tile column is the column-major transpose of the column, leading dimension nb, so
  * each GEMM above is the transposed product on whole columns: C^T -= U^T L^T.
  */
-#include "hyt_gpu_tasks.h"
+#include "lu_gpu.h"
 
 typedef struct upd_args {
     hyt_gpu_lu_t g;

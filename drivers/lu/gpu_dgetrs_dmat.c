@@ -16,7 +16,7 @@
  * so each step reads only A's tile column k (on its owner, or copied to a slot of B's device).
  * The interchanges are LAPACK's IPIV (host), copied to the device first.
  */
-#include "hyt_gpu_tasks.h"
+#include "hyt_gpu_kernels.h"
 
 #include "drv_internal.h"
 

@@ -35,7 +35,7 @@
  * lookahead updates, not for the bulk of the previous steps.
  */
 #include "drv_internal.h"
-#include "hyt_gpu_tasks.h"
+#include "lu_gpu.h"
 #include "hyt_hybrid.h"
 
 #include <stdio.h>

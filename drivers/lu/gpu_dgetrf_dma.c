@@ -1,27 +1,11 @@
 /*
- * Copies of the hybrid LU as device tasks (the seed's section 3.5): column loads before the
- * first step, the panel broadcast after each panel, the column return after each update.
- * Each copy is followed (load, broadcast) or preceded (return) by the CCRB <-> CRRB tile
- * transposition on the same stream, so the compute stream only ever sees CRRB.  Host memory
- * is the CCRB matrix (page-locked) and page-locked staging for inv(L_kk) and the pivots.
+ * Copies of the hybrid LU as device tasks (the seed's section 3.5): the device workspaces of
+ * a factorization (lu_gpu.h), their zeroing, the panel broadcast after each panel (panel,
+ * inv(L_kk) and pivots, transposed to CRRB on the H2D stream), and the LU's names for the
+ * column loads and returns of tiles/dev_columns.c.  Host memory is the CCRB matrix
+ * (page-locked) and page-locked staging for inv(L_kk) and the pivots.
  */
-#include "hyt_gpu_tasks.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-/* Inserts a task of g's device on one of its streams, then frees the dependency list. */
-static int insert_on_stream(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
-                            int stream, const hyt_kernel_t *kernel, const void *args,
-                            size_t args_size, hyt_deps_t *deps)
-{
-    hyt_task_desc_t d = hyt_tagged_desc(kernel, args, args_size, deps->v, deps->n, tag);
-    d.device = hyt_device_index(g->dev);
-    d.stream = stream;
-    int rc = hyt_task_insert(seq, &d);
-    hyt_deps_free(deps);
-    return rc;
-}
+#include "lu_gpu.h"
 
 size_t hyt_gpu_lu_bytes(const hyt_gpu_lu_t *g)
 {
@@ -110,125 +94,40 @@ int hyt_insert_gpu_lu_init(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_
     hyt_deps_add(&deps, state_key, HYT_WRITE);
     for (int s = 0; s < g->npbuf; s++)
         hyt_deps_add(&deps, panel_keys[s], HYT_WRITE);
-    return insert_on_stream(seq, tag, g, HYT_STREAM_COMPUTE, &init_kernel, &args, sizeof args,
-                            &deps);
+    return hyt_insert_on_stream(seq, tag, g->dev, HYT_STREAM_COMPUTE, &init_kernel, &args,
+                                sizeof args, &deps);
 }
 
-/* ---- column load ---------------------------------------------------------------------------- */
+/* ---- column loads and returns: tiles/dev_columns.c on g's columns ------------------------- */
 
-typedef struct col_args {
-    hyt_gpu_lu_t g;
-    const double *host; /* tile (0, j) of the CCRB matrix */
-    double *dcol;
-} col_args_t;
-
-static int load_body(const hyt_devctx_t *dc, void *p)
+static hyt_dev_column_t column_of(const hyt_gpu_lu_t *g, int j)
 {
-    col_args_t *a = p;
-    int rc = hyt_dev_memcpy_h2d(dc, a->dcol, a->host, (size_t)a->g.colsz * sizeof(double));
-    return rc ? rc : hyt_gpu_transpose_tiles(dc, a->dcol, a->g.nb, a->g.mt);
-}
-
-static const hyt_kernel_t load_kernel = {.name = "column_load", .dev = load_body,
-                                         .cat = HYT_CAT_DMA};
-
-static double *dcol_of(const hyt_gpu_lu_t *g, int j)
-{
-    return g->cols + (int64_t)(j / g->ndev) * g->colsz;
+    return (hyt_dev_column_t){g->dev, g->cols + (int64_t)(j / g->ndev) * g->colsz, g->nb, g->mt};
 }
 
 int hyt_insert_gpu_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
                                const hyt_desc_t *A, int j, const void *col_key,
                                const void *state_key)
 {
-    /* state_key may be NULL: then only the column's token orders its users */
-    col_args_t args = {*g, hyt_tile(A, 0, j), dcol_of(g, j)};
-    hyt_deps_t deps;
-    if (hyt_deps_init(&deps, A->mt + 2))
-        return HYT_ERR_NOMEM;
-    for (int i = 0; i < A->mt; i++)
-        hyt_deps_add(&deps, hyt_tile(A, i, j), HYT_READ);
-    hyt_deps_add(&deps, col_key, HYT_WRITE);
-    /* loads of different columns commute; the first update waits for all of them */
-    if (state_key)
-        hyt_deps_add(&deps, state_key, HYT_GATHER);
-    return insert_on_stream(seq, tag, g, HYT_STREAM_H2D, &load_kernel, &args, sizeof args,
-                            &deps);
+    hyt_dev_column_t c = column_of(g, j);
+    return hyt_insert_dev_column_load(seq, tag, &c, A, j, col_key, state_key);
 }
-
-/* ---- column return -------------------------------------------------------------------------- */
-
-static int return_body(const hyt_devctx_t *dc, void *p)
-{
-    col_args_t *a = p;
-    /* the device copy is not used any more: transpose it in place, then copy */
-    int rc = hyt_gpu_transpose_tiles(dc, a->dcol, a->g.nb, a->g.mt);
-    return rc ? rc
-              : hyt_dev_memcpy_d2h(dc, (double *)a->host, a->dcol,
-                                   (size_t)a->g.colsz * sizeof(double));
-}
-
-static const hyt_kernel_t return_kernel = {.name = "column_return", .dev = return_body,
-                                           .cat = HYT_CAT_DMA};
 
 int hyt_insert_gpu_column_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
                                  const hyt_desc_t *A, int j, const void *after_key,
                                  const void *after_key2)
 {
-    col_args_t args = {*g, hyt_tile(A, 0, j), dcol_of(g, j)};
-    hyt_deps_t deps;
-    if (hyt_deps_init(&deps, A->mt + 2))
-        return HYT_ERR_NOMEM;
-    hyt_deps_add(&deps, after_key, HYT_READ);
-    if (after_key2)
-        hyt_deps_add(&deps, after_key2, HYT_READ);
-    for (int i = 0; i < A->mt; i++)
-        hyt_deps_add(&deps, hyt_tile(A, i, j), HYT_WRITE);
-    return insert_on_stream(seq, tag, g, HYT_STREAM_D2H, &return_kernel, &args, sizeof args,
-                            &deps);
+    hyt_dev_column_t c = column_of(g, j);
+    return hyt_insert_dev_column_return(seq, tag, &c, A, j, after_key, after_key2);
 }
-
-/* ---- a tile row back to the host, for all of a device's columns ------------------------------- */
-
-typedef struct row_args {
-    hyt_gpu_lu_t g;
-    double *host;  /* host tile (r, g): the device's first column */
-    int r;
-    int64_t host_stride; /* doubles between the host tiles (r, j) and (r, j + ndev) */
-} row_args_t;
-
-static int row_body(const hyt_devctx_t *dc, void *p)
-{
-    row_args_t *a = p;
-    const hyt_gpu_lu_t *g = &a->g;
-    double *src = g->cols + (int64_t)a->r * g->tile;
-    /* the tiles are final and not read on the device any more: transpose them in place */
-    int rc = hyt_gpu_transpose_tiles_strided(dc, src, g->nb, g->ncols, g->colsz);
-    if (!rc)
-        rc = hyt_dev_memcpy2d(dc, a->host, (size_t)a->host_stride * sizeof(double), src,
-                              (size_t)g->colsz * sizeof(double), (size_t)g->tile * sizeof(double),
-                              (size_t)g->ncols, 1);
-    return rc;
-}
-
-static const hyt_kernel_t row_kernel = {.name = "tilerow_return", .dev = row_body,
-                                        .cat = HYT_CAT_DMA};
 
 int hyt_insert_gpu_tilerow_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
                                   const hyt_desc_t *A, int r, const void *after_key)
 {
-    if (g->ncols == 0)
-        return HYT_SUCCESS;
-    row_args_t args = {*g, hyt_tile(A, r, g->index), r,
-                       (int64_t)g->ndev * A->mt * g->tile};
-    hyt_deps_t deps;
-    if (hyt_deps_init(&deps, g->ncols + 1))
-        return HYT_ERR_NOMEM;
-    hyt_deps_add(&deps, after_key, HYT_READ);
-    for (int l = 0; l < g->ncols; l++)
-        hyt_deps_add(&deps, hyt_tile(A, r, l * g->ndev + g->index), HYT_WRITE);
-    return insert_on_stream(seq, tag, g, HYT_STREAM_D2H, &row_kernel, &args, sizeof args,
-                            &deps);
+    hyt_dev_columns_t c = {.dev = g->dev, .cols = g->cols, .stride = g->colsz,
+                           .ncols = g->ncols, .nb = g->nb, .mt = g->mt, .j0 = g->index,
+                           .jstep = g->ndev};
+    return hyt_insert_dev_tilerow_return(seq, tag, &c, A, r, after_key);
 }
 
 /* ---- panel broadcast ------------------------------------------------------------------------ */
@@ -284,6 +183,6 @@ int hyt_insert_gpu_panel_bcast(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu
     hyt_deps_add(&deps, &ipiv[(int64_t)k * g->nb], HYT_READ);
     /* the slot is rewritten: waits for the updates that read the panel npbuf steps ago */
     hyt_deps_add(&deps, panel_key, HYT_WRITE);
-    return insert_on_stream(seq, tag, g, HYT_STREAM_H2D, &bcast_kernel, &args, sizeof args,
-                            &deps);
+    return hyt_insert_on_stream(seq, tag, g->dev, HYT_STREAM_H2D, &bcast_kernel, &args,
+                                sizeof args, &deps);
 }

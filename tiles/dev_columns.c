@@ -1,0 +1,126 @@
+/*
+ * Tile columns between the host and the devices as device tasks (hyt_dev_columns.h): column
+ * loads, column returns and tile-row returns, for any algorithm (the LU's and the hybrid
+ * Cholesky's loop nests insert them).  Each copy is followed (load) or preceded (return) by
+ * the CCRB <-> CRRB tile transposition on the same stream, so the compute stream only ever
+ * sees CRRB.  Host memory is the CCRB matrix (page-locked).
+ */
+#include "hyt_dev_columns.h"
+
+#include "hyt_gpu_kernels.h"
+
+/* ---- column load ---------------------------------------------------------------------------- */
+
+typedef struct col_args {
+    const double *host; /* tile (0, j) of the CCRB matrix */
+    double *dcol;
+    int nb, mt;
+} col_args_t;
+
+static size_t col_bytes(const col_args_t *a)
+{
+    return (size_t)a->mt * a->nb * a->nb * sizeof(double);
+}
+
+static int load_body(const hyt_devctx_t *dc, void *p)
+{
+    col_args_t *a = p;
+    int rc = hyt_dev_memcpy_h2d(dc, a->dcol, a->host, col_bytes(a));
+    return rc ? rc : hyt_gpu_transpose_tiles(dc, a->dcol, a->nb, a->mt);
+}
+
+static const hyt_kernel_t load_kernel = {.name = "column_load", .dev = load_body,
+                                         .cat = HYT_CAT_DMA};
+
+int hyt_insert_dev_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_dev_column_t *c,
+                               const hyt_desc_t *A, int j, const void *col_key,
+                               const void *state_key)
+{
+    /* state_key may be NULL: then only the column's token orders its users */
+    col_args_t args = {hyt_tile(A, 0, j), c->dcol, c->nb, c->mt};
+    hyt_deps_t deps;
+    if (hyt_deps_init(&deps, A->mt + 2))
+        return HYT_ERR_NOMEM;
+    for (int i = 0; i < A->mt; i++)
+        hyt_deps_add(&deps, hyt_tile(A, i, j), HYT_READ);
+    hyt_deps_add(&deps, col_key, HYT_WRITE);
+    /* loads of different columns commute; the first update waits for all of them */
+    if (state_key)
+        hyt_deps_add(&deps, state_key, HYT_GATHER);
+    return hyt_insert_on_stream(seq, tag, c->dev, HYT_STREAM_H2D, &load_kernel, &args,
+                                sizeof args, &deps);
+}
+
+/* ---- column return -------------------------------------------------------------------------- */
+
+static int return_body(const hyt_devctx_t *dc, void *p)
+{
+    col_args_t *a = p;
+    /* the device copy is not used any more: transpose it in place, then copy */
+    int rc = hyt_gpu_transpose_tiles(dc, a->dcol, a->nb, a->mt);
+    return rc ? rc : hyt_dev_memcpy_d2h(dc, (double *)a->host, a->dcol, col_bytes(a));
+}
+
+static const hyt_kernel_t return_kernel = {.name = "column_return", .dev = return_body,
+                                           .cat = HYT_CAT_DMA};
+
+int hyt_insert_dev_column_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_dev_column_t *c,
+                                 const hyt_desc_t *A, int j, const void *after_key,
+                                 const void *after_key2)
+{
+    col_args_t args = {hyt_tile(A, 0, j), c->dcol, c->nb, c->mt};
+    hyt_deps_t deps;
+    if (hyt_deps_init(&deps, A->mt + 2))
+        return HYT_ERR_NOMEM;
+    hyt_deps_add(&deps, after_key, HYT_READ);
+    if (after_key2)
+        hyt_deps_add(&deps, after_key2, HYT_READ);
+    for (int i = 0; i < A->mt; i++)
+        hyt_deps_add(&deps, hyt_tile(A, i, j), HYT_WRITE);
+    return hyt_insert_on_stream(seq, tag, c->dev, HYT_STREAM_D2H, &return_kernel, &args,
+                                sizeof args, &deps);
+}
+
+/* ---- a tile row back to the host, for all of a device's columns ------------------------------- */
+
+typedef struct row_args {
+    double *host;        /* host tile (r, j0): the device's first column */
+    double *src;         /* device tile r of local column 0 */
+    int64_t host_stride; /* doubles between the host tiles (r, j) and (r, j + jstep) */
+    int64_t stride;      /* doubles between the device's columns */
+    int nb, ncols;
+} row_args_t;
+
+static int row_body(const hyt_devctx_t *dc, void *p)
+{
+    row_args_t *a = p;
+    const size_t tile = (size_t)a->nb * a->nb;
+    /* the tiles are final and not read on the device any more: transpose them in place */
+    int rc = hyt_gpu_transpose_tiles_strided(dc, a->src, a->nb, a->ncols, a->stride);
+    if (!rc)
+        rc = hyt_dev_memcpy2d(dc, a->host, (size_t)a->host_stride * sizeof(double), a->src,
+                              (size_t)a->stride * sizeof(double), tile * sizeof(double),
+                              (size_t)a->ncols, 1);
+    return rc;
+}
+
+static const hyt_kernel_t row_kernel = {.name = "tilerow_return", .dev = row_body,
+                                        .cat = HYT_CAT_DMA};
+
+int hyt_insert_dev_tilerow_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_dev_columns_t *c,
+                                  const hyt_desc_t *A, int r, const void *after_key)
+{
+    if (c->ncols == 0)
+        return HYT_SUCCESS;
+    const int64_t tile = (int64_t)c->nb * c->nb;
+    row_args_t args = {hyt_tile(A, r, c->j0), c->cols + (int64_t)r * tile,
+                       (int64_t)c->jstep * A->mt * tile, c->stride, c->nb, c->ncols};
+    hyt_deps_t deps;
+    if (hyt_deps_init(&deps, c->ncols + 1))
+        return HYT_ERR_NOMEM;
+    hyt_deps_add(&deps, after_key, HYT_READ);
+    for (int l = 0; l < c->ncols; l++)
+        hyt_deps_add(&deps, hyt_tile(A, r, c->j0 + l * c->jstep), HYT_WRITE);
+    return hyt_insert_on_stream(seq, tag, c->dev, HYT_STREAM_D2H, &row_kernel, &args,
+                                sizeof args, &deps);
+}
