@@ -3,7 +3,7 @@
  * panels on devices: the arrays go through device matrices, never through a host tile copy.
  *
  *   1. in      the tile columns of A (and B) stream to their devices through a ring of NSLOT
- *              page-locked staging slots (gpu_dma_lapack.c): CPU workers copy a piece of
+ *              page-locked staging slots (tiles/staging.c): CPU workers copy a piece of
  *              tile column j into a slot while the pieces before it are in flight; the first
  *              panel starts as soon as column 0 has arrived (its token)
  *   2. factor  hyt_pdgetrf_dmat, in place on the devices (the same tasks and pivots as the host
@@ -23,7 +23,7 @@
  * not per call.  Device memory is allocated per call (cudaMalloc of the columns is cheap).
  */
 #include "drv_internal.h"
-#include "hyt_gpu_tasks.h"
+#include "hyt_staging.h"
 #include "hyt_hybrid.h"
 
 #include <stdio.h>

@@ -1,10 +1,10 @@
 /*
  * Device tasks that move a LAPACK array to a device matrix's columns and back through
- * page-locked staging slots (gpu_dma_lapack.c).  The tile-column copies any algorithm uses are
+ * page-locked staging slots (staging.c).  The tile-column copies any algorithm uses are
  * in tiles/hyt_dev_columns.h; the LU's device state and tasks in drivers/lu/lu_gpu.h.
  */
-#ifndef HYT_GPU_TASKS_H
-#define HYT_GPU_TASKS_H
+#ifndef HYT_STAGING_H
+#define HYT_STAGING_H
 
 #include "hyt_gpu_kernels.h"
 #include "hyt_insert.h"
@@ -17,7 +17,7 @@ extern "C" {
 #endif
 
 /* ---- a LAPACK array <-> a device matrix's columns through page-locked staging slots
- * (gpu_dma_lapack.c).  A piece: ntiles tiles of one tile column from tile row i0; a: the
+ * (staging.c).  A piece: ntiles tiles of one tile column from tile row i0; a: the
  * column's first element (row 0), m rows, w columns wide; slot: ntiles*nb*nb doubles. */
 /* CPU: the piece's rows of a -> slot (CCRB tiles, padding zero); RW on slot_key. */
 int hyt_insert_lapack_pack(hyt_sequence_t *seq, hyt_tag_t tag, const double *a, int64_t lda,

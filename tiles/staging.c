@@ -14,7 +14,7 @@
  * other slots' pieces are in flight: the copies on the CPUs, the transfers and the device's
  * work overlap.  The pieces of a column are GATHER writers (or readers) of its token.
  */
-#include "hyt_gpu_tasks.h"
+#include "hyt_staging.h"
 
 #include <string.h>
 
