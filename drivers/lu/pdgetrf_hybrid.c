@@ -37,6 +37,7 @@
 #include "drv_internal.h"
 #include "lu_gpu.h"
 #include "hyt_hybrid.h"
+#include "lu_tokens.h"
 
 #include <stdio.h>
 #include <stdlib.h>
