@@ -94,3 +94,55 @@ int hyt_dmat_alloc(hyt_context_t *ctx, int m, int n, int nb, const size_t *need,
 }
 
 const void *hyt_dmat_col_key(const hyt_dmat_t *A, int j) { return hyt_token(A->tok, (size_t)j); }
+
+/* ---- a temporary host tile copy, freed by a task after every task on its tiles ------------- */
+
+int hyt_tile_copy_create(hyt_context_t *ctx, int m, int n, int nb, hyt_desc_t **T)
+{
+    *T = malloc(sizeof **T);
+    if (!*T)
+        return hyt_error(HYT_ERR_NOMEM, "out of memory");
+    int rc = hyt_desc_create(ctx, m, n, nb, *T);
+    if (rc) {
+        free(*T);
+        *T = NULL;
+        return hyt_error(rc, "no host memory for the tile copy of a %d x %d matrix", m, n);
+    }
+    return HYT_SUCCESS;
+}
+
+static int free_copy_body(const hyt_task_ctx_t *tc, void *p)
+{
+    (void)tc;
+    hyt_desc_t *T = *(hyt_desc_t **)p;
+    hyt_desc_destroy(T);
+    free(T);
+    return 0;
+}
+
+/* always: the copy is freed also when the sequence failed */
+static const hyt_kernel_t free_copy_kernel = {.name = "free_copy", .cpu = free_copy_body,
+                                              .cat = HYT_CAT_OTHER, .always = 1};
+
+int hyt_tile_copy_release(hyt_sequence_t *seq, hyt_desc_t *T)
+{
+    const int ntiles = T->mt * T->nt;
+    hyt_dep_t *deps = malloc(((size_t)ntiles + 1) * sizeof *deps);
+    int rc = deps ? 0 : hyt_error(HYT_ERR_NOMEM, "out of memory");
+    for (int t = 0; deps && t < ntiles; t++)
+        deps[t] = (hyt_dep_t){hyt_tile(T, t % T->mt, t / T->mt), HYT_RW};
+    if (!rc) {
+        hyt_task_desc_t d = hyt_task_desc(&free_copy_kernel, &T, sizeof T);
+        d.deps = deps;
+        d.ndeps = ntiles;
+        rc = hyt_task_insert(seq, &d);
+    }
+    free(deps);
+    if (rc) { /* the cleanup will not run: wait and free here */
+        hyt_sequence_fail(seq, rc, "out of memory");
+        hyt_sequence_wait(seq);
+        hyt_desc_destroy(T);
+        free(T);
+    }
+    return rc;
+}

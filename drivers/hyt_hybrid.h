@@ -53,4 +53,10 @@ const void *hyt_dmat_col_key(const hyt_dmat_t *A, int j);
  * "<what> needs X GiB on <device> but Y GiB are available (...)". */
 int hyt_hybrid_check_memory(hyt_context_t *ctx, int ndev, const size_t *need, const char *what);
 
+/* A temporary host CCRB copy of an m x n matrix (for the devices, which copy whole tiles), and
+ * its release: a task that frees it after every task on its tiles (also after an error; when
+ * that task cannot be inserted, waits for the sequence and frees it here). */
+int hyt_tile_copy_create(hyt_context_t *ctx, int m, int n, int nb, hyt_desc_t **T);
+int hyt_tile_copy_release(hyt_sequence_t *seq, hyt_desc_t *T);
+
 #endif

@@ -258,29 +258,12 @@ static int hybrid_lower(hyt_sequence_t *seq, const hyt_desc_t *T, int *info, int
 
 /* ---- a LAPACK view or an upper triangle: through a lower CCRB copy --------------------------- */
 
-static int free_copy_body(const hyt_task_ctx_t *tc, void *p)
-{
-    (void)tc;
-    hyt_desc_t *T = *(hyt_desc_t **)p;
-    hyt_desc_destroy(T);
-    free(T);
-    return 0;
-}
-
-static const hyt_kernel_t free_copy_kernel = {.name = "chol_free_copy", .cpu = free_copy_body,
-                                              .cat = HYT_CAT_OTHER, .always = 1};
-
 static int via_copy(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info, int la)
 {
-    hyt_context_t *ctx = hyt_sequence_context(seq);
-    hyt_desc_t *T = malloc(sizeof *T);
-    if (!T)
-        return hyt_error(HYT_ERR_NOMEM, "out of memory");
-    int rc = hyt_desc_create(ctx, A->n, A->n, A->nb, T);
-    if (rc) {
-        free(T);
-        return hyt_error(rc, "no host memory for the tile copy of a %d x %d matrix", A->n, A->n);
-    }
+    hyt_desc_t *T;
+    int rc = hyt_tile_copy_create(hyt_sequence_context(seq), A->n, A->n, A->nb, &T);
+    if (rc)
+        return rc;
     for (int j = 0; j < T->nt && !rc; j++)
         rc = hyt_insert_chol_copy(seq, (hyt_tag_t){PRIO_PANEL, -1, -1, j}, uplo, A, T, j, 0);
     if (!rc)
@@ -288,24 +271,7 @@ static int via_copy(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *in
     for (int j = 0; j < T->nt && !rc; j++)
         rc = hyt_insert_chol_copy(seq, (hyt_tag_t){0, T->nt, -1, j}, uplo, A, T, j, 1);
     // free the copy after every task on its tiles (the returns write all of a column's)
-    const int ntiles = T->mt * T->nt;
-    hyt_dep_t *deps = malloc(((size_t)ntiles + 1) * sizeof *deps);
-    int rc2 = deps ? 0 : hyt_error(HYT_ERR_NOMEM, "out of memory");
-    for (int t = 0; deps && t < ntiles; t++)
-        deps[t] = (hyt_dep_t){hyt_tile(T, t % T->mt, t / T->mt), HYT_RW};
-    if (!rc2) {
-        hyt_task_desc_t d = hyt_task_desc(&free_copy_kernel, &T, sizeof T);
-        d.deps = deps;
-        d.ndeps = ntiles;
-        rc2 = hyt_task_insert(seq, &d);
-    }
-    free(deps);
-    if (rc2) { /* could not insert the cleanup: wait and free here */
-        hyt_sequence_fail(seq, rc2, "out of memory");
-        hyt_sequence_wait(seq);
-        hyt_desc_destroy(T);
-        free(T);
-    }
+    int rc2 = hyt_tile_copy_release(seq, T);
     return rc ? rc : rc2;
 }
 

@@ -1,56 +1,25 @@
 /* LU on tile matrices: synchronous and asynchronous; CPU-only or hybrid with devices. */
 #include "drv_internal.h"
+#include "hyt_hybrid.h"
 #include "tiles_internal.h"
 
 #include <stdlib.h>
 
-/* A LAPACK array factored with devices goes through a page-locked CCRB copy (the devices copy
- * whole tiles); this task frees the copy at the end of the sequence. */
-static int free_copy_body(const hyt_task_ctx_t *tc, void *p)
-{
-    (void)tc;
-    hyt_desc_t *T = *(hyt_desc_t **)p;
-    hyt_desc_destroy(T);
-    free(T);
-    return 0;
-}
-
-static const hyt_kernel_t free_copy_kernel = {.name = "free_copy", .cpu = free_copy_body,
-                                              .cat = HYT_CAT_OTHER, .always = 1};
-
+/* A LAPACK array factored with CPU panels on devices goes through a CCRB copy (the devices
+ * copy whole tiles), freed at the end of the sequence. */
 static int hybrid_via_copy(hyt_sequence_t *seq, hyt_desc_t *A, int *ipiv, int *info,
                            const hyt_lu_params_t *p)
 {
-    hyt_context_t *ctx = hyt_sequence_context(seq);
-    hyt_desc_t *T = malloc(sizeof *T);
-    if (!T)
-        return hyt_error(HYT_ERR_NOMEM, "out of memory");
-    int rc = hyt_desc_create(ctx, A->m, A->n, A->nb, T);
-    if (rc) {
-        free(T);
-        return hyt_error(rc, "no host memory for the tile copy of a %d x %d matrix", A->m, A->n);
-    }
+    hyt_desc_t *T;
+    int rc = hyt_tile_copy_create(hyt_sequence_context(seq), A->m, A->n, A->nb, &T);
+    if (rc)
+        return rc;
     rc = hyt_tiles_convert_async(seq, A->mat, A->lda, T, 1);
     if (!rc)
         rc = hyt_pdgetrf_hybrid(seq, T, ipiv, info, p);
     if (!rc)
         rc = hyt_tiles_convert_async(seq, A->mat, A->lda, T, 0);
-    hyt_dep_t *deps = malloc((size_t)(T->mt * T->nt + 1) * sizeof *deps);
-    int nd = 0;
-    for (int j = 0; deps && j < T->nt; j++)
-        for (int i = 0; i < T->mt; i++)
-            deps[nd++] = (hyt_dep_t){hyt_tile(T, i, j), HYT_RW};
-    hyt_task_desc_t d = hyt_task_desc(&free_copy_kernel, &T, sizeof T);
-    d.deps = deps;
-    d.ndeps = nd;
-    int rc2 = deps ? hyt_task_insert(seq, &d) : hyt_error(HYT_ERR_NOMEM, "out of memory");
-    free(deps);
-    if (rc2) { /* could not insert the cleanup: wait and free here */
-        hyt_sequence_fail(seq, rc2, "out of memory");
-        hyt_sequence_wait(seq);
-        hyt_desc_destroy(T);
-        free(T);
-    }
+    int rc2 = hyt_tile_copy_release(seq, T);
     return rc ? rc : rc2;
 }
 
