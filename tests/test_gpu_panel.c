@@ -17,9 +17,8 @@
 #include "config.h"
 #include "hyt_cpu_kernels.h"
 #include "hyt_gpu_geometry.h"
+#include "hyt_dev_test.h"
 #include "hyt_gpu_kernels.h"
-#include "hyt_runtime.h"
-#include "hyt_test.h"
 
 #include <cblas.h>
 #include <float.h>
@@ -42,51 +41,12 @@ typedef struct run_args {
 static int run_body(const hyt_devctx_t *dc, void *p)
 {
     run_args_t *a = p;
-    int rc = hyt_gpu_dgetrf_crrb(dc, a->A, a->m, a->n, a->nb, a->ipiv, a->info, a->work,
-                                 a->nctas);
-    if (rc)
-        hyt_sequence_fail(dc->seq, rc, "%s", hyt_last_error());
-    return rc;
-}
-
-typedef struct cp_args {
-    void *dst;
-    const void *src;
-    size_t bytes;
-    int d2h;
-} cp_args_t;
-
-static int cp_body(const hyt_devctx_t *dc, void *p)
-{
-    cp_args_t *a = p;
-    int rc = a->d2h ? hyt_dev_memcpy_d2h(dc, a->dst, a->src, a->bytes)
-                    : hyt_dev_memcpy_h2d(dc, a->dst, a->src, a->bytes);
-    if (rc)
-        hyt_sequence_fail(dc->seq, rc, "%s", hyt_last_error());
-    return rc;
+    return forward(dc, hyt_gpu_dgetrf_crrb(dc, a->A, a->m, a->n, a->nb, a->ipiv, a->info,
+                                           a->work, a->nctas));
 }
 
 static const hyt_kernel_t run_kernel = {.name = "dgetrf_crrb", .dev = run_body,
                                         .cat = HYT_CAT_PANEL};
-static const hyt_kernel_t cp_kernel = {.name = "copy", .dev = cp_body, .cat = HYT_CAT_DMA};
-
-static int insert(hyt_sequence_t *seq, const hyt_kernel_t *k, const void *args, size_t size,
-                  int stream, const hyt_dep_t *deps, int ndeps)
-{
-    hyt_task_desc_t d = hyt_task_desc(k, args, size);
-    d.device = 0;
-    d.stream = stream;
-    d.deps = deps;
-    d.ndeps = ndeps;
-    return hyt_task_insert(seq, &d);
-}
-
-static int copy(hyt_sequence_t *seq, void *dst, const void *src, size_t bytes, int d2h)
-{
-    cp_args_t a = {dst, src, bytes, d2h};
-    hyt_dep_t deps[2] = {{src, HYT_READ}, {dst, HYT_WRITE}};
-    return insert(seq, &cp_kernel, &a, sizeof a, d2h ? HYT_STREAM_D2H : HYT_STREAM_H2D, deps, 2);
-}
 
 /* The panel (m rows of nb doubles), to the device, factored there on the panel stream, back
  * with its pivots and INFO.  0 or the first error. */
@@ -110,15 +70,15 @@ static int dev_panel(hyt_context_t *ctx, double *hA, int *hpiv, int *hinfo, cons
     if (!rc) {
         run_args_t a = {A, c->m, c->n, c->nb, c->nctas, piv, info, work};
         hyt_dep_t deps[3] = {{A, HYT_RW}, {piv, HYT_WRITE}, {info, HYT_WRITE}};
-        rc = copy(seq, A, hA, abytes, 0);
+        rc = insert_copy(seq, A, hA, abytes, 0);
         if (!rc)
-            rc = insert(seq, &run_kernel, &a, sizeof a, HYT_STREAM_PANEL, deps, 3);
+            rc = insert_dev(seq, &run_kernel, &a, sizeof a, HYT_STREAM_PANEL, deps, 3);
         if (!rc)
-            rc = copy(seq, hA, A, abytes, 1);
+            rc = insert_copy(seq, hA, A, abytes, 1);
         if (!rc && dk > 0)
-            rc = copy(seq, hpiv, piv, (size_t)dk * sizeof(int), 1);
+            rc = insert_copy(seq, hpiv, piv, (size_t)dk * sizeof(int), 1);
         if (!rc)
-            rc = copy(seq, hinfo, info, sizeof(int), 1);
+            rc = insert_copy(seq, hinfo, info, sizeof(int), 1);
         rc = hyt_sequence_finish(seq, rc);
     }
     hyt_device_free(dev, A);
@@ -302,7 +262,7 @@ static void test_geometry(void)
 
 int main(int argc, char **argv)
 {
-    const int use_cuda = argc > 1 && !strcmp(argv[1], "cuda");
+    use_cuda = argc > 1 && !strcmp(argv[1], "cuda");
     const int small = argc > 2 && !strcmp(argv[2], "small"); /* for compute-sanitizer */
     if ((argc > 1 && !use_cuda) || (argc > 2 && !small)) {
         fprintf(stderr, "usage: %s [cuda [small]]\n", argv[0]);
