@@ -59,4 +59,20 @@ static inline double chol_backward_error(char uplo, int n, const double *A0, int
     return rnorm / (anorm * n * DBL_EPSILON);
 }
 
+/* After factoring the uplo ('L' or 'U') triangle of the n x n A that held a NaN (variant 1:
+ * off the diagonal; else the first diagonal entry, or every entry): INFO in range, INFO > 0 or
+ * NaN in the factor, and a NaN first diagonal entry is minor 1. */
+static inline void chol_check_nan_result(char uplo, int n, const double *A, int info, int variant)
+{
+    int has_nan = 0;
+    for (int cc = 0; cc < n; cc++)
+        for (int rr = uplo == 'L' ? cc : 0; rr < (uplo == 'L' ? n : cc + 1); rr++)
+            has_nan |= isnan(A[rr + (int64_t)cc * n]);
+    CHECK(info >= 0 && info <= n && (info > 0 || has_nan),
+          "NaN variant %d uplo %c: info %d, NaN in the factor %d", variant, uplo, info, has_nan);
+    if (variant != 1)
+        CHECK(info == 1, "NaN variant %d: a NaN first diagonal is minor 1, info %d", variant,
+              info);
+}
+
 #endif
