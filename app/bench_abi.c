@@ -10,6 +10,7 @@
  *
  *   hytile bench-gpu --abi [-n N[,N...]] [--reps R] [--lib PATH] [--no-peer]
  */
+#include "bench_common.h"
 #include "drv_internal.h"
 #include "hytile_cli.h"
 
@@ -27,45 +28,6 @@ typedef void dgesv_fn(const int *n, const int *nrhs, double *a, const int *lda, 
                       double *b, const int *ldb, int *info);
 extern void openblas_set_num_threads(int n);
 
-static void fill(double *a, int64_t n, unsigned seed)
-{
-    for (int64_t c = 0; c < n; c++) {
-        unsigned long long s = (unsigned long long)(c + 1) * 0x9e3779b97f4a7c15ULL + seed;
-        for (int64_t r = 0; r < n; r++) {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            a[r + c * n] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
-        }
-    }
-}
-
-/* HPL's scaled residual of x for A0 x = b. */
-static double residual(int n, const double *A0, const double *x, const double *b)
-{
-    double *r = malloc((size_t)n * sizeof *r), an = 0, xn = 0, bn = 0, rn = 0;
-    double *rowsum = calloc((size_t)n, sizeof *rowsum);
-    if (!r || !rowsum) {
-        free(r);
-        free(rowsum);
-        return INFINITY;
-    }
-    memcpy(r, b, (size_t)n * sizeof *r);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, A0, n, x, 1, 1.0, r, 1);
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < n; i++)
-            rowsum[i] += fabs(A0[i + j * n]);
-    for (int i = 0; i < n; i++) {
-        an = fmax(an, rowsum[i]);
-        xn = fmax(xn, fabs(x[i]));
-        bn = fmax(bn, fabs(b[i]));
-        rn = fmax(rn, fabs(r[i]));
-    }
-    free(r);
-    free(rowsum);
-    return rn / (DBL_EPSILON * (an * xn + bn) * n);
-}
-
 /* One call of f on a fresh copy of A0 and b0: seconds, residual, INFO. */
 static double run(dgesv_fn *f, int n, const double *A0, const double *b0, double *A, double *x,
                   int *ipiv, double *res, int *info)
@@ -76,7 +38,7 @@ static double run(dgesv_fn *f, int n, const double *A0, const double *b0, double
     double t = hyt_wtime();
     f(&n, &one, A, &n, ipiv, x, &n, info);
     t = hyt_wtime() - t;
-    *res = *info == 0 ? residual(n, A0, x, b0) : INFINITY;
+    *res = *info == 0 ? hyt_bench_residual(n, A0, x, b0) : INFINITY;
     return t;
 }
 
@@ -154,7 +116,7 @@ int hyt_bench_abi(int argc, char **argv)
             fprintf(stderr, "hytile bench-gpu --abi: no memory for n = %d\n", n);
             return 2;
         }
-        fill(A0, n, 1u + (unsigned)n);
+        hyt_bench_fill(A0, n, n, n, 1u + (unsigned)n);
         for (int i = 0; i < n; i++)
             b0[i] = A0[i] * 0.5 + 0.25;
         double res, t;

@@ -10,6 +10,7 @@
  * checked by the scaled residual of a solve with its factor.
  * (cores and workers from HYT_CORES / HYT_WORKERS).  A value it cannot use stops it (exit 2).
  */
+#include "bench_common.h"
 #include "cli_common.h"
 #include "hytile_cli.h"
 
@@ -58,40 +59,14 @@ static dgetrf_fn openblas_dgetrf(void)
     return (dgetrf_fn)openblas_sym("dgetrf_", (void *)dgetrf_);
 }
 
-static void fill(double *a, int64_t m, int64_t n, int64_t lda, unsigned seed)
-{
-    for (int64_t c = 0; c < n; c++) {
-        unsigned long long s = (unsigned long long)(c + 1) * 0x9e3779b97f4a7c15ULL + seed;
-        for (int64_t r = 0; r < m; r++) {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            a[r + c * lda] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
-        }
-    }
-}
-
 /* HPL's scaled residual ||b - A0 x||_oo / (eps (||A0||_oo ||x||_oo + ||b||_oo) n); frees b and
  * x (malloc'ed by the caller). */
 static double scaled_residual(int n, const double *A0, double *b, double *x)
 {
-    double an = 0, xn = 0, bn = 0, rn = 0;
-    double *r = malloc((size_t)n * sizeof *r);
-    memcpy(r, b, (size_t)n * sizeof *r);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, A0, n, x, 1, 1.0, r, 1);
-    for (int i = 0; i < n; i++) {
-        double s = 0;
-        for (int j = 0; j < n; j++)
-            s += fabs(A0[i + (int64_t)j * n]);
-        an = fmax(an, s);
-        xn = fmax(xn, fabs(x[i]));
-        bn = fmax(bn, fabs(b[i]));
-        rn = fmax(rn, fabs(r[i]));
-    }
+    double res = hyt_bench_residual(n, A0, x, b);
     free(b);
     free(x);
-    free(r);
-    return rn / (DBL_EPSILON * (an * xn + bn) * n);
+    return res;
 }
 
 /* HPL's scaled residual of the solve with factors F of A0 (n x n). */
@@ -99,7 +74,7 @@ static double solve_residual(hyt_context_t *ctx, int n, const double *A0, const 
                              const int *ipiv, int hytile)
 {
     double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
-    fill(b, n, 1, n, 77);
+    hyt_bench_fill(b, n, 1, n, 77);
     memcpy(x, b, (size_t)n * sizeof *x);
     if (hytile) {
         hyt_dgetrs(ctx, 'N', n, 1, F, n, ipiv, x, n);
@@ -166,7 +141,7 @@ typedef void (*dpotrf_fn)(const char *, const int *, double *, const int *, int 
 static double chol_residual(int n, char uplo, const double *A0, const double *F)
 {
     double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
-    fill(b, n, 1, n, 78);
+    hyt_bench_fill(b, n, 1, n, 78);
     memcpy(x, b, (size_t)n * sizeof *x);
     /* L L^T x = b, or U^T U x = b */
     CBLAS_UPLO u = uplo == 'L' ? CblasLower : CblasUpper;
@@ -190,7 +165,7 @@ static int bench_chol(hyt_context_t *ctx, int n, char uplo, int nb, int la, int 
         free(A);
         return 1;
     }
-    fill(A0, n, n, n, (unsigned)n + 1);
+    hyt_bench_fill(A0, n, n, n, (unsigned)n + 1);
     for (int c = 0; c < n; c++) {
         for (int r = c + 1; r < n; r++)
             A0[c + (int64_t)r * n] = A0[r + (int64_t)c * n];
@@ -339,7 +314,7 @@ int hyt_cmd_bench_cpu(int argc, char **argv)
             rc = 1;
             break;
         }
-        fill(A0, n, n, n, (unsigned)n);
+        hyt_bench_fill(A0, n, n, n, (unsigned)n);
         hyt_lu_params_t p;
         hyt_lu_params(ctx, n, n, &p);
         double best_h = 1e30, best_o = 1e30, res_h = 0, res_o = 0;
@@ -417,7 +392,7 @@ int hyt_cmd_bench_cpu(int argc, char **argv)
             hyt_context_destroy(ctx);
             return 1;
         }
-        fill(A0, m, w, m, 3);
+        hyt_bench_fill(A0, m, w, m, 3);
         double best_h = 1e30, best_o = 1e30, eh = 0, eo = 0;
         for (int r = 0; r < reps; r++) {
             memcpy(A, A0, (size_t)m * w * sizeof *A);

@@ -1,0 +1,14 @@
+/* What the benchmarks share (bench_common.c): the matrices they time and the check of a solve. */
+#ifndef HYT_BENCH_COMMON_H
+#define HYT_BENCH_COMMON_H
+
+#include <stdint.h>
+
+/* Uniform(-0.5, 0.5) entries, a xorshift stream per column from seed: the m x n matrix a
+ * (leading dimension lda). */
+void hyt_bench_fill(double *a, int64_t m, int64_t n, int64_t lda, unsigned seed);
+/* HPL's scaled residual ||b - A0 x||_oo / (eps (||A0||_oo ||x||_oo + ||b||_oo) n) of the n x n
+ * A0; INFINITY without memory for it. */
+double hyt_bench_residual(int n, const double *A0, const double *x, const double *b);
+
+#endif
