@@ -172,6 +172,21 @@ HYT_API size_t hyt_device_mem_available(hyt_device_t *dev);
 HYT_API int hyt_device_malloc(hyt_device_t *dev, void **ptr, size_t bytes);
 HYT_API void hyt_device_free(hyt_device_t *dev, void *ptr);
 
+/* A library handle an algorithm keeps per device (a cuSOLVER handle, a plan, a workspace): the
+ * runtime offers each device a slot per class, so that the handle is created once, on first
+ * use, and lives as long as the context.  A class is identified by its address (a static const
+ * object in the algorithm's code); `create` and `destroy` run with the device current (CUDA:
+ * cudaSetDevice done), `destroy` when the context ends, after the device's tasks and before its
+ * streams go.  hyt_device_handle returns 0 and the handle, or the error `create` returned (the
+ * next call tries again).  Thread-safe; do not call it from `create` or `destroy`. */
+typedef struct hyt_device_handle_class {
+    const char *name;                                  /* for messages */
+    int (*create)(hyt_device_t *dev, void **handle);   /* 0 or an error code (hyt_error) */
+    void (*destroy)(hyt_device_t *dev, void *handle);
+} hyt_device_handle_class_t;
+HYT_API int hyt_device_handle(hyt_device_t *dev, const hyt_device_handle_class_t *cls,
+                              void **handle);
+
 /* Asynchronous copies inside device task bodies, on the task's stream.  Host memory should come
  * from hyt_host_malloc (pinned when a CUDA device exists). */
 HYT_API int hyt_dev_memcpy_h2d(const hyt_devctx_t *dc, void *dst, const void *src, size_t bytes);

@@ -23,9 +23,22 @@ typedef struct dev_allocs {
     int n, cap;
 } dev_allocs_t;
 
+/* The library handles of hyt_device_handle, in creation order. */
+typedef struct dev_handle {
+    const hyt_device_handle_class_t *cls;
+    void *h;
+} dev_handle_t;
+
+typedef struct dev_handles {
+    pthread_mutex_t lock;
+    dev_handle_t *a;
+    int n, cap;
+} dev_handles_t;
+
 /* Per-device bookkeeping kept beside the backend's private state. */
 typedef struct dev_extra {
     dev_allocs_t allocs;
+    dev_handles_t handles;
 } dev_extra_t;
 
 static dev_extra_t *extra_of(hyt_device_t *dev) { return (dev_extra_t *)(dev + 1); }
@@ -186,6 +199,12 @@ static void device_free_one(hyt_device_t *dev)
         pthread_mutex_unlock(&dev->lock);
         pthread_join(dev->thread, NULL);
     }
+    /* the handles after the last task, newest first, before the backend's streams go */
+    if (x->handles.n > 0 && dev->priv && dev->ops->bind(dev) == HYT_SUCCESS)
+        for (int i = x->handles.n - 1; i >= 0; i--)
+            x->handles.a[i].cls->destroy(dev, x->handles.a[i].h);
+    free(x->handles.a);
+    pthread_mutex_destroy(&x->handles.lock);
     for (int i = 0; i < x->allocs.n; i++)
         dev->ops->free(dev, x->allocs.a[i].p);
     free(x->allocs.a);
@@ -257,6 +276,7 @@ int hyt_devices_create(hyt_context_t *ctx, const hyt_devspec_t *spec)
         pthread_mutex_init(&dev->lock, NULL);
         pthread_cond_init(&dev->cond, NULL);
         pthread_mutex_init(&extra_of(dev)->allocs.lock, NULL);
+        pthread_mutex_init(&extra_of(dev)->handles.lock, NULL);
         dev->ready.cap = (int)ctx->window + 64;
         dev->ready.a = hyt_rt_malloc(ctx, (size_t)dev->ready.cap * sizeof *dev->ready.a);
         if (!dev->ready.a)
@@ -294,6 +314,46 @@ int hyt_device_ordinal(const hyt_device_t *dev) { return dev->ordinal; }
 const char *hyt_device_name(const hyt_device_t *dev) { return dev->name; }
 
 int hyt_device_fault_point(hyt_device_t *dev) { return hyt_fault_device_call(dev->ctx); }
+
+int hyt_device_handle(hyt_device_t *dev, const hyt_device_handle_class_t *cls, void **handle)
+{
+    if (handle)
+        *handle = NULL;
+    if (!dev || !cls || !cls->create || !cls->destroy || !handle)
+        return hyt_rt_error(HYT_ERR_INVALID, "hyt_device_handle: a device, a class with create "
+                            "and destroy, and a place for the handle are needed");
+    dev_handles_t *hs = &extra_of(dev)->handles;
+    int rc = HYT_SUCCESS;
+    pthread_mutex_lock(&hs->lock);
+    for (int i = 0; i < hs->n; i++)
+        if (hs->a[i].cls == cls) {
+            *handle = hs->a[i].h;
+            pthread_mutex_unlock(&hs->lock);
+            return HYT_SUCCESS;
+        }
+    if (hs->n == hs->cap) {
+        int cap = hs->cap ? 2 * hs->cap : 4;
+        dev_handle_t *a = realloc(hs->a, (size_t)cap * sizeof *a);
+        if (!a) {
+            pthread_mutex_unlock(&hs->lock);
+            return hyt_rt_error(HYT_ERR_NOMEM, "%s: out of memory for the %s handle", dev->name,
+                                cls->name ? cls->name : "library");
+        }
+        hs->a = a;
+        hs->cap = cap;
+    }
+    /* under the lock: two threads asking at once get one handle */
+    void *h = NULL;
+    rc = dev->ops->bind(dev);
+    if (!rc)
+        rc = cls->create(dev, &h);
+    if (!rc) {
+        hs->a[hs->n++] = (dev_handle_t){cls, h};
+        *handle = h;
+    }
+    pthread_mutex_unlock(&hs->lock);
+    return rc;
+}
 
 size_t hyt_device_mem_available(hyt_device_t *dev)
 {

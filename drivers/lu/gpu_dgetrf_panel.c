@@ -42,6 +42,27 @@
 /* The native panel when gpu.panel_ctas >= 1 (or auto), cuSOLVER's when it is 0. */
 static int native(const hyt_gpu_lu_t *g) { return g->panel_ctas != 0; }
 
+#if HYT_HAVE_CUDA
+/* One cuSOLVER handle per device and context, made on the first LU that needs it (the runtime's
+ * handle slot): creating one costs milliseconds and a workspace, too much for every call. */
+static int solver_create(hyt_device_t *dev, void **handle)
+{
+    cusolverDnHandle_t h;
+    HYT_CUSOLVER_TRY(dev, cusolverDnCreate(&h));
+    *handle = h;
+    return HYT_SUCCESS;
+}
+
+static void solver_destroy(hyt_device_t *dev, void *handle)
+{
+    (void)dev;
+    cusolverDnDestroy((cusolverDnHandle_t)handle);
+}
+
+static const hyt_device_handle_class_t solver_class = {
+    .name = "cuSOLVER", .create = solver_create, .destroy = solver_destroy};
+#endif
+
 int hyt_gpu_panel_setup(hyt_gpu_lu_t *g)
 {
     g->solver = NULL;
@@ -49,11 +70,14 @@ int hyt_gpu_panel_setup(hyt_gpu_lu_t *g)
     if (hyt_device_backend(g->dev) != HYT_BACKEND_CUDA || native(g))
         return HYT_SUCCESS;
 #if HYT_HAVE_CUDA
-    /* cuSOLVER's panel: the column-major copy of the panel, then cuSOLVER's workspace */
-    cusolverDnHandle_t h;
+    /* cuSOLVER's panel: the column-major copy of the panel, then cuSOLVER's workspace.  Every
+     * panel task runs on the device's PANEL stream, in order, so one handle serves all the LUs
+     * of the context (the task sets the stream; bodies run on the device's one thread). */
+    void *h;
     int lwork = 0, m = g->mt * g->nb;
-    HYT_CUDA_TRY(g->dev, cudaSetDevice(hyt_device_ordinal(g->dev)));
-    HYT_CUSOLVER_TRY(g->dev, cusolverDnCreate(&h));
+    int rc = hyt_device_handle(g->dev, &solver_class, &h);
+    if (rc)
+        return rc;
     g->solver = h;
     HYT_CUSOLVER_TRY(g->dev, cusolverDnDgetrf_bufferSize(h, m, g->nb, NULL, m, &lwork));
     g->lwork = (size_t)g->colsz * sizeof(double) + (size_t)(lwork > 0 ? lwork : 1) * sizeof(double);
@@ -61,15 +85,6 @@ int hyt_gpu_panel_setup(hyt_gpu_lu_t *g)
 #else
     return hyt_error(HYT_ERR_NOT_AVAILABLE, "built without CUDA");
 #endif
-}
-
-void hyt_gpu_panel_teardown(hyt_gpu_lu_t *g)
-{
-#if HYT_HAVE_CUDA
-    if (g->solver)
-        cusolverDnDestroy((cusolverDnHandle_t)g->solver);
-#endif
-    g->solver = NULL;
 }
 
 /* What one panel factorization works on (device memory unless said otherwise). */

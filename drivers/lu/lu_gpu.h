@@ -95,10 +95,9 @@ int hyt_insert_gpu_dgetrf_update_deps(hyt_sequence_t *seq, hyt_tag_t tag, const 
                                       const hyt_dep_t *deps, int ndeps);
 
 /* ---- GPU panels (gpu_dgetrf_panel.c) -------------------------------------------------------
- * Before hyt_gpu_lu_alloc: the panel's workspace size (lwork) and, for cuSOLVER's panel, its
- * handle (synchronous); teardown after hyt_gpu_lu_free. */
+ * Before hyt_gpu_lu_alloc: the panel's workspace size (lwork) and, for cuSOLVER's panel, the
+ * device's cuSOLVER handle (made once per context, through hyt_device_handle). */
 int hyt_gpu_panel_setup(hyt_gpu_lu_t *g);
-void hyt_gpu_panel_teardown(hyt_gpu_lu_t *g);
 /* Panel k (m rows, n columns) factored on its owner g: column k RW, g's slot of step k WRITE;
  * pivots (1-based in the panel) and INFO staged in h_piv / h_info (page-locked host). */
 int hyt_insert_gpu_panel(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g, int k, int m,

@@ -79,10 +79,8 @@ static size_t ntokens(const hybrid_t *h) { return hyt_lu_tok_count(&h->tok); }
 
 static void hybrid_free(hybrid_t *h)
 {
-    for (int g = 0; h->g && g < h->ndev; g++) {
+    for (int g = 0; h->g && g < h->ndev; g++)
         hyt_gpu_lu_free(&h->g[g]);
-        hyt_gpu_panel_teardown(&h->g[g]);
-    }
     hyt_host_free(h->ctx, h->h_linv);
     hyt_host_free(h->ctx, h->h_piv);
     hyt_host_free(h->ctx, h->h_info);
