@@ -13,9 +13,11 @@ int hyt_pdgetrf(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int *info,
                 const hyt_lu_params_t *p);
 int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int *info,
                        const hyt_lu_params_t *p);
-/* The same on a device matrix, in place (GPU panels whatever p says; no host round trip). */
+/* The same on a device matrix, in place (GPU panels whatever p says; no host round trip).
+ * arriving: the columns are still being written by tasks inserted before (their tokens,
+ * hyt_dmat_col_key): the early steps then work behind them in pieces. */
 int hyt_pdgetrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *ipiv, int *info,
-                     const hyt_lu_params_t *p);
+                     const hyt_lu_params_t *p, int arriving);
 /* The solve on the devices (pdgetrs_dmat.c): dA n x n factored, dB n x nrhs, same tile size. */
 int hyt_pdgetrs_dmat(hyt_sequence_t *seq, char trans, const hyt_dmat_t *dA, const int *ipiv,
                      hyt_dmat_t *dB);

@@ -1,7 +1,8 @@
 /*
  * The hybrid LU (panels on CPUs, trailing update on devices, copies as tasks) by backward
  * error, over sweeps of sizes (multiples of nb and not, n < nb, m != n), nb, lookahead 0..4
- * and 1 to 4 devices: host devices (CI, no GPU) or CUDA GPUs (argument "cuda": the gpu suite,
+ * (with GPU panels: the early steps' updates in pieces, lu.overlap_steps 1, 2, auto) and 1 to
+ * 4 devices: host devices (CI, no GPU) or CUDA GPUs (argument "cuda": the gpu suite,
  * skipped when no GPU is usable).  Also: the memory cap refuses a problem up front, and the
  * result does not depend on the number of devices (pivots identical to the CPU-only run on
  * matrices whose LU is exact in floating point).
@@ -140,6 +141,10 @@ int main(int argc, char **argv)
             for (int la = 0; la <= 4; la++) {
                 if ((s + la) % 2 && la != 0 && la != 4 && !large)
                     continue; /* a sample of the lookaheads per shape */
+                /* the early steps' updates in pieces: only the first, two, or auto (all
+                 * of them for these sizes) */
+                static const char *const ov[] = {"1", "2", "auto"};
+                hyt_context_set(ctx, "lu.overlap_steps", ov[(s + la + nd) % 3]);
                 check(ctx, m, n, nb, la, (s + la + nd) % 2, 1000u * nd + 10u * s + la, devs);
                 count++;
             }

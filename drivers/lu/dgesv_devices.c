@@ -155,7 +155,7 @@ int hyt_drv_lapack_devices(hyt_context_t *ctx, char op, char trans, int m, int n
         if (!irc && dB)
             irc = stream(seq, &r, dB, b, ldb, 1);
         if (!irc && op != 's')
-            irc = hyt_pdgetrf_dmat(seq, dA, ipiv, &info, &p);
+            irc = hyt_pdgetrf_dmat(seq, dA, ipiv, &info, &p, 1);
         rc = hyt_sequence_finish(seq, irc);
     }
     const double t1 = hyt_wtime();

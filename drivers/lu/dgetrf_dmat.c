@@ -56,7 +56,7 @@ static int insert_dgetrf(hyt_sequence_t *seq, hyt_dmat_t *dA, int *ipiv, int *in
     hyt_lu_params_t p;
     hyt_lu_params(hyt_sequence_context(seq), dA->m, dA->n, &p);
     p.nb = dA->nb; /* the matrix decides */
-    return hyt_pdgetrf_dmat(seq, dA, ipiv, info, &p);
+    return hyt_pdgetrf_dmat(seq, dA, ipiv, info, &p, 0);
 }
 
 int hyt_dgetrf_dmat_async(hyt_sequence_t *seq, hyt_dmat_t *dA, int *ipiv, int *info)

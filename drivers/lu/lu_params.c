@@ -60,6 +60,12 @@ static const hyt_config_keydef_t lu_keys[] = {
       "LU on that many CTAs (fewer where they would not all fit on the GPU or the panel is "
       "short; auto: one per SM)"},
      HYT_KEY_INT, 0, 4096, 1, 1, NULL},
+    {{"lu.overlap_steps", "HYT_OVERLAP_STEPS", "auto",
+      "GPU panels, matrix arriving from the host during the factorization: the first steps "
+      "whose device updates are cut in pieces of about 4096 columns, each started as soon as "
+      "its columns have arrived (1..100000; 1: the first step only); auto: the steps that "
+      "can overlap the loads (from the sizes)"},
+     HYT_KEY_INT, 1, 100000, 1, 1, NULL},
 };
 
 int hyt_lu_register_keys(void)

@@ -33,12 +33,21 @@
  * The rest of step k also updates column k+lookahead+1, which becomes a lookahead column of
  * step k+1: that column's token orders the two, so the next panels wait only for the small
  * lookahead updates, not for the bulk of the previous steps.
+ *
+ * When the columns arrive while the factorization runs (loaded from host tiles here, or
+ * streamed in by the caller: the LAPACK-layout calls), one task per device for the rest of a
+ * step would wait for the whole matrix.  The early steps' updates are then cut in pieces of
+ * about 4096 columns, each ordered by its columns' tokens alone, so that every step's GEMMs on
+ * the columns that have arrived run while the rest is on its way (left-looking behind the
+ * loads); the swaps to the left of such a step are a task of their own.  Pieces lose a little
+ * GEMM rate (docs/performance.md), so only the steps that can overlap the loads are cut.
  */
 #include "drv_internal.h"
 #include "lu_gpu.h"
 #include "hyt_hybrid.h"
 #include "lu_tokens.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +68,7 @@ typedef struct hybrid {
     hyt_dmat_t *dA;  /* the matrix's columns on the devices */
     int own_dA;      /* dA is this call's (a host matrix): freed by the cleanup */
     int resident;    /* the matrix lives on the devices: no column loads, no returns */
+    int arriving;    /* columns arrive during the factorization: its early steps in pieces */
 } hybrid_t;
 
 /* Tokens (drivers/hyt_hybrid.h): the device's state, its panel slots, each column (the device
@@ -138,6 +148,51 @@ static int insert_mark(hyt_sequence_t *seq, hybrid_t *h, double *t)
     return rc;
 }
 
+/* lu.overlap_steps = auto: the steps whose updates are cut in pieces when the columns arrive
+ * during the factorization, those that can run while the loads do.  The loads take about 8 m n bytes at ~25 GB/s, the
+ * factorization about (m n min(m,n) - min(m,n)^3 / 3) flops at ~35 TFLOP/s (one H200, host
+ * memory that is not page-locked); the first s of kt steps hold about 1 - (1 - s/kt)^3 of the
+ * flops (square).  Cut the steps that hold twice the loads' share, and at least the first. */
+static int early_steps(int m, int n, int kt)
+{
+    const double mn = (double)m * n, k = m < n ? m : n;
+    const double t_load = 8 * mn / 25e9, t_lu = (mn * k - k * k * k / 3) / 35e12;
+    const double share = t_lu > 0 ? 2 * t_load / t_lu : 1;
+    if (share >= 1)
+        return kt;
+    int s = (int)ceil(kt * (1 - cbrt(1 - share)));
+    return s < 1 ? 1 : s > kt ? kt : s;
+}
+
+/* Step k's update of device g's local columns [l1, l2) in pieces of `chunk` columns, each
+ * after its own columns (their tokens, RW) and panel k, and the swaps of step k on the
+ * finished columns [0, lf) as a task of its own.  All gather into the device's state token,
+ * so that the first whole-device update after them waits for them all. */
+static int insert_pieces(hyt_sequence_t *seq, hybrid_t *h, int g, int k, int dk, int lf, int l1,
+                         int l2, int chunk, hyt_tag_t tag)
+{
+    const int ndev = h->ndev, nmax = (lf > chunk ? lf : chunk) + 3;
+    hyt_dep_t *deps = malloc((size_t)nmax * sizeof *deps);
+    if (!deps)
+        return hyt_error(HYT_ERR_NOMEM, "out of memory");
+    int rc = 0;
+    for (int c1 = lf > 0 ? -1 : l1; c1 < l2 && !rc; c1 = c1 < 0 ? l1 : c1 + chunk) {
+        /* c1 = -1: the swaps to the left */
+        const int a = c1 < 0 ? 0 : c1, b = c1 < 0 ? lf : c1 + chunk < l2 ? c1 + chunk : l2;
+        int nd = 0;
+        deps[nd++] = (hyt_dep_t){panel_key(h, g, k), HYT_READ};
+        deps[nd++] = (hyt_dep_t){state_key(h, g), HYT_GATHER};
+        deps[nd++] = (hyt_dep_t){done_key(h, g, k), HYT_GATHER};
+        for (int l = a; l < b; l++)
+            deps[nd++] = (hyt_dep_t){col_key(h, l * ndev + g), HYT_RW};
+        rc = hyt_insert_gpu_dgetrf_update_deps(seq, tag, &h->g[g], k, dk, c1 < 0 ? 0 : a,
+                                               c1 < 0 ? 0 : b, c1 < 0 ? lf : 0,
+                                               HYT_STREAM_COMPUTE, deps, nd);
+    }
+    free(deps);
+    return rc;
+}
+
 /* The loop nest with GPU panels (see the top of the file).  marks (or NULL): see
  * hyt_lu_params_t; the returns of the tile rows then wait for the last update. */
 static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t *A, int *ipiv,
@@ -146,7 +201,12 @@ static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
     const int nt = A->nt, nb = A->nb, ndev = h->ndev;
     const int minmn = A->m < A->n ? A->m : A->n, kt = (minmn + nb - 1) / nb;
     const int D = la < 1 ? 1 : la; /* lookahead columns; at least the next panel's */
-    enum { CHUNK = 4 };            /* columns per update task of the first step */
+    /* columns per piece of an early step: about 4096, and at least 4 pieces per device */
+    const int ncol0 = h->g[0].ncols / 4 > 1 ? h->g[0].ncols / 4 : 1;
+    const int chunk = nb >= 4096 ? 1 : 4096 / nb < ncol0 ? 4096 / nb : ncol0;
+    /* steps cut in pieces (lu.overlap_steps) */
+    const long ov = hyt_config_get_int(hyt_context_config(h->ctx), "lu.overlap_steps");
+    const int kc = !h->arriving ? 1 : ov < 0 ? early_steps(A->m, A->n, kt) : ov < kt ? (int)ov : kt;
     int rc = 0;
     // the columns to their devices; each column's token orders its first users
     for (int j = 0; j < nt && !rc && !h->resident; j++)
@@ -191,20 +251,8 @@ static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
             int lf = first_local_after(k - 1, g, ndev), l1 = first_local_after(k + D, g, ndev);
             int l2 = h->g[g].ncols, jb = k + D + 1;
             hyt_tag_t tag = {nt - k, k, k + 1, -1};
-            if (k == 0) {
-                /* the first step in pieces, each after the loads of its columns: the GEMMs
-                 * start while the rest of the matrix is still on its way */
-                for (int c1 = l1; c1 < l2 && !rc; c1 += CHUNK) {
-                    int c2 = c1 + CHUNK < l2 ? c1 + CHUNK : l2, nd = 0;
-                    hyt_dep_t deps[3 + CHUNK];
-                    deps[nd++] = (hyt_dep_t){panel_key(h, g, k), HYT_READ};
-                    deps[nd++] = (hyt_dep_t){state_key(h, g), HYT_RW};
-                    deps[nd++] = (hyt_dep_t){done_key(h, g, k), HYT_GATHER};
-                    for (int l = c1; l < c2; l++)
-                        deps[nd++] = (hyt_dep_t){col_key(h, l * ndev + g), HYT_READ};
-                    rc = hyt_insert_gpu_dgetrf_update_deps(seq, tag, &h->g[g], k, dk, c1, c2, 0,
-                                                           HYT_STREAM_COMPUTE, deps, nd);
-                }
+            if (k < kc) {
+                rc = insert_pieces(seq, h, g, k, dk, lf, l1, l2, chunk, tag);
                 continue;
             }
             /* the boundary column k+D+1, a lookahead column of the next step, keeps its token */
@@ -321,7 +369,7 @@ static int insert_cpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
  * devices, factored in place).  Without dA the columns go to a temporary device matrix: load,
  * factor, return, free. */
 static int hybrid_lu(hyt_sequence_t *seq, const hyt_desc_t *A, hyt_dmat_t *dA, int *ipiv,
-                     int *info, const hyt_lu_params_t *p)
+                     int *info, const hyt_lu_params_t *p, int arriving)
 {
     hyt_context_t *ctx = hyt_sequence_context(seq);
     const int mt = A->mt, nt = A->nt, nb = A->nb, la = p->lookahead, ndev = p->ndevices;
@@ -343,6 +391,7 @@ static int hybrid_lu(hyt_sequence_t *seq, const hyt_desc_t *A, hyt_dmat_t *dA, i
     h->nt = nt;
     h->npbuf = la + 3 < 16 ? la + 3 : 16; /* panels in flight per device */
     h->resident = dA != NULL;
+    h->arriving = arriving && !p->marks; /* marks: the first panel waits for all columns */
     h->g = calloc((size_t)ndev, sizeof *h->g);
     size_t *ws = calloc((size_t)ndev, sizeof *ws);
     h->h_piv = hyt_host_malloc(ctx, (size_t)kt * ndev * nb * sizeof(int));
@@ -449,11 +498,11 @@ static int hybrid_lu(hyt_sequence_t *seq, const hyt_desc_t *A, hyt_dmat_t *dA, i
 int hyt_pdgetrf_hybrid(hyt_sequence_t *seq, const hyt_desc_t *A, int *ipiv, int *info,
                        const hyt_lu_params_t *p)
 {
-    return hybrid_lu(seq, A, NULL, ipiv, info, p);
+    return hybrid_lu(seq, A, NULL, ipiv, info, p, 1);
 }
 
 int hyt_pdgetrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *ipiv, int *info,
-                     const hyt_lu_params_t *p)
+                     const hyt_lu_params_t *p, int arriving)
 {
     /* A's sizes only: the loop nest never touches host tiles when the matrix is resident */
     hyt_desc_t A = {.m = dA->m, .n = dA->n, .nb = dA->nb, .mt = dA->mt, .nt = dA->nt,
@@ -461,5 +510,5 @@ int hyt_pdgetrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *ipiv, int *info,
     hyt_lu_params_t q = *p;
     q.ndevices = dA->ndev;
     q.marks = NULL;
-    return hybrid_lu(seq, &A, dA, ipiv, info, &q);
+    return hybrid_lu(seq, &A, dA, ipiv, info, &q, arriving);
 }
