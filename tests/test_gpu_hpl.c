@@ -14,6 +14,7 @@
  * Without arguments on a host device ("host:1"); with "cuda" the device part on the first GPU
  * ("cuda:0"), exit 77 without CUDA or a usable GPU.
  */
+#include "bench_common.h"
 #include "config.h"
 #include "hyt_cpu_kernels.h"
 #include "hyt_gpu_hpl.h"
@@ -24,7 +25,6 @@
 #include "hyt_dev_test.h"
 
 #include <cblas.h>
-#include <dlfcn.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -442,22 +442,9 @@ static void test_dev_generator(hyt_context_t *ctx)
     }
 }
 
-/* OpenBLAS's own dgesv_ (hytile's static library defines one too): looked up in the library
- * that defines cblas_dgemm.  NULL if not found. */
+/* OpenBLAS's own dgesv_ (hytile's static library defines one too). */
 typedef void (*dgesv_fn)(const int *, const int *, double *, const int *, int *, double *,
                          const int *, int *);
-static dgesv_fn openblas_dgesv(void)
-{
-    Dl_info info;
-    if (!dladdr((void *)cblas_dgemm, &info) || !info.dli_fname)
-        return NULL;
-    void *h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
-    if (!h)
-        return NULL;
-    dgesv_fn f = (dgesv_fn)dlsym(h, "dgesv_");
-    dlclose(h);
-    return f;
-}
 
 /* The host's computation, as hytile hpl: r = b - A x by dgemv, ||A||_oo by row sums. */
 static double host_residual(int n, const double *A, const double *x, const double *b)
@@ -505,7 +492,7 @@ static void test_dev_check(hyt_context_t *ctx)
 {
     static const hcase_t cases[] = {{1, 1, 1, 100},  {7, 4, 2, 100},   {300, 64, 1, 100},
                                     {517, 100, 3, 42}, {1000, 128, 2, 100}, {1203, 256, 3, 7}};
-    dgesv_fn gesv = openblas_dgesv();
+    dgesv_fn gesv = (dgesv_fn)hyt_bench_openblas_sym("dgesv_", (void *)dgesv_, NULL);
     CHECK(gesv != NULL, "OpenBLAS's dgesv_ not found (the solve uses hyt_dgesv instead)");
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
         const hcase_t *h = &cases[t];
