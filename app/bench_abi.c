@@ -14,7 +14,6 @@
 #include "drv_internal.h"
 #include "hytile_cli.h"
 
-#include <cblas.h>
 #include <dlfcn.h>
 #include <float.h>
 #include <libgen.h>
@@ -92,19 +91,13 @@ int hyt_bench_abi(int argc, char **argv)
                 dlerror());
         return 2;
     }
-    Dl_info info;
-    dgesv_fn *ob = NULL;
-    if (dladdr((void *)cblas_dgemm, &info) && info.dli_fname) {
-        void *oh = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
-        ob = oh ? (dgesv_fn *)dlsym(oh, "dgesv_") : NULL;
-        if (ob == hyt)
-            ob = NULL;
-    }
+    const char *ob_lib;
+    dgesv_fn *ob = (dgesv_fn *)hyt_bench_openblas_sym("dgesv_", (void *)hyt, &ob_lib);
     if (peer && !ob)
         fprintf(stderr, "hytile bench-gpu --abi: no OpenBLAS dgesv_ found: no peer\n");
     long ncores = sysconf(_SC_NPROCESSORS_ONLN);
-    printf("libhytile: %s; peer: %s on %ld threads\n", lib,
-           peer && ob ? info.dli_fname : "none", ncores);
+    printf("libhytile: %s; peer: %s on %ld threads\n", lib, peer && ob ? ob_lib : "none",
+           ncores);
     printf("%7s %-22s %9s %10s %s\n", "n", "call", "seconds", "residual", "phases (s)");
     int failed = 0;
     for (int q = 0; q < nn; q++) {

@@ -2,6 +2,7 @@
 #include "bench_common.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -43,4 +44,23 @@ double hyt_bench_residual(int n, const double *A0, const double *x, const double
     free(r);
     free(rowsum);
     return rn / (DBL_EPSILON * (an * xn + bn) * n);
+}
+
+void *hyt_bench_openblas_sym(const char *name, const void *ours, const char **lib)
+{
+    Dl_info info;
+    void *h = NULL, *f = NULL;
+    if (lib)
+        *lib = NULL;
+    if (dladdr((void *)cblas_dgemm, &info) && info.dli_fname)
+        h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+    if (!h)
+        return NULL;
+    f = dlsym(h, name);
+    dlclose(h); /* loaded before (NOLOAD): it stays, and f with it */
+    if (!f || f == ours)
+        return NULL;
+    if (lib)
+        *lib = info.dli_fname;
+    return f;
 }

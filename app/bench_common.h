@@ -11,4 +11,10 @@ void hyt_bench_fill(double *a, int64_t m, int64_t n, int64_t lda, unsigned seed)
  * A0; INFINITY without memory for it. */
 double hyt_bench_residual(int n, const double *A0, const double *x, const double *b);
 
+/* OpenBLAS's own symbol `name` (its dgetrf_, dpotrf_, dgesv_: the peer of a hytile routine
+ * that the program itself may define too), looked up in the library that defines
+ * cblas_dgemm; NULL when there is none or when it is `ours` (hytile's own).  With lib, *lib
+ * is that library's path (valid while it is loaded), or NULL. */
+void *hyt_bench_openblas_sym(const char *name, const void *ours, const char **lib);
+
 #endif

@@ -18,7 +18,6 @@
 #include "hytile.h"
 
 #include <cblas.h>
-#include <dlfcn.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -39,24 +38,9 @@ extern void openblas_set_num_threads(int n);
 extern char *openblas_get_config(void);
 extern char *openblas_get_corename(void);
 
-/* OpenBLAS's own LAPACK routine, not ours: looked up in the library that defines cblas_dgemm
- * (NULL when that is hytile's). */
-static void *openblas_sym(const char *name, void *ours)
-{
-    Dl_info info;
-    if (!dladdr((void *)cblas_dgemm, &info) || !info.dli_fname)
-        return NULL;
-    void *h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
-    if (!h)
-        return NULL;
-    void *f = dlsym(h, name);
-    dlclose(h);
-    return f == ours ? NULL : f;
-}
-
 static dgetrf_fn openblas_dgetrf(void)
 {
-    return (dgetrf_fn)openblas_sym("dgetrf_", (void *)dgetrf_);
+    return (dgetrf_fn)hyt_bench_openblas_sym("dgetrf_", (void *)dgetrf_, NULL);
 }
 
 /* HPL's scaled residual ||b - A0 x||_oo / (eps (||A0||_oo ||x||_oo + ||b||_oo) n); frees b and
@@ -156,7 +140,7 @@ static double chol_residual(int n, char uplo, const double *A0, const double *F)
  * the diagonal), best of reps each, alternating; 0, or 1 when a result is wrong. */
 static int bench_chol(hyt_context_t *ctx, int n, char uplo, int nb, int la, int reps)
 {
-    dpotrf_fn ob = (dpotrf_fn)openblas_sym("dpotrf_", (void *)dpotrf_);
+    dpotrf_fn ob = (dpotrf_fn)hyt_bench_openblas_sym("dpotrf_", (void *)dpotrf_, NULL);
     double *A0 = malloc((size_t)n * n * sizeof *A0), *A = malloc((size_t)n * n * sizeof *A);
     if (!ob || !A0 || !A) {
         fprintf(stderr, "hytile bench-cpu: %s\n",

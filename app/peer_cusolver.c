@@ -59,55 +59,58 @@ static const char *peer_solver_status_name(cusolverStatus_t s)
     }
 }
 
-static int peer_cuda_error(cudaError_t e, const char *call, const char *file, int line)
+/* A failed call's status as text: CUDA's name and description, with the current device (the
+ * per-device calls of a multi-GPU run; nothing when even that query fails). */
+static void peer_cuda_text(int status, char *buf, size_t len)
 {
+    const cudaError_t e = (cudaError_t)status;
     int device = -1;
     char where[32] = "";
-    /* Which GPU, for the per-device calls of a multi-GPU run (nothing when even this fails). */
     if (cudaGetDevice(&device) == cudaSuccess)
         snprintf(where, sizeof where, ", current device %d", device);
-    return hyt_error(HYT_ERR_DEVICE, "%s:%d: %s failed: %s (%s%s)", file, line, call,
-                     cudaGetErrorName(e), cudaGetErrorString(e), where);
+    snprintf(buf, len, "%s (%s%s)", cudaGetErrorName(e), cudaGetErrorString(e), where);
 }
 
-static int peer_solver_error(cusolverStatus_t s, const char *call, const char *file, int line)
+/* cuSOLVER's: the number and its name (cusolverDn and cusolverMg share cusolverStatus_t). */
+static void peer_solver_text(int status, char *buf, size_t len)
 {
-    return hyt_error(HYT_ERR_DEVICE, "%s:%d: %s failed: cuSOLVER status %d (%s)", file, line,
-                     call, (int)s, peer_solver_status_name(s));
+    snprintf(buf, len, "cuSOLVER status %d (%s)", status,
+             peer_solver_status_name((cusolverStatus_t)status));
 }
+
+/* Records "file:line: call failed: <status as text>" and returns HYT_ERR_DEVICE. */
+static int peer_failed(void (*text)(int, char *, size_t), int status, const char *call,
+                       const char *file, int line)
+{
+    char what[256];
+    text(status, what, sizeof what);
+    return hyt_error(HYT_ERR_DEVICE, "%s:%d: %s failed: %s", file, line, call, what);
+}
+
+/* The checks of every call, whatever its library: the type of the call's status picks its
+ * success value and its text (a status of another type does not compile).  The controlling
+ * expression of _Generic is not evaluated, so the call runs once. */
+#define HYT_PEER_OK(call) _Generic((call), cudaError_t: cudaSuccess,                          \
+                                           cusolverStatus_t: CUSOLVER_STATUS_SUCCESS)
+#define HYT_PEER_TEXT(call) _Generic((call), cudaError_t: peer_cuda_text,                     \
+                                             cusolverStatus_t: peer_solver_text)
 
 /* Check one call; on failure record the error in rc and jump to the function's cleanup. */
-#define HYT_PEER_CUDA(call)                                                                    \
+#define HYT_PEER_TRY(call)                                                                     \
     do {                                                                                       \
-        cudaError_t peer_e = (call);                                                           \
-        if (peer_e != cudaSuccess) {                                                           \
-            rc = peer_cuda_error(peer_e, #call, __FILE__, __LINE__);                           \
-            goto cleanup;                                                                      \
-        }                                                                                      \
-    } while (0)
-
-#define HYT_PEER_SOLVER(call)                                                                  \
-    do {                                                                                       \
-        cusolverStatus_t peer_s = (call);                                                      \
-        if (peer_s != CUSOLVER_STATUS_SUCCESS) {                                               \
-            rc = peer_solver_error(peer_s, #call, __FILE__, __LINE__);                         \
+        const int peer_s = (int)(call);                                                        \
+        if (peer_s != (int)HYT_PEER_OK(call)) {                                                \
+            rc = peer_failed(HYT_PEER_TEXT(call), peer_s, #call, __FILE__, __LINE__);          \
             goto cleanup;                                                                      \
         }                                                                                      \
     } while (0)
 
 /* Inside cleanup: check the call, keep the first error (and its message), carry on freeing. */
-#define HYT_PEER_CUDA_CLEAN(call)                                                              \
+#define HYT_PEER_CLEAN(call)                                                                   \
     do {                                                                                       \
-        cudaError_t peer_e = (call);                                                           \
-        if (peer_e != cudaSuccess && rc == 0)                                                  \
-            rc = peer_cuda_error(peer_e, #call, __FILE__, __LINE__);                           \
-    } while (0)
-
-#define HYT_PEER_SOLVER_CLEAN(call)                                                            \
-    do {                                                                                       \
-        cusolverStatus_t peer_s = (call);                                                      \
-        if (peer_s != CUSOLVER_STATUS_SUCCESS && rc == 0)                                      \
-            rc = peer_solver_error(peer_s, #call, __FILE__, __LINE__);                         \
+        const int peer_s = (int)(call);                                                        \
+        if (peer_s != (int)HYT_PEER_OK(call) && rc == 0)                                       \
+            rc = peer_failed(HYT_PEER_TEXT(call), peer_s, #call, __FILE__, __LINE__);          \
     } while (0)
 
 /* HYT_ERR_DEVICE_MEMORY unless `need` bytes are free on `device` (the current device). */
@@ -115,7 +118,7 @@ static int peer_check_memory(int device, size_t need, int n, int ndev, const cha
 {
     int rc = 0;
     size_t free_bytes = 0, total_bytes = 0;
-    HYT_PEER_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+    HYT_PEER_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (need > free_bytes) {
         const double gib = 1024.0 * 1024.0 * 1024.0;
         rc = hyt_error(HYT_ERR_DEVICE_MEMORY,
@@ -133,8 +136,8 @@ static int peer_sync_all(int ndev, const int *devices)
 {
     int rc = 0;
     for (int p = 0; p < ndev; p++) {
-        HYT_PEER_CUDA(cudaSetDevice(devices[p]));
-        HYT_PEER_CUDA(cudaDeviceSynchronize());
+        HYT_PEER_TRY(cudaSetDevice(devices[p]));
+        HYT_PEER_TRY(cudaDeviceSynchronize());
     }
 cleanup:
     return rc;
@@ -163,43 +166,43 @@ static int peer_dn(int device, int n, const double *a, const double *b, double *
     int lwork = 0, h_info = 0;
     double t0 = 0.0;
 
-    HYT_PEER_CUDA(cudaSetDevice(device));
-    HYT_PEER_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    HYT_PEER_SOLVER(cusolverDnCreate(&handle));
-    HYT_PEER_SOLVER(cusolverDnSetStream(handle, stream));
+    HYT_PEER_TRY(cudaSetDevice(device));
+    HYT_PEER_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    HYT_PEER_TRY(cusolverDnCreate(&handle));
+    HYT_PEER_TRY(cusolverDnSetStream(handle, stream));
 
     rc = peer_check_memory(device, nn * sizeof(double) + (size_t)n * sizeof(double)
                                        + (size_t)n * sizeof(int) + sizeof(int),
                            n, 1, "A, b, ipiv and info");
     if (rc)
         goto cleanup;
-    HYT_PEER_CUDA(cudaMalloc((void **)&d_a, nn * sizeof(double)));
-    HYT_PEER_CUDA(cudaMalloc((void **)&d_b, (size_t)n * sizeof(double)));
-    HYT_PEER_CUDA(cudaMalloc((void **)&d_ipiv, (size_t)n * sizeof(int)));
-    HYT_PEER_CUDA(cudaMalloc((void **)&d_info, sizeof(int)));
+    HYT_PEER_TRY(cudaMalloc((void **)&d_a, nn * sizeof(double)));
+    HYT_PEER_TRY(cudaMalloc((void **)&d_b, (size_t)n * sizeof(double)));
+    HYT_PEER_TRY(cudaMalloc((void **)&d_ipiv, (size_t)n * sizeof(int)));
+    HYT_PEER_TRY(cudaMalloc((void **)&d_info, sizeof(int)));
 
-    HYT_PEER_SOLVER(cusolverDnDgetrf_bufferSize(handle, n, n, d_a, n, &lwork));
+    HYT_PEER_TRY(cusolverDnDgetrf_bufferSize(handle, n, n, d_a, n, &lwork));
     if (lwork < 1)
         lwork = 1;
     rc = peer_check_memory(device, (size_t)lwork * sizeof(double), n, 1,
                            "the cusolverDnDgetrf workspace");
     if (rc)
         goto cleanup;
-    HYT_PEER_CUDA(cudaMalloc((void **)&d_work, (size_t)lwork * sizeof(double)));
+    HYT_PEER_TRY(cudaMalloc((void **)&d_work, (size_t)lwork * sizeof(double)));
 
-    HYT_PEER_CUDA(cudaMemcpyAsync(d_a, a, nn * sizeof(double), cudaMemcpyHostToDevice, stream));
-    HYT_PEER_CUDA(cudaMemcpyAsync(d_b, b, (size_t)n * sizeof(double), cudaMemcpyHostToDevice,
+    HYT_PEER_TRY(cudaMemcpyAsync(d_a, a, nn * sizeof(double), cudaMemcpyHostToDevice, stream));
+    HYT_PEER_TRY(cudaMemcpyAsync(d_b, b, (size_t)n * sizeof(double), cudaMemcpyHostToDevice,
                                   stream));
 
     // factorization, timed alone
-    HYT_PEER_CUDA(cudaDeviceSynchronize());
+    HYT_PEER_TRY(cudaDeviceSynchronize());
     t0 = hyt_wtime();
-    HYT_PEER_SOLVER(cusolverDnDgetrf(handle, n, n, d_a, n, d_work, d_ipiv, d_info));
-    HYT_PEER_CUDA(cudaDeviceSynchronize());
+    HYT_PEER_TRY(cusolverDnDgetrf(handle, n, n, d_a, n, d_work, d_ipiv, d_info));
+    HYT_PEER_TRY(cudaDeviceSynchronize());
     *factor_seconds = hyt_wtime() - t0;
 
-    HYT_PEER_CUDA(cudaMemcpyAsync(&h_info, d_info, sizeof(int), cudaMemcpyDeviceToHost, stream));
-    HYT_PEER_CUDA(cudaStreamSynchronize(stream));
+    HYT_PEER_TRY(cudaMemcpyAsync(&h_info, d_info, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    HYT_PEER_TRY(cudaStreamSynchronize(stream));
     if (h_info < 0) {
         rc = hyt_error(HYT_ERR_DEVICE, "%s:%d: cusolverDnDgetrf rejected its argument %d "
                        "(n = %d, lwork = %d)", __FILE__, __LINE__, -h_info, n, lwork);
@@ -210,33 +213,33 @@ static int peer_dn(int device, int n, const double *a, const double *b, double *
         goto cleanup; /* singular: no solve, x not written */
 
     // solve
-    HYT_PEER_SOLVER(cusolverDnDgetrs(handle, CUBLAS_OP_N, n, 1, d_a, n, d_ipiv, d_b, n, d_info));
-    HYT_PEER_CUDA(cudaMemcpyAsync(&h_info, d_info, sizeof(int), cudaMemcpyDeviceToHost, stream));
-    HYT_PEER_CUDA(cudaStreamSynchronize(stream));
+    HYT_PEER_TRY(cusolverDnDgetrs(handle, CUBLAS_OP_N, n, 1, d_a, n, d_ipiv, d_b, n, d_info));
+    HYT_PEER_TRY(cudaMemcpyAsync(&h_info, d_info, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    HYT_PEER_TRY(cudaStreamSynchronize(stream));
     if (h_info != 0) {
         rc = hyt_error(HYT_ERR_DEVICE, "%s:%d: cusolverDnDgetrs rejected its argument %d (n = %d)",
                        __FILE__, __LINE__, -h_info, n);
         goto cleanup;
     }
-    HYT_PEER_CUDA(cudaMemcpyAsync(x, d_b, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost,
+    HYT_PEER_TRY(cudaMemcpyAsync(x, d_b, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost,
                                   stream));
-    HYT_PEER_CUDA(cudaStreamSynchronize(stream));
+    HYT_PEER_TRY(cudaStreamSynchronize(stream));
 
 cleanup:
     if (d_work)
-        HYT_PEER_CUDA_CLEAN(cudaFree(d_work));
+        HYT_PEER_CLEAN(cudaFree(d_work));
     if (d_info)
-        HYT_PEER_CUDA_CLEAN(cudaFree(d_info));
+        HYT_PEER_CLEAN(cudaFree(d_info));
     if (d_ipiv)
-        HYT_PEER_CUDA_CLEAN(cudaFree(d_ipiv));
+        HYT_PEER_CLEAN(cudaFree(d_ipiv));
     if (d_b)
-        HYT_PEER_CUDA_CLEAN(cudaFree(d_b));
+        HYT_PEER_CLEAN(cudaFree(d_b));
     if (d_a)
-        HYT_PEER_CUDA_CLEAN(cudaFree(d_a));
+        HYT_PEER_CLEAN(cudaFree(d_a));
     if (handle)
-        HYT_PEER_SOLVER_CLEAN(cusolverDnDestroy(handle));
+        HYT_PEER_CLEAN(cusolverDnDestroy(handle));
     if (stream)
-        HYT_PEER_CUDA_CLEAN(cudaStreamDestroy(stream));
+        HYT_PEER_CLEAN(cudaStreamDestroy(stream));
     return rc;
 }
 
@@ -256,47 +259,47 @@ int hyt_peer_dgetrf_h2h(int device, int n, const double *a, double *seconds)
     double t0 = 0.0;
     if (n < 1 || !a || !seconds)
         return hyt_error(HYT_ERR_INVALID, "hyt_peer_dgetrf_h2h: invalid arguments (n = %d)", n);
-    HYT_PEER_CUDA(cudaSetDevice(device));
-    HYT_PEER_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    HYT_PEER_SOLVER(cusolverDnCreate(&handle));
-    HYT_PEER_SOLVER(cusolverDnSetStream(handle, stream));
+    HYT_PEER_TRY(cudaSetDevice(device));
+    HYT_PEER_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    HYT_PEER_TRY(cusolverDnCreate(&handle));
+    HYT_PEER_TRY(cusolverDnSetStream(handle, stream));
     rc = peer_check_memory(device, nn * sizeof(double) + (size_t)n * sizeof(int) + sizeof(int),
                            n, 1, "A, ipiv and info");
     if (rc)
         goto cleanup;
-    HYT_PEER_CUDA(cudaMalloc((void **)&d_a, nn * sizeof(double)));
-    HYT_PEER_CUDA(cudaMalloc((void **)&d_ipiv, (size_t)n * sizeof(int)));
-    HYT_PEER_CUDA(cudaMalloc((void **)&d_info, sizeof(int)));
-    HYT_PEER_SOLVER(cusolverDnDgetrf_bufferSize(handle, n, n, d_a, n, &lwork));
-    HYT_PEER_CUDA(cudaMalloc((void **)&d_work, (size_t)(lwork > 0 ? lwork : 1) * sizeof(double)));
-    HYT_PEER_CUDA(cudaHostRegister((void *)a, nn * sizeof(double), cudaHostRegisterReadOnly));
+    HYT_PEER_TRY(cudaMalloc((void **)&d_a, nn * sizeof(double)));
+    HYT_PEER_TRY(cudaMalloc((void **)&d_ipiv, (size_t)n * sizeof(int)));
+    HYT_PEER_TRY(cudaMalloc((void **)&d_info, sizeof(int)));
+    HYT_PEER_TRY(cusolverDnDgetrf_bufferSize(handle, n, n, d_a, n, &lwork));
+    HYT_PEER_TRY(cudaMalloc((void **)&d_work, (size_t)(lwork > 0 ? lwork : 1) * sizeof(double)));
+    HYT_PEER_TRY(cudaHostRegister((void *)a, nn * sizeof(double), cudaHostRegisterReadOnly));
     registered = 1;
-    HYT_PEER_CUDA(cudaMallocHost((void **)&h_lu, nn * sizeof(double)));
-    HYT_PEER_CUDA(cudaDeviceSynchronize());
+    HYT_PEER_TRY(cudaMallocHost((void **)&h_lu, nn * sizeof(double)));
+    HYT_PEER_TRY(cudaDeviceSynchronize());
     t0 = hyt_wtime();
-    HYT_PEER_CUDA(cudaMemcpyAsync(d_a, a, nn * sizeof(double), cudaMemcpyHostToDevice, stream));
-    HYT_PEER_SOLVER(cusolverDnDgetrf(handle, n, n, d_a, n, d_work, d_ipiv, d_info));
-    HYT_PEER_CUDA(cudaMemcpyAsync(h_lu, d_a, nn * sizeof(double), cudaMemcpyDeviceToHost, stream));
-    HYT_PEER_CUDA(cudaStreamSynchronize(stream));
+    HYT_PEER_TRY(cudaMemcpyAsync(d_a, a, nn * sizeof(double), cudaMemcpyHostToDevice, stream));
+    HYT_PEER_TRY(cusolverDnDgetrf(handle, n, n, d_a, n, d_work, d_ipiv, d_info));
+    HYT_PEER_TRY(cudaMemcpyAsync(h_lu, d_a, nn * sizeof(double), cudaMemcpyDeviceToHost, stream));
+    HYT_PEER_TRY(cudaStreamSynchronize(stream));
     *seconds = hyt_wtime() - t0;
 
 cleanup:
     if (h_lu)
-        HYT_PEER_CUDA_CLEAN(cudaFreeHost(h_lu));
+        HYT_PEER_CLEAN(cudaFreeHost(h_lu));
     if (registered)
-        HYT_PEER_CUDA_CLEAN(cudaHostUnregister((void *)a));
+        HYT_PEER_CLEAN(cudaHostUnregister((void *)a));
     if (d_work)
-        HYT_PEER_CUDA_CLEAN(cudaFree(d_work));
+        HYT_PEER_CLEAN(cudaFree(d_work));
     if (d_info)
-        HYT_PEER_CUDA_CLEAN(cudaFree(d_info));
+        HYT_PEER_CLEAN(cudaFree(d_info));
     if (d_ipiv)
-        HYT_PEER_CUDA_CLEAN(cudaFree(d_ipiv));
+        HYT_PEER_CLEAN(cudaFree(d_ipiv));
     if (d_a)
-        HYT_PEER_CUDA_CLEAN(cudaFree(d_a));
+        HYT_PEER_CLEAN(cudaFree(d_a));
     if (handle)
-        HYT_PEER_SOLVER_CLEAN(cusolverDnDestroy(handle));
+        HYT_PEER_CLEAN(cusolverDnDestroy(handle));
     if (stream)
-        HYT_PEER_CUDA_CLEAN(cudaStreamDestroy(stream));
+        HYT_PEER_CLEAN(cudaStreamDestroy(stream));
     return rc;
 }
 
@@ -313,30 +316,30 @@ int hyt_peer_dpotrf_device(int device, int n, double *d_a, int lda, double *seco
     if (n < 1 || !d_a || lda < n || !seconds || !info)
         return hyt_error(HYT_ERR_INVALID, "hyt_peer_dpotrf_device: invalid arguments (n = %d, "
                          "lda = %d)", n, lda);
-    HYT_PEER_CUDA(cudaGetDevice(&prev));
-    HYT_PEER_CUDA(cudaSetDevice(device));
-    HYT_PEER_SOLVER(cusolverDnCreate(&handle)); /* the legacy default stream */
-    HYT_PEER_SOLVER(cusolverDnDpotrf_bufferSize(handle, CUBLAS_FILL_MODE_LOWER, n, d_a, lda,
+    HYT_PEER_TRY(cudaGetDevice(&prev));
+    HYT_PEER_TRY(cudaSetDevice(device));
+    HYT_PEER_TRY(cusolverDnCreate(&handle)); /* the legacy default stream */
+    HYT_PEER_TRY(cusolverDnDpotrf_bufferSize(handle, CUBLAS_FILL_MODE_LOWER, n, d_a, lda,
                                                 &lwork));
-    HYT_PEER_CUDA(cudaMalloc((void **)&d_work, (size_t)(lwork > 0 ? lwork : 1) * sizeof(double)));
-    HYT_PEER_CUDA(cudaMalloc((void **)&d_info, sizeof(int)));
-    HYT_PEER_CUDA(cudaDeviceSynchronize());
+    HYT_PEER_TRY(cudaMalloc((void **)&d_work, (size_t)(lwork > 0 ? lwork : 1) * sizeof(double)));
+    HYT_PEER_TRY(cudaMalloc((void **)&d_info, sizeof(int)));
+    HYT_PEER_TRY(cudaDeviceSynchronize());
     double t0 = hyt_wtime();
-    HYT_PEER_SOLVER(cusolverDnDpotrf(handle, CUBLAS_FILL_MODE_LOWER, n, d_a, lda, d_work, lwork,
+    HYT_PEER_TRY(cusolverDnDpotrf(handle, CUBLAS_FILL_MODE_LOWER, n, d_a, lda, d_work, lwork,
                                      d_info));
-    HYT_PEER_CUDA(cudaDeviceSynchronize());
+    HYT_PEER_TRY(cudaDeviceSynchronize());
     *seconds = hyt_wtime() - t0;
-    HYT_PEER_CUDA(cudaMemcpy(info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
+    HYT_PEER_TRY(cudaMemcpy(info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
 
 cleanup:
     if (d_info)
-        HYT_PEER_CUDA_CLEAN(cudaFree(d_info));
+        HYT_PEER_CLEAN(cudaFree(d_info));
     if (d_work)
-        HYT_PEER_CUDA_CLEAN(cudaFree(d_work));
+        HYT_PEER_CLEAN(cudaFree(d_work));
     if (handle)
-        HYT_PEER_SOLVER_CLEAN(cusolverDnDestroy(handle));
+        HYT_PEER_CLEAN(cusolverDnDestroy(handle));
     if (prev >= 0)
-        HYT_PEER_CUDA_CLEAN(cudaSetDevice(prev));
+        HYT_PEER_CLEAN(cudaSetDevice(prev));
     return rc;
 }
 
@@ -376,7 +379,7 @@ static int peer_mg(int ndev, const int *devices, int n, int nb, const double *a,
 
     // peer access between all pairs; access that is already on stays on after we return
     for (int i = 0; i < ndev; i++) {
-        HYT_PEER_CUDA(cudaSetDevice(devices[i]));
+        HYT_PEER_TRY(cudaSetDevice(devices[i]));
         for (int j = 0; j < ndev; j++) {
             if (j == i)
                 continue;
@@ -386,10 +389,10 @@ static int peer_mg(int ndev, const int *devices, int n, int nb, const double *a,
                  * would otherwise surface in the next cudaGetLastError() check. */
                 (void)cudaGetLastError();
             } else if (e != cudaSuccess) {
-                rc = hyt_error(HYT_ERR_DEVICE, "%s:%d: cudaDeviceEnablePeerAccess(devices[j], 0) "
-                               "failed (device %d to device %d): %s (%s)", __FILE__, __LINE__,
-                               devices[i], devices[j], cudaGetErrorName(e),
-                               cudaGetErrorString(e));
+                char call[96];
+                snprintf(call, sizeof call, "cudaDeviceEnablePeerAccess(devices[j], 0) (device %d "
+                         "to device %d)", devices[i], devices[j]);
+                rc = peer_failed(peer_cuda_text, (int)e, call, __FILE__, __LINE__);
                 goto cleanup;
             } else {
                 peer_on[(size_t)i * (size_t)ndev + (size_t)j] = 1;
@@ -398,19 +401,19 @@ static int peer_mg(int ndev, const int *devices, int n, int nb, const double *a,
     }
 
     // handle, grid, descriptors
-    HYT_PEER_SOLVER(cusolverMgCreate(&handle));
-    HYT_PEER_SOLVER(cusolverMgDeviceSelect(handle, ndev, ids));
-    HYT_PEER_SOLVER(cusolverMgCreateDeviceGrid(&grid_a, 1, ndev, ids,
+    HYT_PEER_TRY(cusolverMgCreate(&handle));
+    HYT_PEER_TRY(cusolverMgDeviceSelect(handle, ndev, ids));
+    HYT_PEER_TRY(cusolverMgCreateDeviceGrid(&grid_a, 1, ndev, ids,
                                                CUDALIBMG_GRID_MAPPING_COL_MAJOR));
-    HYT_PEER_SOLVER(cusolverMgCreateDeviceGrid(&grid_b, 1, ndev, ids,
+    HYT_PEER_TRY(cusolverMgCreateDeviceGrid(&grid_b, 1, ndev, ids,
                                                CUDALIBMG_GRID_MAPPING_COL_MAJOR));
-    HYT_PEER_SOLVER(cusolverMgCreateMatrixDesc(&desc_a, n, n, n, nb, CUDA_R_64F, grid_a));
-    HYT_PEER_SOLVER(cusolverMgCreateMatrixDesc(&desc_b, n, 1, n, 1, CUDA_R_64F, grid_b));
+    HYT_PEER_TRY(cusolverMgCreateMatrixDesc(&desc_a, n, n, n, nb, CUDA_R_64F, grid_a));
+    HYT_PEER_TRY(cusolverMgCreateMatrixDesc(&desc_b, n, 1, n, 1, CUDA_R_64F, grid_b));
 
     // local parts: check every device first, then allocate (zeroed, padding included)
     for (int p = 0; p < ndev; p++) {
         const size_t tiles = (size_t)peer_local_tiles(nblk, ndev, p);
-        HYT_PEER_CUDA(cudaSetDevice(devices[p]));
+        HYT_PEER_TRY(cudaSetDevice(devices[p]));
         rc = peer_check_memory(devices[p], tiles * tile_elems * sizeof(double)
                                                + tiles * (size_t)nb * sizeof(int)
                                                + (size_t)n * sizeof(double),
@@ -423,45 +426,45 @@ static int peer_mg(int ndev, const int *devices, int n, int nb, const double *a,
         const size_t a_bytes = tiles * tile_elems * sizeof(double);
         const size_t ipiv_bytes = tiles * (size_t)nb * sizeof(int);
         const size_t b_bytes = (size_t)n * sizeof(double);
-        HYT_PEER_CUDA(cudaSetDevice(devices[p]));
-        HYT_PEER_CUDA(cudaMalloc(&d_a[p], a_bytes));
-        HYT_PEER_CUDA(cudaMemset(d_a[p], 0, a_bytes));
-        HYT_PEER_CUDA(cudaMalloc((void **)&d_ipiv[p], ipiv_bytes));
-        HYT_PEER_CUDA(cudaMemset(d_ipiv[p], 0, ipiv_bytes));
-        HYT_PEER_CUDA(cudaMalloc(&d_b[p], b_bytes));
-        HYT_PEER_CUDA(cudaMemset(d_b[p], 0, b_bytes));
+        HYT_PEER_TRY(cudaSetDevice(devices[p]));
+        HYT_PEER_TRY(cudaMalloc(&d_a[p], a_bytes));
+        HYT_PEER_TRY(cudaMemset(d_a[p], 0, a_bytes));
+        HYT_PEER_TRY(cudaMalloc((void **)&d_ipiv[p], ipiv_bytes));
+        HYT_PEER_TRY(cudaMemset(d_ipiv[p], 0, ipiv_bytes));
+        HYT_PEER_TRY(cudaMalloc(&d_b[p], b_bytes));
+        HYT_PEER_TRY(cudaMemset(d_b[p], 0, b_bytes));
     }
 
     // host to devices: column block j to local tile j / ndev of devices[j % ndev]
     for (int p = 0; p < ndev; p++) {
-        HYT_PEER_CUDA(cudaSetDevice(devices[p]));
+        HYT_PEER_TRY(cudaSetDevice(devices[p]));
         for (int64_t j = p; j < nblk; j += ndev) {
             const int64_t cols = (int64_t)n - j * nb < nb ? (int64_t)n - j * nb : nb;
             double *dst = (double *)d_a[p] + (size_t)(j / ndev) * tile_elems;
             const double *src = a + (size_t)j * tile_elems;
-            HYT_PEER_CUDA(cudaMemcpy(dst, src, (size_t)cols * (size_t)n * sizeof(double),
+            HYT_PEER_TRY(cudaMemcpy(dst, src, (size_t)cols * (size_t)n * sizeof(double),
                                      cudaMemcpyHostToDevice));
         }
     }
-    HYT_PEER_CUDA(cudaSetDevice(devices[0]));
-    HYT_PEER_CUDA(cudaMemcpy(d_b[0], b, (size_t)n * sizeof(double), cudaMemcpyHostToDevice));
+    HYT_PEER_TRY(cudaSetDevice(devices[0]));
+    HYT_PEER_TRY(cudaMemcpy(d_b[0], b, (size_t)n * sizeof(double), cudaMemcpyHostToDevice));
 
     // workspace: one size (elements of double) for getrf and getrs, on every device
-    HYT_PEER_SOLVER(cusolverMgGetrf_bufferSize(handle, n, n, d_a, 1, 1, desc_a, d_ipiv,
+    HYT_PEER_TRY(cusolverMgGetrf_bufferSize(handle, n, n, d_a, 1, 1, desc_a, d_ipiv,
                                                CUDA_R_64F, &lwork_getrf));
-    HYT_PEER_SOLVER(cusolverMgGetrs_bufferSize(handle, CUBLAS_OP_N, n, 1, d_a, 1, 1, desc_a,
+    HYT_PEER_TRY(cusolverMgGetrs_bufferSize(handle, CUBLAS_OP_N, n, 1, d_a, 1, 1, desc_a,
                                                d_ipiv, d_b, 1, 1, desc_b, CUDA_R_64F,
                                                &lwork_getrs));
     lwork = lwork_getrf > lwork_getrs ? lwork_getrf : lwork_getrs;
     if (lwork < 1)
         lwork = 1;
     for (int p = 0; p < ndev; p++) {
-        HYT_PEER_CUDA(cudaSetDevice(devices[p]));
+        HYT_PEER_TRY(cudaSetDevice(devices[p]));
         rc = peer_check_memory(devices[p], (size_t)lwork * sizeof(double), n, ndev,
                                "the cusolverMg workspace");
         if (rc)
             goto cleanup;
-        HYT_PEER_CUDA(cudaMalloc(&d_work[p], (size_t)lwork * sizeof(double)));
+        HYT_PEER_TRY(cudaMalloc(&d_work[p], (size_t)lwork * sizeof(double)));
     }
 
     // factorization, timed alone
@@ -469,7 +472,7 @@ static int peer_mg(int ndev, const int *devices, int n, int nb, const double *a,
     if (rc)
         goto cleanup;
     t0 = hyt_wtime();
-    HYT_PEER_SOLVER(cusolverMgGetrf(handle, n, n, d_a, 1, 1, desc_a, d_ipiv, CUDA_R_64F, d_work,
+    HYT_PEER_TRY(cusolverMgGetrf(handle, n, n, d_a, 1, 1, desc_a, d_ipiv, CUDA_R_64F, d_work,
                                     lwork, &h_info));
     rc = peer_sync_all(ndev, devices);
     if (rc)
@@ -486,7 +489,7 @@ static int peer_mg(int ndev, const int *devices, int n, int nb, const double *a,
         goto cleanup; /* singular: no solve, x not written */
 
     // solve
-    HYT_PEER_SOLVER(cusolverMgGetrs(handle, CUBLAS_OP_N, n, 1, d_a, 1, 1, desc_a, d_ipiv, d_b,
+    HYT_PEER_TRY(cusolverMgGetrs(handle, CUBLAS_OP_N, n, 1, d_a, 1, 1, desc_a, d_ipiv, d_b,
                                     1, 1, desc_b, CUDA_R_64F, d_work, lwork, &h_info));
     rc = peer_sync_all(ndev, devices);
     if (rc)
@@ -496,33 +499,33 @@ static int peer_mg(int ndev, const int *devices, int n, int nb, const double *a,
                        "(n = %d, %d GPUs)", __FILE__, __LINE__, -h_info, n, ndev);
         goto cleanup;
     }
-    HYT_PEER_CUDA(cudaSetDevice(devices[0]));
-    HYT_PEER_CUDA(cudaMemcpy(x, d_b[0], (size_t)n * sizeof(double), cudaMemcpyDeviceToHost));
+    HYT_PEER_TRY(cudaSetDevice(devices[0]));
+    HYT_PEER_TRY(cudaMemcpy(x, d_b[0], (size_t)n * sizeof(double), cudaMemcpyDeviceToHost));
 
 cleanup:
     for (int p = 0; p < ndev && d_a && d_b && d_work && d_ipiv; p++) {
         if (!d_a[p] && !d_b[p] && !d_work[p] && !d_ipiv[p])
             continue;
-        HYT_PEER_CUDA_CLEAN(cudaSetDevice(devices[p]));
+        HYT_PEER_CLEAN(cudaSetDevice(devices[p]));
         if (d_work[p])
-            HYT_PEER_CUDA_CLEAN(cudaFree(d_work[p]));
+            HYT_PEER_CLEAN(cudaFree(d_work[p]));
         if (d_ipiv[p])
-            HYT_PEER_CUDA_CLEAN(cudaFree(d_ipiv[p]));
+            HYT_PEER_CLEAN(cudaFree(d_ipiv[p]));
         if (d_b[p])
-            HYT_PEER_CUDA_CLEAN(cudaFree(d_b[p]));
+            HYT_PEER_CLEAN(cudaFree(d_b[p]));
         if (d_a[p])
-            HYT_PEER_CUDA_CLEAN(cudaFree(d_a[p]));
+            HYT_PEER_CLEAN(cudaFree(d_a[p]));
     }
     if (desc_b)
-        HYT_PEER_SOLVER_CLEAN(cusolverMgDestroyMatrixDesc(desc_b));
+        HYT_PEER_CLEAN(cusolverMgDestroyMatrixDesc(desc_b));
     if (desc_a)
-        HYT_PEER_SOLVER_CLEAN(cusolverMgDestroyMatrixDesc(desc_a));
+        HYT_PEER_CLEAN(cusolverMgDestroyMatrixDesc(desc_a));
     if (grid_b)
-        HYT_PEER_SOLVER_CLEAN(cusolverMgDestroyGrid(grid_b));
+        HYT_PEER_CLEAN(cusolverMgDestroyGrid(grid_b));
     if (grid_a)
-        HYT_PEER_SOLVER_CLEAN(cusolverMgDestroyGrid(grid_a));
+        HYT_PEER_CLEAN(cusolverMgDestroyGrid(grid_a));
     if (handle)
-        HYT_PEER_SOLVER_CLEAN(cusolverMgDestroy(handle));
+        HYT_PEER_CLEAN(cusolverMgDestroy(handle));
     // leave peer access as we found it: hytile's own run must not inherit it
     for (int i = 0; i < ndev && peer_on; i++) {
         const unsigned char *on = peer_on + (size_t)i * (size_t)ndev;
@@ -532,12 +535,13 @@ cleanup:
         if (e != cudaSuccess) {
             /* not on device i: disabling now would act on another device's access */
             if (rc == 0)
-                rc = peer_cuda_error(e, "cudaSetDevice(devices[i])", __FILE__, __LINE__);
+                rc = peer_failed(peer_cuda_text, (int)e, "cudaSetDevice(devices[i])", __FILE__,
+                                 __LINE__);
             continue;
         }
         for (int j = 0; j < ndev; j++) {
             if (on[j])
-                HYT_PEER_CUDA_CLEAN(cudaDeviceDisablePeerAccess(devices[j]));
+                HYT_PEER_CLEAN(cudaDeviceDisablePeerAccess(devices[j]));
         }
     }
     free(peer_on);
@@ -583,7 +587,7 @@ int hyt_peer_dgesv(int ndev, const int *devices, int n, int mg_block, const doub
         return hyt_error(HYT_ERR_TOO_LARGE, "hyt_peer_dgesv: n = %d: n^2 doubles overflow size_t",
                          n);
 
-    HYT_PEER_CUDA(cudaGetDeviceCount(&count));
+    HYT_PEER_TRY(cudaGetDeviceCount(&count));
     for (int i = 0; i < ndev; i++) {
         if (devices[i] < 0 || devices[i] >= count) {
             rc = hyt_error(HYT_ERR_INVALID, "hyt_peer_dgesv: device %d does not exist (%d CUDA "
@@ -591,7 +595,7 @@ int hyt_peer_dgesv(int ndev, const int *devices, int n, int mg_block, const doub
             goto cleanup;
         }
     }
-    HYT_PEER_CUDA(cudaGetDevice(&current));
+    HYT_PEER_TRY(cudaGetDevice(&current));
 
     if (ndev == 1)
         rc = peer_dn(devices[0], n, a, b, x, factor_seconds, info);
@@ -600,7 +604,7 @@ int hyt_peer_dgesv(int ndev, const int *devices, int n, int mg_block, const doub
 
 cleanup:
     if (current >= 0)
-        HYT_PEER_CUDA_CLEAN(cudaSetDevice(current));
+        HYT_PEER_CLEAN(cudaSetDevice(current));
     if (rc != 0) {
         /* A failed runtime call is also recorded as the thread's last error; read it back so
          * that it does not surface in hytile's next cudaGetLastError() check. */

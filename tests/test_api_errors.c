@@ -156,6 +156,127 @@ static void check_tile_layout(hyt_context_t *ctx)
     hyt_desc_destroy(&R);
 }
 
+typedef int chol_solve_fn(hyt_context_t *, char, int, int, double *, int, double *, int);
+
+/* hyt_dpotrs through the signature of hyt_dposv (a is const there). */
+static int dpotrs_call(hyt_context_t *ctx, char uplo, int n, int nrhs, double *a, int lda,
+                       double *b, int ldb)
+{
+    return hyt_dpotrs(ctx, uplo, n, nrhs, a, lda, b, ldb);
+}
+
+/* The Cholesky's calls in LAPACK layout: hyt_dposv checks with the solve's positions and names
+ * itself, never the hyt_dpotrf and hyt_dpotrs it is made of. */
+static void check_chol_lapack(hyt_context_t *ctx)
+{
+    double a[16], b[4], a0[16], b0[4];
+    for (int i = 0; i < 16; i++)
+        a[i] = a0[i] = i % 4 == i / 4 ? 10 : 1;
+    for (int i = 0; i < 4; i++)
+        b[i] = b0[i] = i;
+
+    EXPECT(hyt_dpotrf(ctx, 'X', 4, a, 4), -1, "hyt_dpotrf: argument 1 (uplo) is 'X'");
+    EXPECT(hyt_dpotrf(ctx, '\n', 4, a, 4), -1, "hyt_dpotrf: argument 1 (uplo) is character 10");
+    EXPECT(hyt_dpotrf(ctx, 'L', -2, a, 4), -2, "hyt_dpotrf: argument 2 (n) is -2");
+    EXPECT(hyt_dpotrf(ctx, 'L', 4, NULL, 4), -3, "hyt_dpotrf: argument 3 (a) is NULL");
+    EXPECT(hyt_dpotrf(ctx, 'U', 4, a, 3), -4, "hyt_dpotrf: argument 4 (lda) is 3");
+    EXPECT(hyt_dpotrf(NULL, 'L', 4, a, 4), HYT_ERR_INVALID, "hyt_dpotrf: NULL context");
+
+    static const struct {
+        const char *name;
+        chol_solve_fn *f;
+        const char *const avoid[4];
+    } calls[] = {{"hyt_dpotrs", dpotrs_call, {"_tile", NULL}},
+                 {"hyt_dposv", hyt_dposv, {"hyt_dpotrf", "hyt_dpotrs", "_tile", NULL}}};
+    for (int c = 0; c < 2; c++) {
+        chol_solve_fn *f = calls[c].f;
+        const char *const *avoid = calls[c].avoid;
+        char m[7][64], mctx[64];
+        static const char *const args[7] = {"1 (uplo) is 'x'", "2 (n) is -1", "3 (nrhs) is -1",
+                                            "4 (a) is NULL", "5 (lda) is 3", "6 (b) is NULL",
+                                            "7 (ldb) is 2"};
+        for (int i = 0; i < 7; i++)
+            snprintf(m[i], sizeof m[i], "%s: argument %s", calls[c].name, args[i]);
+        snprintf(mctx, sizeof mctx, "%s: NULL context", calls[c].name);
+        EXPECT_NOT(avoid, f(ctx, 'x', 4, 1, a, 4, b, 4), -1, m[0]);
+        EXPECT_NOT(avoid, f(ctx, 'L', -1, 1, a, 4, b, 4), -2, m[1]);
+        EXPECT_NOT(avoid, f(ctx, 'L', 4, -1, a, 4, b, 4), -3, m[2]);
+        EXPECT_NOT(avoid, f(ctx, 'L', 4, 1, NULL, 4, b, 4), -4, m[3]);
+        EXPECT_NOT(avoid, f(ctx, 'U', 4, 1, a, 3, b, 4), -5, m[4]);
+        EXPECT_NOT(avoid, f(ctx, 'L', 4, 1, a, 4, NULL, 4), -6, m[5]);
+        EXPECT_NOT(avoid, f(ctx, 'L', 4, 1, a, 4, b, 2), -7, m[6]);
+        EXPECT_NOT(avoid, f(NULL, 'L', 4, 1, a, 4, b, 4), HYT_ERR_INVALID, mctx);
+    }
+    CHECK(!memcmp(a, a0, sizeof a) && !memcmp(b, b0, sizeof b), "bad arguments wrote data");
+
+    set_stale();
+    CHECK(hyt_dposv(ctx, 'L', 4, 1, a, 4, b, 4) == 0, "dposv: %s", hyt_last_error());
+    CHECK(hyt_last_error()[0] == '\0', "message '%s' after a successful call", hyt_last_error());
+}
+
+/* The tile Cholesky (HYT_ERR_INVALID for a bad argument, numbered as in LAPACK): each call
+ * names itself, not the _async call or the factorization it is made of. */
+static void check_chol_tiles(hyt_context_t *ctx)
+{
+    static const char *const not_parts[] = {"_async", "hyt_dpotrf", "hyt_dpotrs", NULL};
+    hyt_desc_t A, B, Bnb, B3, R;
+    int info;
+    REQUIRE(!hyt_desc_create(ctx, 4, 4, 2, &A) && !hyt_desc_create(ctx, 4, 1, 2, &B) &&
+            !hyt_desc_create(ctx, 4, 1, 3, &Bnb) && !hyt_desc_create(ctx, 3, 1, 2, &B3) &&
+            !hyt_desc_create(ctx, 4, 3, 2, &R), "%s", hyt_last_error());
+    for (int i = 0; i < 16; i++)
+        *hyt_elem(&A, i % 4, i / 4) = i % 4 == i / 4 ? 10 : 1;
+    hyt_sequence_t *seq;
+    REQUIRE(!hyt_sequence_create(ctx, &seq), "%s", hyt_last_error());
+
+    EXPECT_NOT(not_async, hyt_dpotrf_tile(ctx, 'Q', &A), HYT_ERR_INVALID,
+               "hyt_dpotrf_tile: argument 1 (uplo) is 'Q'");
+    EXPECT(hyt_dpotrf_tile(ctx, 'L', NULL), HYT_ERR_INVALID,
+           "hyt_dpotrf_tile: argument 2 (A) is NULL");
+    EXPECT(hyt_dpotrf_tile(ctx, 'L', &R), HYT_ERR_INVALID,
+           "hyt_dpotrf_tile: argument 2 (A) is 4 x 3, must be square");
+    EXPECT(hyt_dpotrf_tile(NULL, 'L', &A), HYT_ERR_INVALID, "hyt_dpotrf_tile: NULL context");
+    EXPECT(hyt_dpotrf_tile_async(NULL, 'L', &A, &info), HYT_ERR_INVALID,
+           "hyt_dpotrf_tile_async: NULL sequence");
+    EXPECT(hyt_dpotrf_tile_async(seq, 'L', &A, NULL), HYT_ERR_INVALID,
+           "hyt_dpotrf_tile_async: argument 3 (info) is NULL");
+
+    EXPECT_NOT(not_async, hyt_dpotrs_tile(ctx, 'L', &A, NULL), HYT_ERR_INVALID,
+               "hyt_dpotrs_tile: argument 3 (B) is NULL");
+    EXPECT(hyt_dpotrs_tile(ctx, 'L', &A, &B3), HYT_ERR_INVALID,
+           "hyt_dpotrs_tile: argument 3 (B) has 3 rows, A has 4");
+    EXPECT(hyt_dpotrs_tile(NULL, 'L', &A, &B), HYT_ERR_INVALID, "hyt_dpotrs_tile: NULL context");
+    EXPECT(hyt_dpotrs_tile_async(seq, 'L', &A, &Bnb), HYT_ERR_INVALID,
+           "hyt_dpotrs_tile_async: argument 3 (B) has tile size 3, A has 2");
+
+    EXPECT_NOT(not_parts, hyt_dposv_tile(ctx, 'Q', &A, &B), HYT_ERR_INVALID,
+               "hyt_dposv_tile: argument 1 (uplo) is 'Q'");
+    EXPECT_NOT(not_parts, hyt_dposv_tile(ctx, 'L', &R, &B), HYT_ERR_INVALID,
+               "hyt_dposv_tile: argument 2 (A) is 4 x 3");
+    EXPECT_NOT(not_parts, hyt_dposv_tile(ctx, 'L', &A, &Bnb), HYT_ERR_INVALID,
+               "hyt_dposv_tile: argument 3 (B) has tile size 3");
+    EXPECT_NOT(not_parts, hyt_dposv_tile(NULL, 'L', &A, &B), HYT_ERR_INVALID,
+               "hyt_dposv_tile: NULL context");
+    EXPECT(hyt_dposv_tile_async(seq, 'Q', &A, &B, &info), HYT_ERR_INVALID,
+           "hyt_dposv_tile_async: argument 1 (uplo) is 'Q'");
+    EXPECT(hyt_dposv_tile_async(seq, 'L', &A, NULL, &info), HYT_ERR_INVALID,
+           "hyt_dposv_tile_async: argument 3 (B) is NULL");
+    EXPECT(hyt_dposv_tile_async(seq, 'L', &A, &B, NULL), HYT_ERR_INVALID,
+           "hyt_dposv_tile_async: argument 4 (info) is NULL");
+
+    CHECK(hyt_sequence_wait(seq) == 0 && hyt_sequence_message(seq)[0] == '\0',
+          "bad arguments failed the sequence: %s", hyt_sequence_message(seq));
+    hyt_sequence_destroy(seq);
+    set_stale();
+    CHECK(hyt_dposv_tile(ctx, 'L', &A, &B) == 0, "dposv_tile: %s", hyt_last_error());
+    CHECK(hyt_last_error()[0] == '\0', "message '%s' after a successful call", hyt_last_error());
+    hyt_desc_destroy(&A);
+    hyt_desc_destroy(&B);
+    hyt_desc_destroy(&Bnb);
+    hyt_desc_destroy(&B3);
+    hyt_desc_destroy(&R);
+}
+
 static void check_tiles(hyt_context_t *ctx)
 {
     hyt_desc_t A, L;
@@ -291,6 +412,29 @@ static void check_library_errors(void)
     hyt_desc_destroy(&A);
     hyt_desc_destroy(&B);
     hyt_context_destroy(ctx);
+
+    /* the Cholesky's: hyt_dposv is a factorization and a solve, named as the call made */
+    static const char *const not_chol_parts[] = {"hyt_dpotrf", "hyt_dpotrs", "_tile", NULL};
+    for (int i = 0; i < 16; i++)
+        a[i] = i % 4 == i / 4 ? 10 : 1;
+    ctx = test_context(2, "none", "debug.fault_task", "1", (char *)NULL);
+    EXPECT_NOT(not_chol_parts, hyt_dposv(ctx, 'L', 4, 1, a, 4, b, 4), HYT_ERR_FAULT,
+               "hyt_dposv: ");
+    CHECK(!strncmp(hyt_last_error(), "hyt_dposv: ", 11), "'%s'", hyt_last_error());
+    hyt_context_destroy(ctx);
+
+    static const char *const not_posv_parts[] = {"hyt_dpotrf", "hyt_dpotrs", "_async", NULL};
+    ctx = test_context(2, "none", "debug.fault_task", "1", (char *)NULL);
+    REQUIRE(!hyt_desc_create(ctx, 4, 4, 2, &A) && !hyt_desc_create(ctx, 4, 1, 2, &B), "%s",
+            hyt_last_error());
+    for (int i = 0; i < 16; i++)
+        *hyt_elem(&A, i % 4, i / 4) = i % 4 == i / 4 ? 10 : 1;
+    EXPECT_NOT(not_posv_parts, hyt_dposv_tile(ctx, 'L', &A, &B), HYT_ERR_FAULT,
+               "hyt_dposv_tile: ");
+    CHECK(!strncmp(hyt_last_error(), "hyt_dposv_tile: ", 16), "'%s'", hyt_last_error());
+    hyt_desc_destroy(&A);
+    hyt_desc_destroy(&B);
+    hyt_context_destroy(ctx);
 }
 
 int main(void)
@@ -298,6 +442,8 @@ int main(void)
     hyt_context_t *ctx = test_context(2, "none", (char *)NULL);
     check_lapack_layout(ctx);
     check_tile_layout(ctx);
+    check_chol_lapack(ctx);
+    check_chol_tiles(ctx);
     check_tiles(ctx);
     check_runtime(ctx);
     hyt_context_destroy(ctx);

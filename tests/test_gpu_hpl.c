@@ -14,6 +14,7 @@
  * Without arguments on a host device ("host:1"); with "cuda" the device part on the first GPU
  * ("cuda:0"), exit 77 without CUDA or a usable GPU.
  */
+#include "bench_common.h"
 #include "config.h"
 #include "hyt_cpu_kernels.h"
 #include "hyt_gpu_hpl.h"
@@ -24,7 +25,6 @@
 #include "hyt_dev_test.h"
 
 #include <cblas.h>
-#include <dlfcn.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -442,45 +442,9 @@ static void test_dev_generator(hyt_context_t *ctx)
     }
 }
 
-/* OpenBLAS's own dgesv_ (hytile's static library defines one too): looked up in the library
- * that defines cblas_dgemm.  NULL if not found. */
+/* OpenBLAS's own dgesv_ (hytile's static library defines one too). */
 typedef void (*dgesv_fn)(const int *, const int *, double *, const int *, int *, double *,
                          const int *, int *);
-static dgesv_fn openblas_dgesv(void)
-{
-    Dl_info info;
-    if (!dladdr((void *)cblas_dgemm, &info) || !info.dli_fname)
-        return NULL;
-    void *h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
-    if (!h)
-        return NULL;
-    dgesv_fn f = (dgesv_fn)dlsym(h, "dgesv_");
-    dlclose(h);
-    return f;
-}
-
-/* The host's computation, as hytile hpl: r = b - A x by dgemv, ||A||_oo by row sums. */
-static double host_residual(int n, const double *A, const double *x, const double *b)
-{
-    double *r = xmalloc((size_t)n * sizeof *r), *rs = xmalloc((size_t)n * sizeof *rs);
-    memcpy(r, b, (size_t)n * sizeof *r);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, A, n, x, 1, 1.0, r, 1);
-    double rn = 0, an = 0, xn = 0, bn = 0;
-    for (int i = 0; i < n; i++)
-        rs[i] = 0;
-    for (int64_t c = 0; c < n; c++)
-        for (int64_t i = 0; i < n; i++)
-            rs[i] += fabs(A[i + c * n]);
-    for (int i = 0; i < n; i++) {
-        rn = fmax(rn, fabs(r[i]));
-        an = fmax(an, rs[i]);
-        xn = fmax(xn, fabs(x[i]));
-        bn = fmax(bn, fabs(b[i]));
-    }
-    free(r);
-    free(rs);
-    return rn / (DBL_EPSILON * (an * xn + bn) * n);
-}
 
 /* r = A x - b accumulated in long double (64 or 113 significant bits): the residual with
  * rounding far below the double computations'. */
@@ -505,7 +469,7 @@ static void test_dev_check(hyt_context_t *ctx)
 {
     static const hcase_t cases[] = {{1, 1, 1, 100},  {7, 4, 2, 100},   {300, 64, 1, 100},
                                     {517, 100, 3, 42}, {1000, 128, 2, 100}, {1203, 256, 3, 7}};
-    dgesv_fn gesv = openblas_dgesv();
+    dgesv_fn gesv = (dgesv_fn)hyt_bench_openblas_sym("dgesv_", (void *)dgesv_, NULL);
     CHECK(gesv != NULL, "OpenBLAS's dgesv_ not found (the solve uses hyt_dgesv instead)");
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
         const hcase_t *h = &cases[t];
@@ -541,7 +505,7 @@ static void test_dev_check(hyt_context_t *ctx)
             CHECK(!memcmp(norms, rnorms, sizeof rnorms), "n %d: norms %g %g %g %g, reference "
                   "%g %g %g %g", n, norms[0], norms[1], norms[2], norms[3], rnorms[0],
                   rnorms[1], rnorms[2], rnorms[3]);
-            double res = hyt_hpl_scaled_residual(norms, n), host = host_residual(n, A, x, b);
+            double res = hyt_hpl_scaled_residual(norms, n), host = hyt_bench_residual(n, A, x, b);
             double ex = exact_residual(n, A, x, b);
             printf("n %4d nb %3d %d devices: scaled residual %.6f on the device, %.6f on the "
                    "host, %.6f in long double\n", n, h->nb, h->ndev, res, host, ex);
@@ -562,7 +526,7 @@ static void test_dev_check(hyt_context_t *ctx)
             x[n / 2] += 1e-3 * xmax;
             rc = dev_check(ctx, h, x, hb, ax, arow, norms);
             double res = rc ? 0 : hyt_hpl_scaled_residual(norms, n);
-            double host = host_residual(n, A, x, b);
+            double host = hyt_bench_residual(n, A, x, b);
             CHECK(!rc && res > 1000 && host > 1000 && fabs(res - host) <= 0.05 * host,
                   "n %d: wrong x gives scaled residual %g on the device, %g on the host", n, res,
                   host);

@@ -34,13 +34,30 @@ int hyt_pdpotrf(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info,
 int hyt_pdpotrs(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, const hyt_desc_t *B,
                 const int *info);
 
-/* The argument checks of hyt_dpotrs and hyt_dposv (the same positions, LAPACK's order): 0, or
- * the position of the first bad argument. */
-int hyt_chol_solve_args(char uplo, int n, int nrhs, const double *a, int lda, const double *b,
-                        int ldb);
+/* Argument checks of the public Cholesky calls (func: the call the user made, named in the
+ * message; arguments numbered as in LAPACK, the context or sequence not counted).  Each returns
+ * 0, or an error code with the message set by hyt_error_arg.
+ * uplo, argument 1 of every Cholesky call: 0 or code (-1, or HYT_ERR_INVALID for the tile
+ * calls). */
+int hyt_chol_check_uplo(const char *func, int code, char uplo);
+/* hyt_dpotrs's and hyt_dposv's uplo, n, nrhs, a, lda, b, ldb (arguments 1 to 7, LAPACK's
+ * order): 0 or -i. */
+int hyt_chol_check_solve(const char *func, char uplo, int n, int nrhs, const double *a, int lda,
+                         const double *b, int ldb);
+/* The tile calls' uplo (1), A (2: a square tile matrix) and, when solve, B (3: A's rows and
+ * tile size): 0 or HYT_ERR_INVALID. */
+int hyt_chol_check_tiles(const char *func, char uplo, const hyt_desc_t *A, int solve,
+                         const hyt_desc_t *B);
 
-/* Argument checks of the tile routines: 0, or HYT_ERR_INVALID with a message naming fn. */
-int hyt_chol_check_tiles(const char *fn, const hyt_desc_t *A, const hyt_desc_t *B);
+/* The bodies of the calls, after their checks (uplo 'L' or 'U'): they do not check arguments
+ * again and leave the message naming the public call to it.
+ * hyt_chol_insert_tile: the tasks of hyt_dpotrf_tile_async (*info set to 0 first);
+ * hyt_drv_dpotrs: the tile solve, synchronous; hyt_drv_dpotrs_lapack: the same on LAPACK
+ * arrays. */
+int hyt_chol_insert_tile(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, int *info);
+int hyt_drv_dpotrs(hyt_context_t *ctx, char uplo, const hyt_desc_t *A, hyt_desc_t *B);
+int hyt_drv_dpotrs_lapack(hyt_context_t *ctx, char uplo, int n, int nrhs, const double *a,
+                          int lda, double *b, int ldb);
 
 /* ---- The GPU-only Cholesky (pdpotrf_gpu.c, dpotrf_gpu.c, gpu_dpotrf_tasks.c) ---------------
  * A lower n x n column-major matrix (leading dimension ld) in the memory of one device, factored

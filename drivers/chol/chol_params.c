@@ -7,6 +7,8 @@
  */
 #include "chol_internal.h"
 
+#include <ctype.h>
+
 /* The Cholesky's keys (read by hyt_chol_params below).  Keep in sync with the README's
  * configuration section. */
 static const hyt_config_keydef_t chol_keys[] = {
@@ -43,11 +45,46 @@ char hyt_norm_uplo(char uplo)
     }
 }
 
-int hyt_chol_check_tiles(const char *fn, const hyt_desc_t *A, const hyt_desc_t *B)
+int hyt_chol_check_uplo(const char *func, int code, char uplo)
 {
-    if (!A || A->m != A->n || (A->n && !A->mat))
-        return hyt_error(HYT_ERR_INVALID, "%s: A must be a square tile matrix", fn);
-    if (B && (B->m != A->n || B->nb != A->nb || (B->m && B->n && !B->mat)))
-        return hyt_error(HYT_ERR_INVALID, "%s: B must be n x nrhs with A's tile size", fn);
-    return HYT_SUCCESS;
+    if (hyt_norm_uplo(uplo))
+        return 0;
+    if (isprint((unsigned char)uplo))
+        return hyt_error_arg(code, func, 1, "uplo", "is '%c', must be 'L' or 'U'", uplo);
+    return hyt_error_arg(code, func, 1, "uplo", "is character %d, must be 'L' or 'U'",
+                         (unsigned char)uplo);
+}
+
+/* A descriptor argument i of a tile call: given, a descriptor, with storage. */
+static int check_desc(const char *func, int i, const char *name, const hyt_desc_t *X)
+{
+    if (!X)
+        return hyt_error_arg(HYT_ERR_INVALID, func, i, name, "is NULL");
+    if (X->m < 0 || X->n < 0 || X->nb < 1)
+        return hyt_error_arg(HYT_ERR_INVALID, func, i, name, "is not a matrix descriptor (m %d, "
+                             "n %d, nb %d)", X->m, X->n, X->nb);
+    if (X->m && X->n && !X->mat)
+        return hyt_error_arg(HYT_ERR_INVALID, func, i, name, "has no storage (%s->mat is NULL)",
+                             name);
+    return 0;
+}
+
+int hyt_chol_check_tiles(const char *func, char uplo, const hyt_desc_t *A, int solve,
+                         const hyt_desc_t *B)
+{
+    int rc = hyt_chol_check_uplo(func, HYT_ERR_INVALID, uplo);
+    if (!rc)
+        rc = check_desc(func, 2, "A", A);
+    if (!rc && A->m != A->n)
+        rc = hyt_error_arg(HYT_ERR_INVALID, func, 2, "A", "is %d x %d, must be square", A->m,
+                           A->n);
+    if (rc || !solve)
+        return rc;
+    rc = check_desc(func, 3, "B", B);
+    if (!rc && B->m != A->n)
+        rc = hyt_error_arg(HYT_ERR_INVALID, func, 3, "B", "has %d rows, A has %d", B->m, A->n);
+    if (!rc && B->nb != A->nb)
+        rc = hyt_error_arg(HYT_ERR_INVALID, func, 3, "B", "has tile size %d, A has %d", B->nb,
+                           A->nb);
+    return rc;
 }

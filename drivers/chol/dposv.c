@@ -5,34 +5,55 @@
 int hyt_dposv(hyt_context_t *ctx, char uplo, int n, int nrhs, double *a, int lda, double *b,
               int ldb)
 {
+    static const char func[] = "hyt_dposv";
+    hyt_error_clear();
     /* the solve's checks (LAPACK's order), before anything is factored */
-    int pos = hyt_chol_solve_args(uplo, n, nrhs, a, lda, b, ldb);
-    if (pos)
-        return -pos;
-    int info = hyt_dpotrf(ctx, uplo, n, a, lda);
-    if (info != 0)
-        return info;
-    return hyt_dpotrs(ctx, uplo, n, nrhs, a, lda, b, ldb);
+    int rc = hyt_chol_check_solve(func, uplo, n, nrhs, a, lda, b, ldb);
+    if (!rc && !ctx)
+        rc = hyt_error(HYT_ERR_INVALID, "%s: NULL context", func);
+    const char u = hyt_norm_uplo(uplo);
+    if (!rc && n > 0) {
+        hyt_chol_params_t p = HYT_CHOL_PARAMS_AUTO;
+        rc = hyt_dpotrf_params(ctx, u, n, a, lda, &p); /* INFO > 0: no solve */
+    }
+    if (!rc)
+        rc = hyt_drv_dpotrs_lapack(ctx, u, n, nrhs, a, lda, b, ldb);
+    return hyt_error_return(func, rc);
+}
+
+/* The factorization and the solve in one sequence (arguments checked). */
+static int insert_dposv(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, hyt_desc_t *B,
+                        int *info)
+{
+    int rc = hyt_chol_insert_tile(seq, uplo, A, info);
+    /* the solve waits for the final INFO and does nothing when it is nonzero */
+    return rc ? rc : hyt_pdpotrs(seq, uplo, A, B, info);
 }
 
 int hyt_dposv_tile_async(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, hyt_desc_t *B,
                          int *info)
 {
-    if (!B)
-        return hyt_error(HYT_ERR_INVALID, "hyt_dposv_tile_async: NULL argument");
-    int rc = hyt_chol_check_tiles("hyt_dposv_tile_async", A, B);
+    static const char func[] = "hyt_dposv_tile_async";
+    hyt_error_clear();
+    int rc = seq ? hyt_chol_check_tiles(func, uplo, A, 1, B)
+                 : hyt_error(HYT_ERR_INVALID, "%s: NULL sequence", func);
+    if (!rc && !info)
+        rc = hyt_error_arg(HYT_ERR_INVALID, func, 4, "info", "is NULL");
     if (!rc)
-        rc = hyt_dpotrf_tile_async(seq, uplo, A, info);
-    /* the solve waits for the final INFO and does nothing when it is nonzero */
-    return rc ? rc : hyt_pdpotrs(seq, hyt_norm_uplo(uplo), A, B, info);
+        rc = insert_dposv(seq, hyt_norm_uplo(uplo), A, B, info);
+    return hyt_error_return(func, rc);
 }
 
 int hyt_dposv_tile(hyt_context_t *ctx, char uplo, hyt_desc_t *A, hyt_desc_t *B)
 {
+    static const char func[] = "hyt_dposv_tile";
+    hyt_error_clear();
+    int rc = hyt_chol_check_tiles(func, uplo, A, 1, B);
+    if (!rc && !ctx)
+        rc = hyt_error(HYT_ERR_INVALID, "%s: NULL context", func);
     hyt_sequence_t *seq;
-    int info = 0, rc = hyt_sequence_create(ctx, &seq);
-    if (rc)
-        return rc;
-    rc = hyt_sequence_finish(seq, hyt_dposv_tile_async(seq, uplo, A, B, &info));
-    return rc ? rc : info;
+    int info = 0;
+    if (!rc && !(rc = hyt_sequence_create(ctx, &seq)))
+        rc = hyt_sequence_finish(seq, insert_dposv(seq, hyt_norm_uplo(uplo), A, B, &info));
+    return hyt_error_return(func, rc ? rc : info);
 }

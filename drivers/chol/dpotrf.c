@@ -5,21 +5,22 @@
 
 int hyt_dpotrf(hyt_context_t *ctx, char uplo, int n, double *a, int lda)
 {
-    const char u = hyt_norm_uplo(uplo);
-    if (!u)
-        return -1;
-    if (n < 0)
-        return -2;
-    if (!a && n > 0)
-        return -3;
-    if (lda < (n > 1 ? n : 1))
-        return -4;
-    if (!ctx)
-        return hyt_error(HYT_ERR_INVALID, "hyt_dpotrf: NULL context");
-    if (n == 0)
-        return 0;
-    hyt_chol_params_t p = HYT_CHOL_PARAMS_AUTO;
-    return hyt_dpotrf_params(ctx, u, n, a, lda, &p);
+    static const char func[] = "hyt_dpotrf";
+    hyt_error_clear();
+    int rc = hyt_chol_check_uplo(func, -1, uplo);
+    if (!rc && n < 0)
+        rc = hyt_error_arg(-2, func, 2, "n", "is %d, must be >= 0", n);
+    if (!rc && !a && n > 0)
+        rc = hyt_error_arg(-3, func, 3, "a", "is NULL");
+    if (!rc)
+        rc = hyt_drv_check_ld(func, 4, "lda", lda, n);
+    if (!rc && !ctx)
+        rc = hyt_error(HYT_ERR_INVALID, "%s: NULL context", func);
+    if (!rc && n > 0) {
+        hyt_chol_params_t p = HYT_CHOL_PARAMS_AUTO;
+        rc = hyt_dpotrf_params(ctx, hyt_norm_uplo(uplo), n, a, lda, &p);
+    }
+    return hyt_error_return(func, rc);
 }
 
 int hyt_dpotrf_params(hyt_context_t *ctx, char uplo, int n, double *a, int lda,

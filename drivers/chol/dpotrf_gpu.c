@@ -28,9 +28,9 @@ int hyt_dpotrf_device_params(hyt_context_t *ctx, char uplo, int n, double *dA, i
 {
     static const char fn[] = "hyt_dpotrf_device";
     hyt_error_clear();
+    if (hyt_chol_check_uplo(fn, -1, uplo))
+        return -1;
     const char u = hyt_norm_uplo(uplo);
-    if (!u)
-        return hyt_error_arg(-1, fn, 1, "uplo", "is '%c', must be 'L' or 'U'", uplo);
     if (n < 0)
         return hyt_error_arg(-2, fn, 2, "n", "is %d, must be >= 0", n);
     if (!dA && n > 0)

@@ -1,28 +1,28 @@
 /* hyt_dpotrs: solve with a Cholesky factorization in LAPACK layout (in place on B). */
 #include "chol_internal.h"
 
-int hyt_chol_solve_args(char uplo, int n, int nrhs, const double *a, int lda, const double *b,
-                        int ldb)
+int hyt_chol_check_solve(const char *func, char uplo, int n, int nrhs, const double *a, int lda,
+                         const double *b, int ldb)
 {
-    const int n1 = n > 1 ? n : 1;
-    return !hyt_norm_uplo(uplo)         ? 1
-           : n < 0                      ? 2
-           : nrhs < 0                   ? 3
-           : !a && n > 0                ? 4
-           : lda < n1                   ? 5
-           : !b && n > 0 && nrhs > 0    ? 6
-           : ldb < n1                   ? 7
-                                        : 0;
+    int rc = hyt_chol_check_uplo(func, -1, uplo);
+    if (rc)
+        return rc;
+    if (n < 0)
+        return hyt_error_arg(-2, func, 2, "n", "is %d, must be >= 0", n);
+    if (nrhs < 0)
+        return hyt_error_arg(-3, func, 3, "nrhs", "is %d, must be >= 0", nrhs);
+    if (!a && n > 0)
+        return hyt_error_arg(-4, func, 4, "a", "is NULL");
+    if ((rc = hyt_drv_check_ld(func, 5, "lda", lda, n)))
+        return rc;
+    if (!b && n > 0 && nrhs > 0)
+        return hyt_error_arg(-6, func, 6, "b", "is NULL");
+    return hyt_drv_check_ld(func, 7, "ldb", ldb, n);
 }
 
-int hyt_dpotrs(hyt_context_t *ctx, char uplo, int n, int nrhs, const double *a, int lda,
-               double *b, int ldb)
+int hyt_drv_dpotrs_lapack(hyt_context_t *ctx, char uplo, int n, int nrhs, const double *a,
+                          int lda, double *b, int ldb)
 {
-    int pos = hyt_chol_solve_args(uplo, n, nrhs, a, lda, b, ldb);
-    if (pos)
-        return -pos;
-    if (!ctx)
-        return hyt_error(HYT_ERR_INVALID, "hyt_dpotrs: NULL context");
     if (n == 0 || nrhs == 0)
         return 0;
     hyt_chol_params_t p = HYT_CHOL_PARAMS_AUTO;
@@ -31,7 +31,18 @@ int hyt_dpotrs(hyt_context_t *ctx, char uplo, int n, int nrhs, const double *a, 
     int rc = hyt_desc_lapack(n, n, p.nb, (double *)a, lda, &A);
     if (!rc)
         rc = hyt_desc_lapack(n, nrhs, p.nb, b, ldb, &B);
-    if (rc)
-        return rc;
-    return hyt_dpotrs_tile(ctx, uplo, &A, &B);
+    return rc ? rc : hyt_drv_dpotrs(ctx, uplo, &A, &B);
+}
+
+int hyt_dpotrs(hyt_context_t *ctx, char uplo, int n, int nrhs, const double *a, int lda,
+               double *b, int ldb)
+{
+    static const char func[] = "hyt_dpotrs";
+    hyt_error_clear();
+    int rc = hyt_chol_check_solve(func, uplo, n, nrhs, a, lda, b, ldb);
+    if (!rc && !ctx)
+        rc = hyt_error(HYT_ERR_INVALID, "%s: NULL context", func);
+    if (!rc)
+        rc = hyt_drv_dpotrs_lapack(ctx, hyt_norm_uplo(uplo), n, nrhs, a, lda, b, ldb);
+    return hyt_error_return(func, rc);
 }
