@@ -6,6 +6,7 @@
  * at the end), NaN.  Suite gpu: exits 77 without CUDA or a usable GPU.
  *
  * Usage: test_gpu_dpotf2          the test
+ *        test_gpu_dpotf2 small    a few cases of each kind (for compute-sanitizer)
  *        test_gpu_dpotf2 bench    prints the time of n x n factorizations, n = 128 .. 512,
  *                                 lower and upper (a measurement, not a test)
  */
@@ -173,7 +174,13 @@ int main(int argc, char **argv)
     static const int ns[] = {1, 2, 5, 31, 32, 33, 63, 64, 65, 96, 97, 100, 255, 256, 257, 383,
                              450, 480, 481, 500, 511, 512};
     static const int fails[] = {1, 2, 17, 31, 32, 33, 64, 65, 200, 480, 481, 496, 511, 512};
-    for (int u = 0; u < 2; u++) {
+    const int small = argc > 1 && !strcmp(argv[1], "small");
+    for (int u = 0; u < 2 && small; u++) {
+        check(dev, "LU"[u], 100, 0, 1);
+        check(dev, "LU"[u], 300, 0, 2);
+        check(dev, "LU"[u], 200, 33, 3);
+    }
+    for (int u = 0; u < 2 && !small; u++) {
         const char uplo = "LU"[u];
         for (int i = 0; i < (int)(sizeof ns / sizeof ns[0]); i++)
             check(dev, uplo, ns[i], 0, 100 + (unsigned long long)i);

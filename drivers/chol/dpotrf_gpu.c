@@ -8,9 +8,11 @@
 #include "chol_internal.h"
 #include "hyt_gpu_kernels.h"
 
-/* The device defaults: block size (n >= 8192, else 256) and the trailing update's SYRK leaf. */
-#define AUTO_NB 512
-#define AUTO_LEAF 1024
+/* The device defaults: block size by n and the trailing update's SYRK leaf. */
+#define AUTO_NB_LARGE 1024 /* n >= AUTO_NB_LARGE_FROM */
+#define AUTO_NB_LARGE_FROM 16384
+#define AUTO_NB 512 /* n >= 8192, else 256 */
+#define AUTO_LEAF 4096
 
 int hyt_dpotrf_device(hyt_context_t *ctx, char uplo, int n, double *dA, int ldda)
 {
@@ -23,7 +25,8 @@ void hyt_chol_params_device(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p)
     const hyt_config_t *cfg = hyt_context_config(ctx);
     long nb = hyt_config_get_int(cfg, "chol.nb"), la = hyt_config_get_int(cfg, "chol.lookahead");
     if (p->nb <= 0)
-        p->nb = nb > 0 ? (int)nb : n >= 8192 ? AUTO_NB : 256;
+        p->nb = nb > 0 ? (int)nb : n >= AUTO_NB_LARGE_FROM ? AUTO_NB_LARGE : n >= 8192 ? AUTO_NB
+                                                                                  : 256;
     if (p->lookahead < 0)
         p->lookahead = la >= 0 ? (int)la : 1;
     if (p->leaf <= 0)
