@@ -1,8 +1,9 @@
 /*
  * Fused Cholesky of one n x n diagonal block on the GPU (column-major, lda; n <= 512; lower
- * A = L L^T or upper A = U^T U), in place, in ONE launch on one stream: the GPU-only design's potf2 (Haidar, Tomov, Abdelfattah,
- * Dongarra, "High-performance Cholesky factorization for GPU-only execution", GPGPU 2017,
- * section 4: fused, loop-inclusive, the panel factored where it is held).
+ * A = L L^T or upper A = U^T U), in place, in ONE launch on one stream: the GPU-only design's
+ * potf2 (Haidar, Tomov, Abdelfattah, Dongarra, "High-performance Cholesky factorization for
+ * GPU-only execution", GPGPU 2017, section 4: fused, loop-inclusive, the panel factored where
+ * it is held).
  *
  * Right-looking over 32 x 32 tiles, T = ceil(n / 32) tile columns, one cooperative grid with a
  * block per tile (i, j), 1 <= j <= i < T, of the trailing matrix (n = 512: 120 blocks, one per

@@ -1,9 +1,9 @@
 /*
  * The fused GPU potf2 (gpu_kernels/gpu_dpotf2.cu) against its host reference (hyt_ref_dpotf2),
  * lower and upper: the factor by relative error, INFO exactly, the other triangle and the rows
- * beyond n (lda > n) untouched, over n = 1..512 (multiples of the inner blocking and not), matrices that are not
- * positive definite (the failing minor at the start, inside and at the edges of an inner block,
- * at the end), NaN.  Suite gpu: exits 77 without CUDA or a usable GPU.
+ * beyond n (lda > n) untouched, over n = 1..512 (multiples of the inner blocking and not),
+ * matrices that are not positive definite (the failing minor at the start, inside and at the
+ * edges of an inner block, at the end), NaN.  Suite gpu: exits 77 without CUDA or a usable GPU.
  *
  * Usage: test_gpu_dpotf2          the test
  *        test_gpu_dpotf2 small    a few cases of each kind (for compute-sanitizer)
