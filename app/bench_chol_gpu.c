@@ -1,21 +1,28 @@
 /*
  * hytile bench-gpu --chol: hytile's GPU-only Cholesky (hyt_dpotrf_device) against
  * cusolverDnDpotrf on the same SPD matrix, both device-resident on the same GPU in the same
- * run, each result checked before its rate is printed.
+ * run, lower and upper, each result checked before its rate is printed; and the cuBLAS DGEMM
+ * rate at the trailing update's shapes, the ceiling both answer to.
  *
- *   hytile bench-gpu --chol N [N...] [--nb NB] [--lookahead L[,L...]] [--reps R]
- *                    [--devices cuda:0|host:1] [--no-peer]
+ *   hytile bench-gpu --chol N [N...] [--uplo L|U|L,U] [--nb NB[,NB...]] [--lookahead L[,L...]]
+ *                    [--leaf W[,W...]] [--reps R] [--gemm] [--devices cuda:0|host:1]
+ *                    [--no-peer]
  *
- * Per N: the lower triangle of A (a_ij = u_ij in [-1, 1), a_ii = n + u_ii: diagonally dominant,
- * so SPD) is made once in page-locked host memory; each run copies it to the device (not
- * timed), factors it there (timed: the call, synchronous, from the matrix on the device to
- * the factor on the device) and, after the first run of each code, copies the factor back for
- * the check: the scaled residual of a probe vector x,
- *   ||A x - L (L^T x)||_oo / (||A||_oo ||x||_oo n eps)  < 16,
- * computed on the host (OpenBLAS dsymv, dtrmv).  Rates are n^3 / 3 flops over the best time;
- * the ratio is cuSOLVER's time over hytile's (> 1: hytile faster).  Exit 0 when every
- * result passed, 1 otherwise, 2 on bad input.  On host devices (--devices host:1) it runs the
- * same task graph on the CPU, without the peer: for checking the benchmark itself.
+ * Per N and uplo: the uplo triangle of A (a_ij = u_ij in [-1, 1), a_ii = n + u_ii: diagonally
+ * dominant, so SPD; the same symmetric matrix for both triangles; the other triangle zero) is
+ * made once in page-locked host memory; each run copies it to the device (not timed) and
+ * factors it there (timed: the call, synchronous, from the matrix on the device to the factor
+ * on the device).  After the first run of each code and setting, the factor is checked where
+ * it is: b = A x for a probe x (host), z = inv(F F^T) b by two triangular solves on the device
+ * (they read the factor's triangle only), and on the host the solve residual
+ *   ||b - A z||_oo / (||A||_oo ||z||_oo n eps)  < 16.
+ * Rates are n^3 / 3 flops over the best time; the ratio is cuSOLVER's time over hytile's (> 1:
+ * hytile faster).  Every combination of nb, lookahead and leaf runs (hyt_dpotrf_device's own
+ * choice for those not given).  --gemm adds, per N and block size, cuBLAS DGEMM C -= A B^T
+ * ('N', 'T': the lower update's GEMMs) and C -= A^T B ('T', 'N': the upper one's) with
+ * M = N = n and n / 2, K = nb.  Exit 0 when every result passed, 1 otherwise, 2 on bad
+ * input.  On host devices (--devices host:1) it runs the same task graph on the CPU, without
+ * the peers: for checking the benchmark itself.
  */
 #include "cli_common.h"
 #include "hytile_cli.h"
@@ -23,6 +30,7 @@
 #include "chol_internal.h"
 #include "hyt_gpu_kernels.h"
 #include "hytile.h"
+#include "peer_chol.h"
 #include "peer_cusolver.h"
 
 #include <cblas.h>
@@ -32,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- copies between page-locked host memory and device 0, as device tasks ---------------- */
+/* ---- device tasks: copies between page-locked host memory and device 0, the solve ------------ */
 
 typedef struct copy_args {
     void *dst;
@@ -51,16 +59,45 @@ static int copy_body(const hyt_devctx_t *dc, void *p)
     return rc;
 }
 
+static int run_task(hyt_context_t *ctx, const hyt_kernel_t *kern, void *args, size_t size,
+                    int stream)
+{
+    hyt_task_desc_t d = hyt_task_desc(kern, args, size);
+    d.device = 0;
+    d.stream = stream;
+    hyt_sequence_t *seq;
+    int rc = hyt_sequence_create(ctx, &seq);
+    return rc ? rc : hyt_sequence_finish(seq, hyt_task_insert(seq, &d));
+}
+
 static int copy(hyt_context_t *ctx, void *dst, const void *src, size_t bytes, int d2h)
 {
     static const hyt_kernel_t kern = {.name = "copy", .dev = copy_body, .cat = HYT_CAT_DMA};
     copy_args_t a = {dst, src, bytes, d2h};
-    hyt_task_desc_t d = hyt_task_desc(&kern, &a, sizeof a);
-    d.device = 0;
-    d.stream = d2h ? HYT_STREAM_D2H : HYT_STREAM_H2D;
-    hyt_sequence_t *seq;
-    int rc = hyt_sequence_create(ctx, &seq);
-    return rc ? rc : hyt_sequence_finish(seq, hyt_task_insert(seq, &d));
+    return run_task(ctx, &kern, &a, sizeof a, d2h ? HYT_STREAM_D2H : HYT_STREAM_H2D);
+}
+
+typedef struct solve_args {
+    char uplo;
+    int n;
+    const double *F;
+    double *z;
+} solve_args_t;
+
+/* z = inv(F F^T) z (lower: A = L L^T) or inv(F^T F) z (upper: A = U^T U), F the factor in the
+ * uplo triangle of the n x n device matrix (leading dimension n). */
+static int solve_body(const hyt_devctx_t *dc, void *p)
+{
+    const solve_args_t *a = p;
+    const int low = a->uplo == 'L';
+    int rc = hyt_gpu_dtrsm(dc, 'L', a->uplo, low ? 'N' : 'T', 'N', a->n, 1, 1.0, a->F, a->n,
+                           a->z, a->n);
+    if (!rc)
+        rc = hyt_gpu_dtrsm(dc, 'L', a->uplo, low ? 'T' : 'N', 'N', a->n, 1, 1.0, a->F, a->n,
+                           a->z, a->n);
+    if (rc)
+        hyt_sequence_fail(dc->seq, rc, "%s", hyt_last_error());
+    return rc;
 }
 
 /* ---- the matrix and the check ---------------------------------------------------------------- */
@@ -74,52 +111,91 @@ static double unit(uint64_t i, uint64_t j)
     return (double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
 }
 
-/* The lower triangle (the upper one zero: never referenced). */
-static void make_spd(double *A, int n)
+/* The uplo triangle of one symmetric matrix (the other triangle zero: never referenced). */
+static void make_spd(double *A, int n, char uplo)
 {
     for (int64_t c = 0; c < n; c++) {
         double *col = A + c * n;
-        memset(col, 0, (size_t)c * sizeof *col);
+        memset(col, 0, (size_t)n * sizeof *col);
         col[c] = n + unit(c, c);
-        for (int64_t r = c + 1; r < n; r++)
-            col[r] = unit(r, c);
+        if (uplo == 'L')
+            for (int64_t r = c + 1; r < n; r++)
+                col[r] = unit(r, c);
+        else
+            for (int64_t r = 0; r < c; r++)
+                col[r] = unit(c, r); /* A(r, c) = A(c, r) of the lower triangle */
     }
 }
 
-/* The probe residual of the factor F (lower) of A (lower). */
-static double residual(int n, const double *A, const double *F)
+/* What the check of one (n, uplo) needs, made once: the probe x, b = A x, ||A||_oo. */
+typedef struct probe {
+    char uplo;
+    int n;
+    const double *A;
+    double *x, *b, *z, *r;
+    double anorm;
+} probe_t;
+
+static int probe_make(probe_t *q, const double *A, int n, char uplo)
 {
-    double *x = calloc((size_t)n, sizeof *x), *y = malloc((size_t)n * sizeof *y);
-    double *w = malloc((size_t)n * sizeof *w), *rows = calloc((size_t)n, sizeof *rows);
-    double res = NAN;
-    if (n > 0 && x && y && w && rows) {
-        for (int i = 0; i < n; i++)
-            x[i] = unit(i, (uint64_t)n + 7);
-        cblas_dsymv(CblasColMajor, CblasLower, n, 1.0, A, n, x, 1, 0.0, y, 1);
-        memcpy(w, x, (size_t)n * sizeof *w);
-        cblas_dtrmv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, n, F, n, w, 1);
-        cblas_dtrmv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, n, F, n, w, 1);
-        double an = 0, xn = 0, rn = 0;
-        for (int64_t c = 0; c < n; c++) /* row sums of |A| from the lower triangle */
-            for (int64_t r = c; r < n; r++) {
-                double v = fabs(A[r + c * n]);
-                rows[r] += v;
-                if (r != c)
-                    rows[c] += v;
-            }
-        for (int i = 0; i < n; i++) {
-            an = fmax(an, rows[i]);
-            xn = fmax(xn, fabs(x[i]));
-            double d = y[i] - w[i];
-            rn = isnan(d) ? d : fmax(rn, fabs(d));
+    q->uplo = uplo;
+    q->n = n;
+    q->A = A;
+    q->x = malloc((size_t)n * sizeof *q->x);
+    q->b = malloc((size_t)n * sizeof *q->b);
+    q->z = malloc((size_t)n * sizeof *q->z);
+    q->r = calloc((size_t)n, sizeof *q->r);
+    if (!q->x || !q->b || !q->z || !q->r)
+        return hyt_error(HYT_ERR_NOMEM, "probe vectors of %d doubles", n);
+    for (int i = 0; i < n; i++)
+        q->x[i] = unit(i, (uint64_t)n + 7);
+    cblas_dsymv(CblasColMajor, uplo == 'L' ? CblasLower : CblasUpper, n, 1.0, A, n, q->x, 1,
+                0.0, q->b, 1);
+    for (int64_t c = 0; c < n; c++) /* row sums of |A| from the stored triangle, into r */
+        for (int64_t i = uplo == 'L' ? c : 0; i < (uplo == 'L' ? n : c + 1); i++) {
+            double v = fabs(A[i + c * n]);
+            q->r[i] += v;
+            if (i != c)
+                q->r[c] += v;
         }
-        res = rn / (an * xn * n * DBL_EPSILON);
+    q->anorm = 0;
+    for (int i = 0; i < n; i++)
+        q->anorm = fmax(q->anorm, q->r[i]);
+    return 0;
+}
+
+static void probe_free(probe_t *q)
+{
+    free(q->x);
+    free(q->b);
+    free(q->z);
+    free(q->r);
+}
+
+/* The solve residual of the factor in dF (device, n x n, leading dimension n) through dz (n
+ * device doubles), or NaN with rc set on a failure. */
+static double residual(hyt_context_t *ctx, probe_t *q, const double *dF, double *dz, int *rc)
+{
+    static const hyt_kernel_t kern = {.name = "solve", .dev = solve_body, .cat = HYT_CAT_GPU};
+    const int n = q->n;
+    const size_t bytes = (size_t)n * sizeof(double);
+    solve_args_t a = {q->uplo, n, dF, dz};
+    *rc = copy(ctx, dz, q->b, bytes, 0);
+    if (!*rc)
+        *rc = run_task(ctx, &kern, &a, sizeof a, HYT_STREAM_COMPUTE);
+    if (!*rc)
+        *rc = copy(ctx, q->z, dz, bytes, 1);
+    if (*rc)
+        return NAN;
+    memcpy(q->r, q->b, bytes); /* r = b - A z */
+    cblas_dsymv(CblasColMajor, q->uplo == 'L' ? CblasLower : CblasUpper, n, -1.0, q->A, n, q->z,
+                1, 1.0, q->r, 1);
+    double rn = 0, zn = 0;
+    for (int i = 0; i < n; i++) {
+        zn = fmax(zn, fabs(q->z[i]));
+        rn = isnan(q->r[i]) || isnan(rn) ? NAN : fmax(rn, fabs(q->r[i]));
     }
-    free(x);
-    free(y);
-    free(w);
-    free(rows);
-    return res;
+    return rn / (q->anorm * zn * n * DBL_EPSILON);
 }
 
 /* ---- the command ------------------------------------------------------------------------------ */
@@ -127,10 +203,12 @@ static double residual(int n, const double *A, const double *F)
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: hytile bench-gpu --chol N [N...] [--nb NB] [--lookahead L[,L...]] [--reps R]\n"
-            "                        [--devices cuda:0|host:1] [--no-peer]\n"
+            "usage: hytile bench-gpu --chol N [N...] [--uplo L|U|L,U] [--nb NB[,NB...]]\n"
+            "                        [--lookahead L[,L...]] [--leaf W[,W...]] [--reps R]\n"
+            "                        [--gemm] [--devices cuda:0|host:1] [--no-peer]\n"
             "  hytile's GPU-only Cholesky (hyt_dpotrf_device) against cusolverDnDpotrf on the\n"
-            "  same SPD matrix, both on the GPU; best of R runs each, residuals checked.\n");
+            "  same SPD matrix, both on the GPU; best of R runs each, residuals checked; every\n"
+            "  combination of the lists; --gemm: cuBLAS DGEMM rates at M = N = n, n/2, K = nb.\n");
     return 2;
 }
 
@@ -149,9 +227,73 @@ static int parse_ints(const char *t, int *v, int room, long max)
     return *t ? -1 : k;
 }
 
+/* cuBLAS DGEMM at M = N = n and n / 2, K = nb, both transpositions the Cholesky uses. */
+static void gemm_rates(int device, int n, int nb, int reps)
+{
+    for (int h = 1; h <= 2; h++)
+        for (int t = 0; t < 2; t++) {
+            const int m = n / h;
+            double sec = NAN;
+            const char ta = t ? 'T' : 'N', tb = t ? 'N' : 'T';
+            if (hyt_peer_dgemm_time(device, ta, tb, m, m, nb, reps, &sec))
+                fprintf(stderr, "dgemm %d x %d x %d: %s\n", m, m, nb, hyt_last_error());
+            else
+                printf("# dgemm %c%c  m = n = %6d  k = %4d | %9.5f s %7.2f TFLOP/s\n", ta, tb, m,
+                       nb, sec, 2.0 * m * m * nb / sec * 1e-12);
+        }
+    fflush(stdout);
+}
+
+/* One setting of one (n, uplo): best of reps, the first run checked; 0 or an error code. */
+static int run_hytile(hyt_context_t *ctx, probe_t *q, double *H, double *dA, double *dz,
+                      const hyt_chol_dev_params_t *p, int reps, double *best, double *res)
+{
+    const size_t bytes = (size_t)q->n * q->n * sizeof(double);
+    int rc = 0;
+    for (int r = 0; r < reps && !rc; r++) {
+        rc = copy(ctx, dA, H, bytes, 0);
+        double t0 = hyt_wtime();
+        int info = rc ? 0 : hyt_dpotrf_device_params(ctx, q->uplo, q->n, dA, q->n, p);
+        double t = hyt_wtime() - t0;
+        if (!rc && info)
+            rc = info < 0 ? info : hyt_error(HYT_ERR_TASK, "info %d", info);
+        if (!rc && r == 0)
+            *res = residual(ctx, q, dA, dz, &rc);
+        if (!rc)
+            *best = isnan(*best) ? t : fmin(*best, t);
+    }
+    return rc;
+}
+
+/* The peer on the same (n, uplo). */
+static int run_peer(hyt_context_t *ctx, hyt_device_t *dev, probe_t *q, double *H, double *dA,
+                    double *dz, int reps, double *best, double *res)
+{
+    const size_t bytes = (size_t)q->n * q->n * sizeof(double);
+    int rc = 0;
+    for (int r = 0; r < reps && !rc; r++) {
+        double t;
+        int info = 0;
+        rc = copy(ctx, dA, H, bytes, 0);
+        if (!rc)
+            rc = hyt_peer_dpotrf_uplo(hyt_device_ordinal(dev), q->uplo, q->n, dA, q->n, &t,
+                                      &info);
+        if (!rc && info)
+            rc = hyt_error(HYT_ERR_TASK, "cusolverDnDpotrf: info %d", info);
+        if (!rc && r == 0)
+            *res = residual(ctx, q, dA, dz, &rc);
+        if (!rc)
+            *best = isnan(*best) ? t : fmin(*best, t);
+    }
+    return rc;
+}
+
 int hyt_bench_chol_gpu(int argc, char **argv)
 {
-    int ns[32], nn = 0, nb = 0, las[16] = {-1}, nla = 1, reps = 1, peer = 1;
+    int ns[32], nn = 0, nbs[16] = {0}, nnb = 1, las[16] = {-1}, nla = 1, leafs[16] = {0};
+    int nleaf = 1, reps = 1, peer = 1, gemm = 0;
+    char uplos[2] = {'L'};
+    int nuplo = 1;
     const char *devices = "cuda:0";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -164,14 +306,32 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             }
         } else if (!strcmp(a, "--no-peer")) {
             peer = 0;
+        } else if (!strcmp(a, "--gemm")) {
+            gemm = 1;
         } else if (!v) {
             return usage();
+        } else if (!strcmp(a, "--uplo")) {
+            nuplo = 0;
+            for (const char *t = v; *t; t++) {
+                const char u = hyt_norm_uplo(*t);
+                if (u && nuplo < 2 && (nuplo == 0 || uplos[0] != u))
+                    uplos[nuplo++] = u;
+                else if (*t != ',')
+                    return usage();
+            }
+            if (!nuplo)
+                return usage();
+            i++;
         } else if (!strcmp(a, "--nb")) {
-            if (parse_ints(v, &nb, 1, HYT_DPOTF2_MAX_N) != 1 || nb < 1)
+            if ((nnb = parse_ints(v, nbs, 16, 4096)) < 1)
                 return usage();
             i++;
         } else if (!strcmp(a, "--lookahead")) {
             if ((nla = parse_ints(v, las, 16, 64)) < 1)
+                return usage();
+            i++;
+        } else if (!strcmp(a, "--leaf")) {
+            if ((nleaf = parse_ints(v, leafs, 16, 1 << 20)) < 1)
                 return usage();
             i++;
         } else if (!strcmp(a, "--reps")) {
@@ -205,77 +365,72 @@ int hyt_bench_chol_gpu(int argc, char **argv)
     char ver[160];
     hyt_peer_version(ver, sizeof ver);
     printf("# hytile GPU-only Cholesky vs cusolverDnDpotrf, device-resident, %s (%s); best of %d\n"
-           "#       n   nb  la |  hytile s   TFLOP/s   resid |  cusolver s   TFLOP/s   resid |"
-           "  ratio\n", hyt_device_name(dev), cuda ? ver : "no peer on a host device", reps);
+           "#       n u   nb  la  leaf |  hytile s   TFLOP/s   resid |  cusolver s   TFLOP/s "
+           "  resid |  ratio\n", hyt_device_name(dev), cuda ? ver : "no peer on a host device",
+           reps);
     int status = 0;
-    for (int q = 0; q < nn; q++) {
-        const int n = ns[q];
+    for (int iq = 0; iq < nn; iq++) {
+        const int n = ns[iq];
         const size_t bytes = (size_t)n * n * sizeof(double);
         const double flops = (double)n * n * n / 3.0;
-        double *H = hyt_host_malloc(ctx, bytes), *F = malloc(bytes), *dA = NULL;
-        int rc = H && F ? 0 : hyt_error(HYT_ERR_NOMEM, "%zu bytes of host memory", 2 * bytes);
+        double *H = hyt_host_malloc(ctx, bytes), *dA = NULL, *dz = NULL;
+        int rc = H ? 0 : hyt_error(HYT_ERR_NOMEM, "%zu bytes of page-locked host memory", bytes);
         if (!rc)
             rc = hyt_device_malloc(dev, (void **)&dA, bytes);
+        if (!rc)
+            rc = hyt_device_malloc(dev, (void **)&dz, (size_t)n * sizeof(double));
+        for (int u = 0; u < nuplo && !rc; u++) {
+            const char uplo = uplos[u];
+            probe_t q = {0};
+            make_spd(H, n, uplo);
+            if ((rc = probe_make(&q, H, n, uplo))) {
+                probe_free(&q);
+                break;
+            }
+            /* the peer first (once for all settings) */
+            double tp = NAN, res_p = NAN;
+            if (peer && cuda && run_peer(ctx, dev, &q, H, dA, dz, reps, &tp, &res_p)) {
+                fprintf(stderr, "peer: n = %d, uplo %c: %s\n", n, uplo, hyt_last_error());
+                tp = NAN;
+            }
+            for (int b = 0; b < nnb; b++)
+                for (int l = 0; l < nla; l++)
+                    for (int f = 0; f < nleaf; f++) {
+                        hyt_chol_dev_params_t p = {nbs[b], las[l], leafs[f]};
+                        hyt_chol_params_device(ctx, n, &p);
+                        double th = NAN, res = NAN;
+                        if (run_hytile(ctx, &q, H, dA, dz, &p, reps, &th, &res)) {
+                            fprintf(stderr, "hytile bench-gpu --chol: n = %d, uplo %c: %s\n", n,
+                                    uplo, hyt_last_error());
+                            status = 1;
+                            continue;
+                        }
+                        const int ok = res < 16 && (isnan(tp) || res_p < 16);
+                        printf("%9d %c %4d %3d %5d | %9.4f %9.2f %7.2f | %11.4f %9.2f %7.2f | "
+                               "%6.3f%s\n", n, uplo, p.nb, p.lookahead, p.leaf, th,
+                               flops / th * 1e-12, res, tp, flops / tp * 1e-12, res_p, tp / th,
+                               ok ? "" : "   FAILED (residual)");
+                        fflush(stdout);
+                        if (!ok)
+                            status = 1;
+                    }
+            probe_free(&q);
+        }
         if (rc) {
             fprintf(stderr, "hytile bench-gpu --chol: n = %d: %s\n", n, hyt_last_error());
             status = 1;
-            hyt_host_free(ctx, H);
-            free(F);
-            continue;
         }
-        make_spd(H, n);
-        /* the peer first (once for all lookaheads) */
-        double tp = NAN, res_p = NAN;
-        for (int r = 0; r < reps && peer && cuda && !rc; r++) {
-            double t;
-            int info = 0;
-            rc = copy(ctx, dA, H, bytes, 0);
-            if (!rc)
-                rc = hyt_peer_dpotrf_device(hyt_device_ordinal(dev), n, dA, n, &t, &info);
-            if (!rc && info)
-                rc = hyt_error(HYT_ERR_TASK, "cusolverDnDpotrf: info %d", info);
-            if (!rc && r == 0 && !(rc = copy(ctx, F, dA, bytes, 1)))
-                res_p = residual(n, H, F);
-            if (!rc)
-                tp = isnan(tp) ? t : fmin(tp, t);
-        }
-        if (rc) {
-            fprintf(stderr, "peer: n = %d: %s\n", n, hyt_last_error());
-            rc = 0;
-        }
-        for (int l = 0; l < nla; l++) {
-            hyt_chol_params_t p = {nb, las[l]};
-            hyt_chol_params_device(ctx, n, &p);
-            double th = NAN, res = NAN;
-            for (int r = 0; r < reps && !rc; r++) {
-                rc = copy(ctx, dA, H, bytes, 0);
-                double t0 = hyt_wtime();
-                int info = rc ? 0 : hyt_dpotrf_device_params(ctx, 'L', n, dA, n, &p);
-                double t = hyt_wtime() - t0;
-                if (!rc && info)
-                    rc = info < 0 ? info : hyt_error(HYT_ERR_TASK, "info %d", info);
-                if (!rc && r == 0 && !(rc = copy(ctx, F, dA, bytes, 1)))
-                    res = residual(n, H, F);
-                if (!rc)
-                    th = isnan(th) ? t : fmin(th, t);
-            }
-            if (rc) {
-                fprintf(stderr, "hytile bench-gpu --chol: n = %d: %s\n", n, hyt_last_error());
-                status = 1;
-                rc = 0;
-                continue;
-            }
-            const int ok = res < 16 && (isnan(tp) || res_p < 16);
-            printf("%9d %4d %3d | %9.4f %9.2f %7.2f | %11.4f %9.2f %7.2f | %6.3f%s\n", n, p.nb,
-                   p.lookahead, th, flops / th * 1e-12, res, tp, flops / tp * 1e-12, res_p,
-                   tp / th, ok ? "" : "   FAILED (residual)");
-            fflush(stdout);
-            if (!ok)
-                status = 1;
-        }
-        hyt_device_free(dev, dA);
+        if (dz)
+            hyt_device_free(dev, dz);
+        if (dA)
+            hyt_device_free(dev, dA);
         hyt_host_free(ctx, H);
-        free(F);
+        /* the DGEMM ceiling at this n, with the device matrix freed */
+        for (int b = 0; b < nnb && gemm && cuda; b++) {
+            hyt_chol_dev_params_t p = {nbs[b], -1, 0};
+            hyt_chol_params_device(ctx, n, &p);
+            gemm_rates(hyt_device_ordinal(dev), n, p.nb, reps > 3 ? reps : 3);
+        }
     }
     hyt_context_destroy(ctx);
     return status;

@@ -341,12 +341,14 @@ static int need_cublas(const hyt_devctx_t *dc, const char *fn)
 }
 #endif
 
-int hyt_gpu_dpotf2(const hyt_devctx_t *dc, int n, double *A, int lda, int *info)
+int hyt_gpu_dpotf2(const hyt_devctx_t *dc, char uplo, int n, double *A, int lda, int *info)
 {
     static const char fn[] = "hyt_gpu_dpotf2";
     int rc = check_dc(dc, fn);
     if (rc)
         return rc;
+    if (!uplo_ok(uplo))
+        return hyt_error(HYT_ERR_INVALID, "%s: uplo '%c' (must be 'L' or 'U')", fn, uplo);
     if (n < 0 || n > HYT_DPOTF2_MAX_N || lda < max1(n))
         return hyt_error(HYT_ERR_INVALID, "%s: n = %d, lda = %d (need 0 <= n <= %d, lda >= "
                          "max(n, 1))", fn, n, lda, HYT_DPOTF2_MAX_N);
@@ -355,11 +357,11 @@ int hyt_gpu_dpotf2(const hyt_devctx_t *dc, int n, double *A, int lda, int *info)
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if ((rc = host_fault(dc, fn)))
             return rc;
-        *info = n > 0 ? hyt_ref_dpotf2(n, A, lda) : 0;
+        *info = n > 0 ? hyt_ref_dpotf2(is_lower(uplo) ? 'L' : 'U', n, A, lda) : 0;
         return HYT_SUCCESS;
     }
 #if HYT_HAVE_CUDA
-    return hyt_cuda_dpotf2(dc->dev, dc->cuda_stream, n, A, lda, info);
+    return hyt_cuda_dpotf2(dc->dev, dc->cuda_stream, uplo, n, A, lda, info);
 #else
     return no_cuda(dc, fn);
 #endif

@@ -107,24 +107,24 @@ int hyt_ref_hpl_matvec(int n, int nb, int ndev, int index, int seed, const doubl
 void hyt_ref_hpl_norms(int n, int nparts, const double *ax, const double *arow, const double *x,
                        const double *b, double norms[4]);
 
-/* The fused Cholesky of a diagonal block (gpu_dpotf2.cu): A = L L^T of the lower n x n block
- * (column-major, lda), n <= HYT_DPOTF2_MAX_N, in place; returns LAPACK's dpotf2 INFO (0, or the
- * order of the first leading minor that is not positive definite).  The host reference is
- * hyt_core_dpotrf('L', ...). */
+/* The fused Cholesky of a diagonal block (gpu_dpotf2.cu): A = L L^T of the lower (uplo 'L') or
+ * A = U^T U of the upper ('U') n x n block (column-major, lda), n <= HYT_DPOTF2_MAX_N, in place;
+ * returns LAPACK's dpotf2 INFO (0, or the order of the first leading minor that is not positive
+ * definite).  The host reference is hyt_core_dpotrf(uplo, ...). */
 #define HYT_DPOTF2_MAX_N 512
-int hyt_ref_dpotf2(int n, double *a, int lda);
+int hyt_ref_dpotf2(char uplo, int n, double *a, int lda);
 
 /* The Cholesky's device kernels (the GPU-only Cholesky, drivers/chol/pdpotrf_gpu.c), column-major
  * on device memory (host memory on host devices), in place.  CUDA: potf2 on any stream (one
  * cooperative launch), the BLAS calls on a stream with a cuBLAS handle (compute, panel,
  * lookahead); host: the references (hyt_ref_dpotf2, CBLAS) at once.
- *   hyt_gpu_dpotf2: A = L L^T of the lower n x n block (n <= HYT_DPOTF2_MAX_N); *info (device
- *     memory, always written) LAPACK's dpotf2 INFO;
+ *   hyt_gpu_dpotf2: A = L L^T of the lower ('L') or A = U^T U of the upper ('U') n x n block
+ *     (n <= HYT_DPOTF2_MAX_N); *info (device memory, always written) LAPACK's dpotf2 INFO;
  *   hyt_gpu_dtrsm:  B = alpha op(A)^-1 B (side 'L') or alpha B op(A)^-1 ('R'), A triangular,
  *     B m x n (LAPACK's DTRSM arguments);
  *   hyt_gpu_dsyrk:  C = alpha op(A) op(A)^T + beta C on the uplo triangle of the n x n C (trans
  *     'N': A n x k; 'T': A k x n). */
-int hyt_gpu_dpotf2(const hyt_devctx_t *dc, int n, double *A, int lda, int *info);
+int hyt_gpu_dpotf2(const hyt_devctx_t *dc, char uplo, int n, double *A, int lda, int *info);
 int hyt_gpu_dtrsm(const hyt_devctx_t *dc, char side, char uplo, char transa, char diag, int m,
                   int n, double alpha, const double *A, int lda, double *B, int ldb);
 int hyt_gpu_dsyrk(const hyt_devctx_t *dc, char uplo, char trans, int n, int k, double alpha,
@@ -159,7 +159,8 @@ int hyt_cuda_hpl_matvec(hyt_device_t *dev, void *stream, const struct hyt_hpl_di
 int hyt_cuda_hpl_norms(hyt_device_t *dev, void *stream, int64_t n, int nparts, const double *ax,
                        const double *arow, const double *x, const double *b, double *norms);
 /* One cooperative launch on `stream`; *info (device memory) is set when it completes. */
-int hyt_cuda_dpotf2(hyt_device_t *dev, void *stream, int n, double *A, int lda, int *info);
+int hyt_cuda_dpotf2(hyt_device_t *dev, void *stream, char uplo, int n, double *A, int lda,
+                    int *info);
 #endif
 
 #ifdef __cplusplus

@@ -81,7 +81,7 @@ int hyt_ref_dgetrf_crrb(double *A, int m, int n, int nb, int *ipiv, double *work
     return info;
 }
 
-int hyt_ref_dpotf2(int n, double *a, int lda)
+int hyt_ref_dpotf2(char uplo, int n, double *a, int lda)
 {
-    return hyt_core_dpotrf('L', n, a, lda);
+    return hyt_core_dpotrf(uplo, n, a, lda);
 }

@@ -1,12 +1,14 @@
 /*
  * The GPU-only Cholesky of a device-resident matrix (hyt_dpotrf_device, drivers/chol/
- * pdpotrf_gpu.c): the matrix copied into device 0's memory (copy tasks), factored there, copied
- * back and checked by backward error ||A - L L^T|| / (||A|| n eps) < 30, its strictly upper
- * triangle and the rows beyond n (ldda > n) untouched; sizes that are not multiples of nb,
- * n < nb, n = 0 and 1, trailing parts wide enough for the recursive update (> 1024 columns),
- * lookahead 0..2; matrices that are not positive definite (INFO exactly the first failing
- * minor: at the start, inside a block, at both sides of a block boundary, at the end); NaN (no
- * hang); every bad argument, 'U' refused, a context without devices refused.
+ * pdpotrf_gpu.c), lower and upper: the matrix copied into device 0's memory (copy tasks),
+ * factored there, copied back and checked by backward error ||A - L L^T|| / (||A|| n eps)
+ * (or ||A - U^T U||) < 30, the other triangle and the rows beyond n (ldda > n) untouched; sizes
+ * that are not multiples of nb, n < nb, n = 0 and 1, trailing parts wide enough for the
+ * recursive update (several leaf widths), blocks wider than the fused potf2 (factored in
+ * pieces), lookahead 0..2; matrices that are not positive definite (INFO exactly the first
+ * failing minor: at the start, inside a block, at both sides of a block boundary, in the second
+ * piece of a wide block, at the end); NaN (no hang); every bad argument, a context without
+ * devices refused.
  *
  * Usage: test_chol_gpu          on one host device (the same task graph with the host
  *                               references: quick suite)
@@ -31,9 +33,9 @@ static void copy(void *dst, const void *src, size_t bytes, int d2h)
     REQUIRE(!rc, "copy: %s", hyt_last_error());
 }
 
-/* A (host, lda) factored on device 0 with nb and la (<= 0 and < 0: auto; public: through
- * hyt_dpotrf_device itself); A gets the device's result.  Returns INFO. */
-static int factor(int n, double *A, int lda, int nb, int la, int public)
+/* The uplo triangle of A (host, lda) factored on device 0 with nb, la and leaf (<= 0, < 0, <= 0:
+ * auto; public: through hyt_dpotrf_device itself); A gets the device's result.  Returns INFO. */
+static int factor(char uplo, int n, double *A, int lda, int nb, int la, int leaf, int public)
 {
     size_t bytes = ((size_t)lda * n + 1) * sizeof(double);
     double *dA, *h = hmalloc(ctx, bytes / sizeof(double));
@@ -41,9 +43,9 @@ static int factor(int n, double *A, int lda, int nb, int la, int public)
             hyt_last_error());
     memcpy(h, A, bytes);
     copy(dA, h, bytes, 0);
-    hyt_chol_params_t p = {nb, la};
-    int info = public ? hyt_dpotrf_device(ctx, 'L', n, dA, lda)
-                      : hyt_dpotrf_device_params(ctx, 'L', n, dA, lda, &p);
+    hyt_chol_dev_params_t p = {nb, la, leaf};
+    int info = public ? hyt_dpotrf_device(ctx, uplo, n, dA, lda)
+                      : hyt_dpotrf_device_params(ctx, uplo, n, dA, lda, &p);
     copy(h, dA, bytes, 1);
     memcpy(A, h, bytes);
     hyt_device_free(hyt_context_device(ctx, 0), dA);
@@ -52,8 +54,9 @@ static int factor(int n, double *A, int lda, int nb, int la, int public)
 }
 
 /* An SPD matrix (lda = n + 3; the failing minor `fail`, 0: none) factored; the factor by
- * backward error (fail == 0), INFO exactly, the upper triangle and the padding untouched. */
-static void check(int n, int nb, int la, int fail, int public, unsigned long long seed)
+ * backward error (fail == 0), INFO exactly, the other triangle and the padding untouched. */
+static void check_leaf(char uplo, int n, int nb, int la, int leaf, int fail, int public,
+                       unsigned long long seed)
 {
     int lda = n + 3;
     size_t sz = ((size_t)lda * n + 1) * sizeof(double);
@@ -61,45 +64,52 @@ static void check(int n, int nb, int la, int fail, int public, unsigned long lon
     fill_random(A0, lda, n, lda, seed + 5); /* the padding rows */
     chol_matrix(A0, n, lda, fail, seed);
     memcpy(A, A0, sz);
-    int info = factor(n, A, lda, nb, la, public);
-    CHECK(info == fail, "n %d nb %d la %d: info %d, expected %d (%s)", n, nb, la, info, fail,
-          hyt_last_error());
+    int info = factor(uplo, n, A, lda, nb, la, leaf, public);
+    CHECK(info == fail, "%c n %d nb %d la %d: info %d, expected %d (%s)", uplo, n, nb, la, info,
+          fail, hyt_last_error());
     int other_ok = 1;
     for (int c = 0; c < n; c++)
         for (int r = 0; r < lda; r++)
-            if (r >= n || r < c)
+            if (r >= n || (uplo == 'L' ? r < c : r > c))
                 other_ok &= A[r + (int64_t)c * lda] == A0[r + (int64_t)c * lda];
-    CHECK(other_ok, "n %d nb %d la %d: the upper triangle or the padding changed", n, nb, la);
+    CHECK(other_ok, "%c n %d nb %d la %d: the other triangle or the padding changed", uplo, n,
+          nb, la);
     if (!fail) {
-        double e = chol_backward_error('L', n, A0, lda, A, lda);
-        CHECK(e < LU_THRESH, "n %d nb %d la %d: ||A-LL^T||/(||A|| n eps) = %g", n, nb, la, e);
+        double e = chol_backward_error(uplo, n, A0, lda, A, lda);
+        CHECK(e < LU_THRESH, "%c n %d nb %d la %d leaf %d: backward error %g", uplo, n, nb, la,
+              leaf, e);
     } else if (info == fail) {
         /* the columns before the failing block are final: L L^T matches there */
         int c0 = (fail - 1) / (nb > 0 ? nb : n) * (nb > 0 ? nb : n);
         if (public)
             c0 = 0;
-        double e = chol_backward_error('L', c0, A0, lda, A, lda);
-        CHECK(e < LU_THRESH, "n %d nb %d la %d fail %d: the leading %d columns: %g", n, nb, la,
-              fail, c0, e);
+        double e = chol_backward_error(uplo, c0, A0, lda, A, lda);
+        CHECK(e < LU_THRESH, "%c n %d nb %d la %d fail %d: the leading %d columns: %g", uplo, n,
+              nb, la, fail, c0, e);
     }
     free(A0);
     free(A);
 }
 
-/* NaN in the lower triangle: no hang, no crash; INFO > 0 or NaN in the result. */
-static void check_nan(int n, int nb, int r, int c)
+static void check(char uplo, int n, int nb, int la, int fail, int public,
+                  unsigned long long seed)
+{
+    check_leaf(uplo, n, nb, la, 0, fail, public, seed);
+}
+
+/* NaN at (r, c), r >= c, of the lower triangle (upper: at (c, r)): no hang, no crash; INFO > 0
+ * or NaN in the result, INFO 1 for a NaN at (0, 0). */
+static void check_nan(char uplo, int n, int nb, int r, int c)
 {
     int lda = n;
     double *A = malloc(((size_t)lda * n + 1) * sizeof *A);
     chol_matrix(A, n, lda, 0, 77);
-    A[r + (int64_t)c * lda] = NAN;
-    int info = factor(n, A, lda, nb, 1, 0);
-    int has_nan = 0;
-    for (int cc = 0; cc < n; cc++)
-        for (int rr = cc; rr < n; rr++)
-            has_nan |= isnan(A[rr + (int64_t)cc * lda]);
-    CHECK(info > 0 || (info == 0 && has_nan), "NaN at (%d, %d), n %d nb %d: info %d", r, c, n,
-          nb, info);
+    if (uplo == 'L')
+        A[r + (int64_t)c * lda] = NAN;
+    else
+        A[c + (int64_t)r * lda] = NAN;
+    int info = factor(uplo, n, A, lda, nb, 1, 0, 0);
+    chol_check_nan_result(uplo, n, A, info, r == 0 && c == 0 ? 0 : 1);
     free(A);
 }
 
@@ -117,8 +127,9 @@ static void check_args(void)
     CHECK(hyt_dpotrf_device(ctx, 'L', 0, NULL, 1) == 0, "n 0");
     CHECK(hyt_dpotrf_device(ctx, 'l', 0, NULL, 1) == 0, "n 0, 'l'");
     CHECK(hyt_dpotrf_device(NULL, 'L', 2, dA, 2) == HYT_ERR_INVALID, "NULL context");
-    CHECK(hyt_dpotrf_device(ctx, 'U', 2, dA, 2) == HYT_ERR_NOT_AVAILABLE, "'U' accepted");
-    CHECK(strstr(hyt_last_error(), "'U'"), "message '%s'", hyt_last_error());
+    CHECK(hyt_dpotrf_device(ctx, 'u', 0, NULL, 1) == 0, "n 0, 'u'");
+    CHECK(hyt_dpotrf_device(ctx, 'U', -1, dA, 2) == -2, "U, n -1");
+    CHECK(hyt_dpotrf_device(ctx, 'U', 2, dA, 1) == -4, "U, ldda 1");
     hyt_context_t *none;
     REQUIRE(!make_context("none", 0, &none), "%s", hyt_last_error());
     CHECK(hyt_dpotrf_device(none, 'L', 2, dA, 2) == HYT_ERR_NOT_AVAILABLE, "no device accepted");
@@ -135,38 +146,52 @@ int main(int argc, char **argv)
         return rc;
     printf("test_chol_gpu on %s\n", devices);
     check_args();
-    /* SPD: sizes around the block size, n < nb, 0 and 1, lookahead 0..2 */
     static const int ns[] = {0, 1, 2, 7, 31, 32, 33, 64, 95, 100, 161};
     static const int nbs[] = {16, 32, 64};
-    unsigned long long seed = 1;
-    for (int i = 0; i < (int)(sizeof ns / sizeof ns[0]); i++)
-        for (int b = 0; b < 3; b++)
-            for (int la = 0; la <= 2; la++)
-                check(ns[i], nbs[b], la, 0, 0, seed++);
-    /* the largest block the fused potf2 takes, and beyond it (clamped to 512) */
-    check(600, 512, 1, 0, 0, seed++);
-    check(700, 1000, 2, 0, 0, seed++);
-    /* trailing parts wider than the recursive update's leaf (1024 columns) */
-    check(1300, 96, 0, 0, 0, seed++);
-    check(1300, 96, 1, 0, 0, seed++);
-    check(2100, 200, 2, 0, 0, seed++);
-    /* the public call, automatic parameters */
-    check(300, 0, -1, 0, 1, seed++);
-    check(1, 0, -1, 0, 1, seed++);
-    /* not positive definite: start, inside a block, both sides of a boundary, the end */
     static const int fails[] = {1, 2, 20, 32, 33, 64, 65, 90, 100};
-    for (int f = 0; f < (int)(sizeof fails / sizeof fails[0]); f++)
-        for (int la = 0; la <= 2; la++)
-            check(100, 32, la, fails[f], 0, seed++);
-    check(1300, 128, 1, 1200, 0, seed++);
-    check(1300, 128, 2, 1300, 0, seed++);
-    check(600, 0, -1, 257, 1, seed++);
-    /* NaN: on the diagonal, below it, in the last block */
-    check_nan(100, 32, 0, 0);
-    check_nan(100, 32, 40, 3);
-    check_nan(100, 32, 99, 99);
-    if (use_cuda) /* the GPU's own block size and a large trailing update */
-        check(4100, 512, 1, 0, 0, seed++);
+    unsigned long long seed = 1;
+    for (int u = 0; u < 2; u++) {
+        const char uplo = "LU"[u];
+        /* SPD: sizes around the block size, n < nb, 0 and 1, lookahead 0..2 */
+        for (int i = 0; i < (int)(sizeof ns / sizeof ns[0]); i++)
+            for (int b = 0; b < 3; b++)
+                for (int la = 0; la <= 2; la++)
+                    check(uplo, ns[i], nbs[b], la, 0, 0, seed++);
+        /* the largest block the fused potf2 takes, and wider ones (in pieces of 512) */
+        check(uplo, 600, 512, 1, 0, 0, seed++);
+        check(uplo, 700, 1000, 2, 0, 0, seed++);
+        check(uplo, 1300, 768, 1, 0, 0, seed++);
+        /* trailing parts wider than the recursive update's leaf (default 1024, and 512) */
+        check(uplo, 1300, 96, 0, 0, 0, seed++);
+        check(uplo, 1300, 96, 1, 0, 0, seed++);
+        check(uplo, 2100, 200, 2, 0, 0, seed++);
+        check_leaf(uplo, 1500, 128, 1, 512, 0, 0, seed++);
+        check_leaf(uplo, 2100, 100, 2, 2048, 0, 0, seed++);
+        /* the public call, automatic parameters */
+        check(uplo, 300, 0, -1, 0, 1, seed++);
+        check(uplo, 1, 0, -1, 0, 1, seed++);
+        /* not positive definite: start, inside a block, both sides of a boundary, the end */
+        for (int f = 0; f < (int)(sizeof fails / sizeof fails[0]); f++)
+            for (int la = 0; la <= 2; la++)
+                check(uplo, 100, 32, la, fails[f], 0, seed++);
+        check(uplo, 1300, 128, 1, 1200, 0, seed++);
+        check(uplo, 1300, 128, 2, 1300, 0, seed++);
+        check(uplo, 600, 0, -1, 257, 1, seed++);
+        /* in the second piece of a wide block (step 0: 513..768), in the last, short piece */
+        check(uplo, 1300, 768, 1, 600, 0, seed++);
+        check(uplo, 1300, 768, 2, 1290, 0, seed++);
+        check(uplo, 1300, 768, 0, 513, 0, seed++);
+        /* a last block narrower than one piece: its second INFO entry is written empty */
+        check(uplo, 1000, 768, 1, 0, 0, seed++);
+        check(uplo, 1000, 768, 1, 900, 0, seed++);
+        check(uplo, 300, 600, 0, 0, 0, seed++);
+        /* NaN: on the diagonal, below it, in the last block */
+        check_nan(uplo, 100, 32, 0, 0);
+        check_nan(uplo, 100, 32, 40, 3);
+        check_nan(uplo, 100, 32, 99, 99);
+        if (use_cuda) /* the GPU's own block size and a large trailing update */
+            check(uplo, 4100, 512, 1, 0, 0, seed++);
+    }
     hyt_context_destroy(ctx);
     return test_result("test_chol_gpu");
 }

@@ -1,13 +1,14 @@
 /*
- * The fused GPU potf2 (gpu_kernels/gpu_dpotf2.cu) against its host reference (hyt_ref_dpotf2):
- * the factor by relative error, INFO exactly, the upper triangle and the rows beyond n (lda > n)
- * untouched, over n = 1..512 (multiples of the inner blocking and not), matrices that are not
- * positive definite (the failing minor at the start, inside and at the edges of an inner block,
- * at the end), NaN.  Suite gpu: exits 77 without CUDA or a usable GPU.
+ * The fused GPU potf2 (gpu_kernels/gpu_dpotf2.cu) against its host reference (hyt_ref_dpotf2),
+ * lower and upper: the factor by relative error, INFO exactly, the other triangle and the rows
+ * beyond n (lda > n) untouched, over n = 1..512 (multiples of the inner blocking and not),
+ * matrices that are not positive definite (the failing minor at the start, inside and at the
+ * edges of an inner block, at the end), NaN.  Suite gpu: exits 77 without CUDA or a usable GPU.
  *
  * Usage: test_gpu_dpotf2          the test
- *        test_gpu_dpotf2 bench    prints the time of n x n factorizations, n = 128 .. 512 (a
- *                                 measurement, not a test)
+ *        test_gpu_dpotf2 small    a few cases of each kind (for compute-sanitizer)
+ *        test_gpu_dpotf2 bench    prints the time of n x n factorizations, n = 128 .. 512,
+ *                                 lower and upper (a measurement, not a test)
  */
 #include "hyt_gpu_kernels.h"
 #include "hyt_runtime.h"
@@ -19,8 +20,8 @@
 
 #define CU(call) REQUIRE((call) == cudaSuccess, "%s: %s", #call, cudaGetErrorString(call))
 
-/* Factors A (n x n, lda) on the GPU in place; returns INFO. */
-static int gpu_potf2(hyt_device_t *dev, int n, double *A, int lda)
+/* Factors the uplo triangle of A (n x n, lda) on the GPU in place; returns INFO. */
+static int gpu_potf2(hyt_device_t *dev, char uplo, int n, double *A, int lda)
 {
     double *dA;
     int *dinfo, info = -99;
@@ -28,7 +29,7 @@ static int gpu_potf2(hyt_device_t *dev, int n, double *A, int lda)
     CU(cudaMalloc((void **)&dA, bytes));
     CU(cudaMalloc((void **)&dinfo, sizeof *dinfo));
     CU(cudaMemcpy(dA, A, bytes, cudaMemcpyHostToDevice));
-    REQUIRE(!hyt_cuda_dpotf2(dev, NULL, n, dA, lda, dinfo), "%s", hyt_last_error());
+    REQUIRE(!hyt_cuda_dpotf2(dev, NULL, uplo, n, dA, lda, dinfo), "%s", hyt_last_error());
     CU(cudaDeviceSynchronize());
     CU(cudaMemcpy(A, dA, bytes, cudaMemcpyDeviceToHost));
     CU(cudaMemcpy(&info, dinfo, sizeof info, cudaMemcpyDeviceToHost));
@@ -38,7 +39,7 @@ static int gpu_potf2(hyt_device_t *dev, int n, double *A, int lda)
 }
 
 /* GPU and reference on the same matrix (the failing minor `fail`, 0: none). */
-static void check(hyt_device_t *dev, int n, int fail, unsigned long long seed)
+static void check(hyt_device_t *dev, char uplo, int n, int fail, unsigned long long seed)
 {
     int lda = n + 5;
     size_t sz = ((size_t)lda * n + 1) * sizeof(double);
@@ -47,9 +48,9 @@ static void check(hyt_device_t *dev, int n, int fail, unsigned long long seed)
     chol_matrix(A0, n, lda, fail, seed);
     memcpy(G, A0, sz);
     memcpy(R, A0, sz);
-    int ig = gpu_potf2(dev, n, G, lda), ir = hyt_ref_dpotf2(n, R, lda);
-    CHECK(ig == ir && ig == fail, "n %d: GPU info %d, reference %d, expected %d", n, ig, ir,
-          fail);
+    int ig = gpu_potf2(dev, uplo, n, G, lda), ir = hyt_ref_dpotf2(uplo, n, R, lda);
+    CHECK(ig == ir && ig == fail, "%c n %d: GPU info %d, reference %d, expected %d", uplo, n, ig,
+          ir, fail);
     /* the factor by relative error; after a failure only INFO is specified (LAPACK's, and the
      * kernel stops at the failing inner block: the rows below it are left unsolved) */
     int cols = fail ? 0 : n;
@@ -58,46 +59,50 @@ static void check(hyt_device_t *dev, int n, int fail, unsigned long long seed)
     for (int c = 0; c < n; c++)
         for (int r = 0; r < lda; r++) {
             double g = G[r + (int64_t)c * lda], x = R[r + (int64_t)c * lda];
-            if (r >= n || r < c)
+            if (r >= n || (uplo == 'L' ? r < c : r > c))
                 other_ok &= g == A0[r + (int64_t)c * lda];
-            else if (c < cols)
+            else if ((uplo == 'L' ? c : r) < cols)
                 diff = fmax(diff, fabs(g - x)), ref = fmax(ref, fabs(x));
         }
-    CHECK(other_ok, "n %d: the upper triangle or the rows beyond n changed", n);
-    CHECK(diff <= 1e3 * DBL_EPSILON * n * ref, "n %d fail %d: max |L_gpu - L_ref| = %g (|L| %g)",
-          n, fail, diff, ref);
+    CHECK(other_ok, "%c n %d: the other triangle or the rows beyond n changed", uplo, n);
+    CHECK(diff <= 1e3 * DBL_EPSILON * n * ref, "%c n %d fail %d: max |F_gpu - F_ref| = %g "
+          "(|F| %g)", uplo, n, fail, diff, ref);
     if (!fail)
-        CHECK(chol_backward_error('L', n, A0, lda, G, lda) < LU_THRESH, "n %d: backward error",
-              n);
+        CHECK(chol_backward_error(uplo, n, A0, lda, G, lda) < LU_THRESH, "%c n %d: backward "
+              "error", uplo, n);
     free(A0);
     free(G);
     free(R);
 }
 
-static void check_nan(hyt_device_t *dev, int n)
+static void check_nan(hyt_device_t *dev, char uplo, int n)
 {
+    const int up = uplo == 'U';
     double *A = malloc((size_t)n * n * sizeof *A);
     for (int v = 0; v < 2; v++) {
         chol_matrix(A, n, n, 0, 9);
-        A[v ? n - 1 + (int64_t)(n / 2) * n : 0] = NAN;
-        int info = gpu_potf2(dev, n, A, n);
+        /* v 1: (n - 1, n / 2) in the referenced triangle */
+        A[v ? (up ? n / 2 + (int64_t)(n - 1) * n : n - 1 + (int64_t)(n / 2) * n) : 0] = NAN;
+        int info = gpu_potf2(dev, uplo, n, A, n);
         int has_nan = 0;
         for (int64_t i = 0; i < (int64_t)n * n; i++)
             has_nan |= isnan(A[i]);
         CHECK(info >= 0 && info <= n && (info > 0 || has_nan) && (v || info == 1),
-              "NaN %d: info %d, NaN in the result %d", v, info, has_nan);
+              "%c NaN %d: info %d, NaN in the result %d", uplo, v, info, has_nan);
     }
-    /* NaN in the upper triangle, which LAPACK never reads: no effect on the factor */
+    /* NaN in the other triangle, which LAPACK never reads: no effect on the factor */
     chol_matrix(A, n, n, 0, 9);
-    for (int c = 1; c < n; c++)
-        for (int r = 0; r < c; r++)
-            A[r + (int64_t)c * n] = NAN;
-    int info = gpu_potf2(dev, n, A, n), lower_nan = 0;
     for (int c = 0; c < n; c++)
-        for (int r = c; r < n; r++)
-            lower_nan |= isnan(A[r + (int64_t)c * n]);
-    CHECK(info == 0 && !lower_nan, "NaN above the diagonal: info %d, NaN in L %d", info,
-          lower_nan);
+        for (int r = 0; r < n; r++)
+            if (up ? r > c : r < c)
+                A[r + (int64_t)c * n] = NAN;
+    int info = gpu_potf2(dev, uplo, n, A, n), factor_nan = 0;
+    for (int c = 0; c < n; c++)
+        for (int r = 0; r < n; r++)
+            if (up ? r <= c : r >= c)
+                factor_nan |= isnan(A[r + (int64_t)c * n]);
+    CHECK(info == 0 && !factor_nan, "%c: NaN in the other triangle: info %d, NaN in the factor "
+          "%d", uplo, info, factor_nan);
     free(A);
 }
 
@@ -114,29 +119,33 @@ static void bench(hyt_device_t *dev)
     cudaEvent_t e0, e1;
     CU(cudaEventCreate(&e0));
     CU(cudaEventCreate(&e1));
-    printf("| n | best of %d (ms) | median (ms) | GFLOP/s (best) |\n|---|---|---|---|\n", reps);
-    for (int n = 128; n <= nmax; n += 128) {
-        size_t bytes = (size_t)n * n * sizeof *A;
-        chol_matrix(A, n, n, 0, 1);
-        CU(cudaMemcpy(dA, A, bytes, cudaMemcpyHostToDevice));
-        float *ms = malloc(reps * sizeof *ms);
-        for (int r = 0; r < reps; r++) {
-            CU(cudaMemcpy(dW, dA, bytes, cudaMemcpyDeviceToDevice));
-            CU(cudaEventRecord(e0, 0));
-            REQUIRE(!hyt_cuda_dpotf2(dev, NULL, n, dW, n, dinfo), "%s", hyt_last_error());
-            CU(cudaEventRecord(e1, 0));
-            CU(cudaEventSynchronize(e1));
-            CU(cudaEventElapsedTime(&ms[r], e0, e1));
-        }
-        for (int r = 1; r < reps; r++) /* insertion sort, for the median */
-            for (int q = r; q > 0 && ms[q] < ms[q - 1]; q--) {
-                float w = ms[q];
-                ms[q] = ms[q - 1];
-                ms[q - 1] = w;
+    printf("| uplo | n | best of %d (ms) | median (ms) | GFLOP/s (best) |\n"
+           "|---|---|---|---|---|\n", reps);
+    for (int u = 0; u < 2; u++) {
+        for (int n = 128; n <= nmax; n += 128) {
+            size_t bytes = (size_t)n * n * sizeof *A;
+            chol_matrix(A, n, n, 0, 1);
+            CU(cudaMemcpy(dA, A, bytes, cudaMemcpyHostToDevice));
+            float *ms = malloc(reps * sizeof *ms);
+            for (int r = 0; r < reps; r++) {
+                CU(cudaMemcpy(dW, dA, bytes, cudaMemcpyDeviceToDevice));
+                CU(cudaEventRecord(e0, 0));
+                REQUIRE(!hyt_cuda_dpotf2(dev, NULL, "LU"[u], n, dW, n, dinfo), "%s",
+                        hyt_last_error());
+                CU(cudaEventRecord(e1, 0));
+                CU(cudaEventSynchronize(e1));
+                CU(cudaEventElapsedTime(&ms[r], e0, e1));
             }
-        printf("| %d | %.4f | %.4f | %.1f |\n", n, ms[0], ms[reps / 2],
-               (double)n * n * n / 3.0 / (ms[0] * 1e-3) * 1e-9);
-        free(ms);
+            for (int r = 1; r < reps; r++) /* insertion sort, for the median */
+                for (int q = r; q > 0 && ms[q] < ms[q - 1]; q--) {
+                    float w = ms[q];
+                    ms[q] = ms[q - 1];
+                    ms[q - 1] = w;
+                }
+            printf("| %c | %d | %.4f | %.4f | %.1f |\n", "LU"[u], n, ms[0], ms[reps / 2],
+                   (double)n * n * n / 3.0 / (ms[0] * 1e-3) * 1e-9);
+            free(ms);
+        }
     }
     cudaFree(dA);
     cudaFree(dW);
@@ -164,24 +173,35 @@ int main(int argc, char **argv)
     }
     static const int ns[] = {1, 2, 5, 31, 32, 33, 63, 64, 65, 96, 97, 100, 255, 256, 257, 383,
                              450, 480, 481, 500, 511, 512};
-    for (int i = 0; i < (int)(sizeof ns / sizeof ns[0]); i++)
-        check(dev, ns[i], 0, 100 + (unsigned long long)i);
     static const int fails[] = {1, 2, 17, 31, 32, 33, 64, 65, 200, 480, 481, 496, 511, 512};
-    for (int i = 0; i < (int)(sizeof fails / sizeof fails[0]); i++)
-        check(dev, 512, fails[i], 200 + (unsigned long long)i);
-    check(dev, 40, 40, 7);
-    check(dev, 33, 33, 8);  /* in a ragged last tile */
-    check(dev, 100, 97, 9);
-    check(dev, 500, 481, 10);
-    check(dev, 500, 500, 11);
-    check_nan(dev, 300);
-    check_nan(dev, 33);
+    const int small = argc > 1 && !strcmp(argv[1], "small");
+    for (int u = 0; u < 2 && small; u++) {
+        check(dev, "LU"[u], 100, 0, 1);
+        check(dev, "LU"[u], 300, 0, 2);
+        check(dev, "LU"[u], 200, 33, 3);
+    }
+    for (int u = 0; u < 2 && !small; u++) {
+        const char uplo = "LU"[u];
+        for (int i = 0; i < (int)(sizeof ns / sizeof ns[0]); i++)
+            check(dev, uplo, ns[i], 0, 100 + (unsigned long long)i);
+        for (int i = 0; i < (int)(sizeof fails / sizeof fails[0]); i++)
+            check(dev, uplo, 512, fails[i], 200 + (unsigned long long)i);
+        check(dev, uplo, 40, 40, 7);
+        check(dev, uplo, 33, 33, 8); /* in a ragged last tile */
+        check(dev, uplo, 100, 97, 9);
+        check(dev, uplo, 500, 481, 10);
+        check(dev, uplo, 500, 500, 11);
+        check_nan(dev, uplo, 300);
+        check_nan(dev, uplo, 33);
+    }
     /* invalid arguments: refused, nothing launched */
     int *dinfo;
     CU(cudaMalloc((void **)&dinfo, sizeof *dinfo));
-    CHECK(hyt_cuda_dpotf2(dev, NULL, 513, (double *)dinfo, 513, dinfo) == HYT_ERR_INVALID,
+    CHECK(hyt_cuda_dpotf2(dev, NULL, 'L', 513, (double *)dinfo, 513, dinfo) == HYT_ERR_INVALID,
           "n 513 accepted");
-    CHECK(hyt_cuda_dpotf2(dev, NULL, 0, NULL, 1, dinfo) == 0, "n 0");
+    CHECK(hyt_cuda_dpotf2(dev, NULL, 'X', 1, (double *)dinfo, 1, dinfo) == HYT_ERR_INVALID,
+          "uplo X accepted");
+    CHECK(hyt_cuda_dpotf2(dev, NULL, 'U', 0, NULL, 1, dinfo) == 0, "n 0");
     CU(cudaFree(dinfo));
     hyt_context_destroy(ctx);
     return test_result("test_gpu_dpotf2");

@@ -60,39 +60,54 @@ int hyt_drv_dpotrs_lapack(hyt_context_t *ctx, char uplo, int n, int nrhs, const 
                           int lda, double *b, int ldb);
 
 /* ---- The GPU-only Cholesky (pdpotrf_gpu.c, dpotrf_gpu.c, gpu_dpotrf_tasks.c) ---------------
- * A lower n x n column-major matrix (leading dimension ld) in the memory of one device, factored
- * in place by device tasks on that device (the seed's GPU-only design; docs in pdpotrf_gpu.c). */
+ * The lower (A = L L^T) or upper (A = U^T U) triangle of an n x n column-major matrix (leading
+ * dimension ld) in the memory of one device, factored in place by device tasks on that device
+ * (the seed's GPU-only design; docs in pdpotrf_gpu.c; upper is the same loop nest on the
+ * transposed view, docs in gpu_dpotrf_tasks.c). */
+#define HYT_CHOL_DEV_PIECE 512 /* a diagonal block is factored in pieces this wide (<= the
+                                * fused potf2's HYT_DPOTF2_MAX_N) */
 typedef struct hyt_chol_dev {
     int device;      /* the context's device index */
-    int n, ld, nb;   /* order, leading dimension, block size (<= HYT_DPOTF2_MAX_N) */
+    char uplo;       /* 'L' or 'U' */
+    int n, ld, nb;   /* order, leading dimension, block size */
+    int leaf;        /* the trailing update's recursion stops at SYRKs this wide */
     double *A;       /* device memory (host memory on host devices) */
-    int *dinfo;      /* ceil(n / nb) device ints: step k's potf2 INFO */
+    int *dinfo;      /* ceil(n / nb) * ceil(nb / HYT_CHOL_DEV_PIECE) device ints: the potf2
+                      * INFO of piece p of step k at k * pieces + p */
 } hyt_chol_dev_t;
 
-/* The device Cholesky's block size and lookahead: the caller's where set, else chol.nb and
- * chol.lookahead where set, else the device defaults (nb 512 from n = 8192, else 256; lookahead
- * 1); nb at most HYT_DPOTF2_MAX_N (the fused potf2's limit). */
-void hyt_chol_params_device(hyt_context_t *ctx, int n, hyt_chol_params_t *p);
+/* The device Cholesky's tunables ("auto": nb <= 0, lookahead < 0, leaf <= 0). */
+typedef struct hyt_chol_dev_params {
+    int nb;         /* block size */
+    int lookahead;  /* block columns updated on the lookahead stream */
+    int leaf;       /* the width of the trailing update's SYRK leaves */
+} hyt_chol_dev_params_t;
+#define HYT_CHOL_DEV_PARAMS_AUTO ((hyt_chol_dev_params_t){0, -1, 0})
+
+/* The device Cholesky's parameters: the caller's where set, else chol.nb and chol.lookahead
+ * where set, else the device defaults (dpotrf_gpu.c, measured in docs/performance.md). */
+void hyt_chol_params_device(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p);
 
 /* hyt_dpotrf_device with the caller's parameters ("auto" ones as hyt_dpotrf_device chooses
  * them): for tests and benchmarks. */
 int hyt_dpotrf_device_params(hyt_context_t *ctx, char uplo, int n, double *dA, int ldda,
-                             const hyt_chol_params_t *p);
+                             const hyt_chol_dev_params_t *p);
 
 /* The loop nest: inserts the tasks of the factorization of D (D->dinfo gets every step's
- * INFO) and, last, the copy of D->dinfo to h_info (nt host ints, page-locked).  tok: nt + 2
+ * INFO) and, last, the copy of D->dinfo to h_info (as many host ints, page-locked).  tok: nt + 2
  * tokens. */
 int hyt_pdpotrf_gpu(hyt_sequence_t *seq, const hyt_chol_dev_t *D, int lookahead,
                     const hyt_tokens_t *tok, int *h_info);
 
-/* The device tasks (gpu_dpotrf_tasks.c), all on device D->device:
- *   panel k:   potf2 of the diagonal block k (INFO to D->dinfo[k]), then the TRSM of the
- *              rows below it;
+/* The device tasks (gpu_dpotrf_tasks.c), all on device D->device (in the terms of the lower
+ * case; upper: the transposes):
+ *   panel k:   potf2 of the diagonal block k in pieces (INFO to D->dinfo), then the TRSM of
+ *              the rows below it;
  *   column j:  the update of block column j by the panel of step k (SYRK of the diagonal
  *              block, GEMM of the rows below);
  *   trailing:  the update of block columns j0.. by the panel of step k (A22 -= L L^T on the
  *              lower triangle, cut into large GEMMs and small SYRKs);
- *   info:      D->dinfo (nt ints) to h_info.
+ *   info:      D->dinfo (all its entries) to h_info.
  * Dependencies and priorities are the caller's (tag, deps). */
 int hyt_insert_gpu_chol_panel(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_dev_t *D,
                               int k, int stream, const hyt_dep_t *deps, int ndeps);

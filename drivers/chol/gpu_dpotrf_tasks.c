@@ -1,27 +1,46 @@
 /*
- * The device tasks of the GPU-only Cholesky (pdpotrf_gpu.c): the lower n x n column-major
- * matrix D->A on one device, block size nb, block column k = columns k nb .. k nb + kb - 1.
- * Every kernel goes through the gpu_kernels/ dispatchers, so the same tasks run the fused
- * potf2 and cuBLAS on a CUDA device and the host references on a host device (CI).
+ * The device tasks of the GPU-only Cholesky (pdpotrf_gpu.c): the n x n column-major matrix
+ * D->A on one device, block size nb, block column k = columns k nb .. k nb + kb - 1.  Every
+ * kernel goes through the gpu_kernels/ dispatchers, so the same tasks run the fused potf2 and
+ * cuBLAS on a CUDA device and the host references on a host device (CI).  Lower (A = L L^T):
  *
- *   panel k    A_kk = L_kk L_kk^T                 hyt_gpu_dpotf2, INFO to D->dinfo[k]
+ *   panel k    A_kk = L_kk L_kk^T                 hyt_gpu_dpotf2 in pieces of at most
+ *                                                 HYT_CHOL_DEV_PIECE columns (a blocked
+ *                                                 potrf inside the block: potf2, TRSM of the
+ *                                                 block's rows below the piece, SYRK of the
+ *                                                 rest), piece p's INFO to D->dinfo[k P + p]
  *              L_ik = A_ik inv(L_kk)^T, i > k     one TRSM on all rows below the block
  *   update     A(c0:n, c0:c1) -= L(c0:n, k) L(c0:c1, k)^T on the lower triangle only:
  *              the square part c0..c1 cut recursively in halves (SYRK on the diagonal
  *              halves, one GEMM for the rectangle under the first half) down to SYRKs of at
- *              most LEAF columns, so that most flops run as a few large GEMMs; the rows
+ *              most D->leaf columns, so that most flops run as a few large GEMMs; the rows
  *              below c1 in one GEMM.
  *   info       D->dinfo -> host.
+ *
+ * Upper (A = U^T U) is the same algorithm on the transposed view L = U^T, with no data moved:
+ * view element (r, c) is A(c, r), so the view's block column k is the block ROW k of U (a
+ * kb x (n - k nb) strip), and each call is the transpose of its lower one:
+ *
+ *   potf2      the fused kernel's upper variant (A_kk = U_kk^T U_kk)
+ *   TRSM       U_kj = inv(U_kk)^T A_kj:          side L, upper, trans T (instead of R, L, T)
+ *   SYRK       C -= U^T U on the upper triangle:  uplo U, trans T (instead of L, N)
+ *   GEMM       C(r, r+h ..) -= U(:, r ..)^T U(:, r+h ..): trans T, N (instead of N, T), the
+ *              rectangle right of the first half instead of under it
+ *
+ * so the loop nest, its tokens and INFO are the lower case's (both triangles give the same
+ * leading minors: INFO is the same number).
  */
 #include "chol_internal.h"
 #include "hyt_gpu_kernels.h"
 
-/* SYRKs at most this wide at the bottom of the recursive trailing update; halves aligned to
- * ALIGN columns (GEMM tiles).  To be measured (docs/performance.md). */
-#define LEAF 1024
+_Static_assert(HYT_CHOL_DEV_PIECE <= HYT_DPOTF2_MAX_N, "potf2 pieces wider than the kernel");
+
+/* Halves of the recursive trailing update aligned to ALIGN columns (GEMM tiles). */
 #define ALIGN 256
 
 #define AT(D, r, c) ((D)->A + (int64_t)(r) + (int64_t)(c) * (D)->ld)
+/* The view's block at (r, c): lower A(r, c); upper A(c, r), the same block transposed. */
+#define VIEW(D, r, c) ((D)->uplo == 'U' ? AT(D, c, r) : AT(D, r, c))
 
 static int blk(const hyt_chol_dev_t *D, int k)
 {
@@ -43,29 +62,74 @@ typedef struct chol_args {
     int *h_info;
 } chol_args_t;
 
+/* In the view's terms: B (m x kb at view (r, c)) = B inv(L)^T with L the kb x kb factor at
+ * view (c, c), for lower; upper: the transposed call on the memory, U^-T B. */
+static int trsm(const hyt_devctx_t *dc, const hyt_chol_dev_t *D, int m, int kb, int r, int c)
+{
+    if (D->uplo == 'U')
+        return hyt_gpu_dtrsm(dc, 'L', 'U', 'T', 'N', kb, m, 1.0, AT(D, c, c), D->ld,
+                             AT(D, c, r), D->ld);
+    return hyt_gpu_dtrsm(dc, 'R', 'L', 'T', 'N', m, kb, 1.0, AT(D, c, c), D->ld, AT(D, r, c),
+                         D->ld);
+}
+
+/* The view's C (m x m at view (r, r), its lower triangle) -= P P^T, P m x kb at view (r, pc). */
+static int syrk(const hyt_devctx_t *dc, const hyt_chol_dev_t *D, int pc, int kb, int r, int m)
+{
+    if (D->uplo == 'U')
+        return hyt_gpu_dsyrk(dc, 'U', 'T', m, kb, -1.0, AT(D, pc, r), D->ld, 1.0, AT(D, r, r),
+                             D->ld);
+    return hyt_gpu_dsyrk(dc, 'L', 'N', m, kb, -1.0, AT(D, r, pc), D->ld, 1.0, AT(D, r, r),
+                         D->ld);
+}
+
+/* The view's C (m x w at view (r, c)) -= P Q^T, P m x kb at view (r, pc), Q w x kb at view
+ * (c, pc). */
+static int gemm(const hyt_devctx_t *dc, const hyt_chol_dev_t *D, int pc, int kb, int r, int c,
+                int m, int w)
+{
+    if (D->uplo == 'U') /* C^T (w x m at A(c, r)) -= Q^T P with Q^T at A(pc, c), P^T at A(pc, r) */
+        return hyt_gpu_dgemm_batched(dc, 'T', 'N', w, m, kb, -1.0, AT(D, pc, c), D->ld, 0,
+                                     AT(D, pc, r), D->ld, 0, 1.0, AT(D, c, r), D->ld, 0, 1, 1);
+    return hyt_gpu_dgemm_batched(dc, 'N', 'T', m, w, kb, -1.0, AT(D, r, pc), D->ld, 0,
+                                 AT(D, c, pc), D->ld, 0, 1.0, AT(D, r, c), D->ld, 0, 1, 1);
+}
+
 static int panel_body(const hyt_devctx_t *dc, void *p)
 {
     const chol_args_t *a = p;
     const hyt_chol_dev_t *D = &a->D;
     const int c = a->k * D->nb, kb = blk(D, a->k), below = D->n - c - kb;
-    int rc = hyt_gpu_dpotf2(dc, kb, AT(D, c, c), D->ld, D->dinfo + a->k);
+    const int pieces = (D->nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE;
+    int rc = 0;
+    /* the diagonal block, a piece at a time; the pieces after a failure still run (on
+     * garbage), as the steps do: each writes its own INFO, the empty ones of a short last
+     * block too (an empty potf2 writes 0) */
+    for (int q = 0, p0 = 0; q < pieces && !rc; q++, p0 += HYT_CHOL_DEV_PIECE) {
+        const int left = kb > p0 ? kb - p0 : 0;
+        const int w = left < HYT_CHOL_DEV_PIECE ? left : HYT_CHOL_DEV_PIECE, rest = left - w;
+        rc = hyt_gpu_dpotf2(dc, D->uplo, w, VIEW(D, c + p0, c + p0), D->ld,
+                            D->dinfo + (int64_t)a->k * pieces + q);
+        if (!rc)
+            rc = trsm(dc, D, rest, w, c + p0 + w, c + p0);
+        if (!rc && rest > 0)
+            rc = syrk(dc, D, c + p0, w, c + p0 + w, rest);
+    }
     if (!rc)
-        rc = hyt_gpu_dtrsm(dc, 'R', 'L', 'T', 'N', below, kb, 1.0, AT(D, c, c), D->ld,
-                           AT(D, c + kb, c), D->ld);
+        rc = trsm(dc, D, below, kb, c + kb, c);
     return forward(dc, rc);
 }
 
-/* C(r:r+m, r:r+m) -= L(r:r+m) L(r:r+m)^T on the lower triangle, L the panel's rows (kb wide). */
+/* The view's C(r:r+m, r:r+m) -= L(r:r+m) L(r:r+m)^T on its lower triangle, L the panel's rows
+ * (kb wide, at view column pc). */
 static int rsyrk(const hyt_devctx_t *dc, const hyt_chol_dev_t *D, int pc, int kb, int r, int m)
 {
-    if (m <= LEAF)
-        return hyt_gpu_dsyrk(dc, 'L', 'N', m, kb, -1.0, AT(D, r, pc), D->ld, 1.0, AT(D, r, r),
-                             D->ld);
-    const int h = (m / 2 + ALIGN - 1) / ALIGN * ALIGN; /* 0 < h < m as m > LEAF >= 2 ALIGN */
+    if (m <= D->leaf || m <= 2 * ALIGN)
+        return syrk(dc, D, pc, kb, r, m);
+    const int h = (m / 2 + ALIGN - 1) / ALIGN * ALIGN; /* 0 < h < m as m > 2 ALIGN */
     int rc = rsyrk(dc, D, pc, kb, r, h);
     if (!rc)
-        rc = hyt_gpu_dgemm_batched(dc, 'N', 'T', m - h, h, kb, -1.0, AT(D, r + h, pc), D->ld, 0,
-                                   AT(D, r, pc), D->ld, 0, 1.0, AT(D, r + h, r), D->ld, 0, 1, 1);
+        rc = gemm(dc, D, pc, kb, r + h, r, m - h, h);
     return rc ? rc : rsyrk(dc, D, pc, kb, r + h, m - h);
 }
 
@@ -77,9 +141,7 @@ static int update_body(const hyt_devctx_t *dc, void *p)
     const int c0 = a->j0 * D->nb, c1 = a->j1 * D->nb < D->n ? a->j1 * D->nb : D->n;
     int rc = rsyrk(dc, D, pc, kb, c0, c1 - c0);
     if (!rc && c1 < D->n)
-        rc = hyt_gpu_dgemm_batched(dc, 'N', 'T', D->n - c1, c1 - c0, kb, -1.0, AT(D, c1, pc),
-                                   D->ld, 0, AT(D, c0, pc), D->ld, 0, 1.0, AT(D, c1, c0), D->ld,
-                                   0, 1, 1);
+        rc = gemm(dc, D, pc, kb, c1, c0, D->n - c1, c1 - c0);
     return forward(dc, rc);
 }
 
@@ -87,7 +149,9 @@ static int info_body(const hyt_devctx_t *dc, void *p)
 {
     const chol_args_t *a = p;
     const int nt = (a->D.n + a->D.nb - 1) / a->D.nb;
-    return forward(dc, hyt_dev_memcpy_d2h(dc, a->h_info, a->D.dinfo, (size_t)nt * sizeof(int)));
+    const int pieces = (a->D.nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE;
+    return forward(dc, hyt_dev_memcpy_d2h(dc, a->h_info, a->D.dinfo,
+                                          (size_t)nt * pieces * sizeof(int)));
 }
 
 static const hyt_kernel_t panel_kernel = {.name = "gpu_chol_panel", .dev = panel_body,

@@ -1,10 +1,14 @@
 /*
  * The GPU-only Cholesky's loop nest (A. Haidar, A. Abdelfattah, S. Tomov, J. Dongarra, "High-
- * performance Cholesky factorization for GPU-only execution", GPGPU 2017): the lower n x n
- * matrix lives in one device's memory and every step is device tasks on that device.
+ * performance Cholesky factorization for GPU-only execution", GPGPU 2017): the n x n matrix
+ * lives in one device's memory and every step is device tasks on that device.  Written for the
+ * lower triangle; the upper one runs the same nest on the transposed view (L = U^T, block
+ * column k of the view = block row k of U: gpu_dpotrf_tasks.c), so nothing below depends on
+ * uplo.
  * Right-looking, block size nb, nt = ceil(n / nb) block columns; step k:
  *
- *   panel k        potf2 of A_kk (the fused kernel), TRSM of the rows below   PANEL stream
+ *   panel k        potf2 of A_kk (the fused kernel, in pieces of at most      PANEL stream
+ *                  512 columns), TRSM of the rows below
  *   lookahead      block columns k+1 .. k+la, one task each: SYRK of the      LOOKAHEAD stream
  *                  diagonal block, GEMM of the rows below
  *   trailing       block columns k+la+1 .. nt-1 in one task (the bulk of      COMPUTE stream
@@ -25,9 +29,9 @@
  * A lookahead task of step k does not wait for the trailing task of step k-1: the columns
  * they touch are disjoint (k+1..k+la against k+la+1..).
  *
- * INFO: each panel writes its own D->dinfo[k] (the kernel always writes it), the host reads
- * all of them once at the end (hyt_dpotrf_device) and takes the first nonzero: exactly
- * LAPACK's INFO, since steps before the first failure are exact.  The steps after a failure
+ * INFO: each potf2 (a piece of a panel) writes its own entry of D->dinfo (the kernel always
+ * writes it), the host reads all of them once at the end (hyt_dpotrf_device) and takes the
+ * first nonzero: exactly LAPACK's INFO, since steps before the first failure are exact.  The steps after a failure
  * still run (on NaN or garbage: the kernels stop at a NaN diagonal; nothing waits on a value),
  * which keeps the device queues free of host round trips.
  */

@@ -1,0 +1,35 @@
+/*
+ * The vendor peers of the GPU-only Cholesky benchmark (bench_chol_gpu.c): cusolverDnDpotrf on a
+ * device-resident matrix, either triangle, and the cuBLAS DGEMM rate at the shapes that
+ * dominate a Cholesky's trailing update (the ceiling any GPU Cholesky answers to).
+ *
+ * Plain C: no CUDA types appear here.  Built without CUDA, both calls return
+ * HYT_ERR_NOT_AVAILABLE.
+ */
+#ifndef HYT_PEER_CHOL_H
+#define HYT_PEER_CHOL_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* cusolverDnDpotrf of the uplo ('L' or 'U') triangle of the n x n matrix d_a (leading dimension
+ * lda) already in the memory of GPU `device`, in place: *seconds the call alone
+ * (cudaDeviceSynchronize before and after, its workspace allocated before), *info its INFO.
+ * Returns 0 or an HYT_ERR_* code (hyt_last_error() names the failed call, file and line); the
+ * calling thread's current device is restored. */
+int hyt_peer_dpotrf_uplo(int device, char uplo, int n, double *d_a, int lda, double *seconds,
+                         int *info);
+
+/* cuBLAS DGEMM C = C - op(A) op(B) with C m x n, inner dimension k, transa / transb 'N' or 'T',
+ * on fresh device operands filled with values in [-1, 1) (not zeros: the rate of the tensor
+ * cores depends on the data through power), one call to warm up then the best of reps calls,
+ * each timed by CUDA events: *seconds.  Returns 0 or an HYT_ERR_* code as above
+ * (HYT_ERR_DEVICE_MEMORY when the operands do not fit). */
+int hyt_peer_dgemm_time(int device, char transa, char transb, int m, int n, int k, int reps,
+                        double *seconds);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HYT_PEER_CHOL_H */
