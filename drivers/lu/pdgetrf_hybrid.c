@@ -176,9 +176,13 @@ static int insert_pieces(hyt_sequence_t *seq, hybrid_t *h, int g, int k, int dk,
     if (!deps)
         return hyt_error(HYT_ERR_NOMEM, "out of memory");
     int rc = 0;
-    for (int c1 = lf > 0 ? -1 : l1; c1 < l2 && !rc; c1 = c1 < 0 ? l1 : c1 + chunk) {
+    /* pieces on fixed boundaries (multiples of chunk): step k's piece then waits only for
+     * step k-1's same piece and its own loads, not for a piece shifted by a column that
+     * reaches further into the matrix (a lag that grew by a piece per step) */
+    for (int c1 = lf > 0 ? -1 : l1, c2; c1 < l2 && !rc; c1 = c1 < 0 ? l1 : c2) {
         /* c1 = -1: the swaps to the left */
-        const int a = c1 < 0 ? 0 : c1, b = c1 < 0 ? lf : c1 + chunk < l2 ? c1 + chunk : l2;
+        c2 = c1 < 0 ? lf : (c1 / chunk + 1) * chunk < l2 ? (c1 / chunk + 1) * chunk : l2;
+        const int a = c1 < 0 ? 0 : c1, b = c2;
         int nd = 0;
         deps[nd++] = (hyt_dep_t){panel_key(h, g, k), HYT_READ};
         deps[nd++] = (hyt_dep_t){state_key(h, g), HYT_GATHER};
