@@ -54,6 +54,7 @@
 
 #define PRIO_PANEL (1 << 24)
 #define PRIO_LOOKAHEAD (1 << 23)
+#define NPBUF_MAX 16 /* panel slots per device at most */
 
 /* What the tasks use until the end of the sequence; freed by the cleanup task. */
 typedef struct hybrid {
@@ -393,7 +394,7 @@ static int hybrid_lu(hyt_sequence_t *seq, const hyt_desc_t *A, hyt_dmat_t *dA, i
     h->ctx = ctx;
     h->ndev = ndev;
     h->nt = nt;
-    h->npbuf = la + 3 < 16 ? la + 3 : 16; /* panels in flight per device */
+    h->npbuf = la + 3 < NPBUF_MAX ? la + 3 : NPBUF_MAX; /* panels in flight per device */
     h->resident = dA != NULL;
     h->arriving = arriving && !p->marks; /* marks: the first panel waits for all columns */
     h->g = calloc((size_t)ndev, sizeof *h->g);
@@ -431,6 +432,25 @@ static int hybrid_lu(hyt_sequence_t *seq, const hyt_desc_t *A, hyt_dmat_t *dA, i
         rc = gpu ? hyt_gpu_panel_setup(d) : 0;
         ws[g] = hyt_gpu_lu_bytes(d);
     }
+    /* With arriving columns the panels can run only npbuf - 1 steps ahead of the oldest step
+     * whose pieces still wait for columns (a panel slot is reused once every update that
+     * read it is done), and no step finishes before the last column arrives: all the slots
+     * (NPBUF_MAX) where the memory allows, a 1/16 margin kept. */
+    if (!rc && h->arriving && gpu && h->npbuf < NPBUF_MAX) {
+        int fits = 1;
+        for (int g = 0; g < ndev && fits; g++) {
+            hyt_gpu_lu_t t = h->g[g];
+            t.npbuf = NPBUF_MAX;
+            size_t need = hyt_gpu_lu_bytes(&t) + (dA ? 0 : hyt_dmat_bytes(A->m, A->n, nb, ndev, g));
+            fits = need + need / 16 <= hyt_device_mem_available(t.dev);
+        }
+        for (int g = 0; g < ndev && fits; g++) {
+            h->g[g].npbuf = NPBUF_MAX;
+            ws[g] = hyt_gpu_lu_bytes(&h->g[g]);
+        }
+        if (fits)
+            h->npbuf = NPBUF_MAX;
+    }
     // the columns: the device matrix (checked with the workspaces), then the workspaces
     char what[160];
     snprintf(what, sizeof what, "the hybrid LU of a %d x %d matrix (nb %d, %d devices)", A->m,
@@ -464,7 +484,7 @@ static int hybrid_lu(hyt_sequence_t *seq, const hyt_desc_t *A, hyt_dmat_t *dA, i
 
     // the devices' workspaces, then the loop nest
     for (int g = 0; g < ndev && !rc; g++) {
-        const void *slots[16];
+        const void *slots[NPBUF_MAX];
         for (int k = 0; k < h->npbuf; k++)
             slots[k] = panel_key(h, g, k);
         rc = hyt_insert_gpu_lu_init(seq, (hyt_tag_t){PRIO_PANEL, -1, -1, g}, &h->g[g],
