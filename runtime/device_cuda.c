@@ -66,9 +66,15 @@ typedef struct cuda_priv {
 } cuda_priv_t;
 
 /* The critical path's streams first. */
+/* Stream priorities: the panel and lookahead streams highest (the critical path); the copy
+ * streams between them and the compute stream, so that the small kernels of a copy (a
+ * transposition after a transfer) get SMs as soon as a large GEMM's blocks drain instead of
+ * queueing behind it, and the copies keep their pace beside the factorization. */
 static int prio_of(int stream, int lo, int hi)
 {
-    return stream == HYT_STREAM_PANEL || stream == HYT_STREAM_LOOKAHEAD ? hi : lo;
+    if (stream == HYT_STREAM_PANEL || stream == HYT_STREAM_LOOKAHEAD)
+        return hi;
+    return stream == HYT_STREAM_COMPUTE ? lo : (lo + hi) / 2;
 }
 
 /* The partition of a stream's events. */

@@ -29,9 +29,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* pieces in flight: 12 kept the copies in at ~19 GB/s beside the factorization (one H200) */
+/* Pieces in flight, and a piece's size (tiles of one column, about this much): 12 of 16 MiB
+ * kept the copies in at ~19 GB/s beside the factorization (one H200), 24 of 16 MiB made the
+ * process's first call 0.25 s slower (page-locking the ring). */
 enum { NSLOT = 24 };
-#define PIECE_BYTES ((size_t)16 << 20) /* a piece: tiles of one column, about this much */
+#define PIECE_BYTES ((size_t)8 << 20)
 #define PRIO_COPY (1 << 23)            /* the copies before the bulk: earlier columns first */
 
 hyt_lapack_dev_times_t hyt_lapack_dev_last;
