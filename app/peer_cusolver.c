@@ -304,46 +304,6 @@ cleanup:
 }
 
 /* ---------------------------------------------------------------------------------------------
- * One GPU, the Cholesky of a device-resident matrix: cusolverDnDpotrf alone (the peer of
- * hyt_dpotrf_device), its workspace allocated before the clock starts.
- */
-int hyt_peer_dpotrf_device(int device, int n, double *d_a, int lda, double *seconds, int *info)
-{
-    int rc = 0, lwork = 0, prev = -1;
-    cusolverDnHandle_t handle = NULL;
-    double *d_work = NULL;
-    int *d_info = NULL;
-    if (n < 1 || !d_a || lda < n || !seconds || !info)
-        return hyt_error(HYT_ERR_INVALID, "hyt_peer_dpotrf_device: invalid arguments (n = %d, "
-                         "lda = %d)", n, lda);
-    HYT_PEER_TRY(cudaGetDevice(&prev));
-    HYT_PEER_TRY(cudaSetDevice(device));
-    HYT_PEER_TRY(cusolverDnCreate(&handle)); /* the legacy default stream */
-    HYT_PEER_TRY(cusolverDnDpotrf_bufferSize(handle, CUBLAS_FILL_MODE_LOWER, n, d_a, lda,
-                                                &lwork));
-    HYT_PEER_TRY(cudaMalloc((void **)&d_work, (size_t)(lwork > 0 ? lwork : 1) * sizeof(double)));
-    HYT_PEER_TRY(cudaMalloc((void **)&d_info, sizeof(int)));
-    HYT_PEER_TRY(cudaDeviceSynchronize());
-    double t0 = hyt_wtime();
-    HYT_PEER_TRY(cusolverDnDpotrf(handle, CUBLAS_FILL_MODE_LOWER, n, d_a, lda, d_work, lwork,
-                                     d_info));
-    HYT_PEER_TRY(cudaDeviceSynchronize());
-    *seconds = hyt_wtime() - t0;
-    HYT_PEER_TRY(cudaMemcpy(info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
-
-cleanup:
-    if (d_info)
-        HYT_PEER_CLEAN(cudaFree(d_info));
-    if (d_work)
-        HYT_PEER_CLEAN(cudaFree(d_work));
-    if (handle)
-        HYT_PEER_CLEAN(cusolverDnDestroy(handle));
-    if (prev >= 0)
-        HYT_PEER_CLEAN(cudaSetDevice(prev));
-    return rc;
-}
-
-/* ---------------------------------------------------------------------------------------------
  * Several GPUs: cusolverMg, 1-D column block-cyclic (layout in the header comment).
  */
 static int peer_mg(int ndev, const int *devices, int n, int nb, const double *a,
@@ -676,12 +636,6 @@ int hyt_peer_dgetrf_h2h(int device, int n, const double *a, double *seconds)
     (void)a;
     (void)seconds;
     return hyt_error(HYT_ERR_NOT_AVAILABLE, "hyt_peer_dgetrf_h2h: built without CUDA");
-}
-
-int hyt_peer_dpotrf_device(int device, int n, double *d_a, int lda, double *seconds, int *info)
-{
-    (void)device, (void)n, (void)d_a, (void)lda, (void)seconds, (void)info;
-    return hyt_error(HYT_ERR_NOT_AVAILABLE, "hyt_peer_dpotrf_device: built without CUDA");
 }
 
 #endif /* HYT_HAVE_CUDA */

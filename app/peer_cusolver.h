@@ -41,12 +41,6 @@ int hyt_peer_dgesv(int ndev, const int *devices, int n, int mg_block, const doub
  * the factors back to a page-locked host buffer.  Returns 0 or an HYT_ERR_* code as above. */
 int hyt_peer_dgetrf_h2h(int device, int n, const double *a, double *seconds);
 
-/* cusolverDnDpotrf (lower) of the n x n matrix d_a (leading dimension lda) already in the
- * memory of GPU `device`, in place: *seconds the call alone (cudaDeviceSynchronize before and
- * after, its workspace allocated before), *info its INFO.  Returns 0 or an HYT_ERR_* code as
- * above; the calling thread's current device is restored. */
-int hyt_peer_dpotrf_device(int device, int n, double *d_a, int lda, double *seconds, int *info);
-
 /* The library versions in use, e.g. "cuSOLVER 12.0.4, cuBLAS 13.0.0, CUDA runtime 13.0,
  * driver 13.0"; buf of len bytes (always terminated when len > 0). */
 void hyt_peer_version(char *buf, size_t len);
