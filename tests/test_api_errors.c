@@ -229,39 +229,39 @@ static void check_chol_tiles(hyt_context_t *ctx)
     hyt_sequence_t *seq;
     REQUIRE(!hyt_sequence_create(ctx, &seq), "%s", hyt_last_error());
 
-    EXPECT_NOT(not_async, hyt_dpotrf_tile(ctx, 'Q', &A), HYT_ERR_INVALID,
+    EXPECT_NOT(not_async, hyt_dpotrf_tile(ctx, 'Q', &A), -1,
                "hyt_dpotrf_tile: argument 1 (uplo) is 'Q'");
-    EXPECT(hyt_dpotrf_tile(ctx, 'L', NULL), HYT_ERR_INVALID,
+    EXPECT(hyt_dpotrf_tile(ctx, 'L', NULL), -2,
            "hyt_dpotrf_tile: argument 2 (A) is NULL");
-    EXPECT(hyt_dpotrf_tile(ctx, 'L', &R), HYT_ERR_INVALID,
+    EXPECT(hyt_dpotrf_tile(ctx, 'L', &R), -2,
            "hyt_dpotrf_tile: argument 2 (A) is 4 x 3, must be square");
     EXPECT(hyt_dpotrf_tile(NULL, 'L', &A), HYT_ERR_INVALID, "hyt_dpotrf_tile: NULL context");
     EXPECT(hyt_dpotrf_tile_async(NULL, 'L', &A, &info), HYT_ERR_INVALID,
            "hyt_dpotrf_tile_async: NULL sequence");
-    EXPECT(hyt_dpotrf_tile_async(seq, 'L', &A, NULL), HYT_ERR_INVALID,
+    EXPECT(hyt_dpotrf_tile_async(seq, 'L', &A, NULL), -3,
            "hyt_dpotrf_tile_async: argument 3 (info) is NULL");
 
-    EXPECT_NOT(not_async, hyt_dpotrs_tile(ctx, 'L', &A, NULL), HYT_ERR_INVALID,
+    EXPECT_NOT(not_async, hyt_dpotrs_tile(ctx, 'L', &A, NULL), -3,
                "hyt_dpotrs_tile: argument 3 (B) is NULL");
-    EXPECT(hyt_dpotrs_tile(ctx, 'L', &A, &B3), HYT_ERR_INVALID,
+    EXPECT(hyt_dpotrs_tile(ctx, 'L', &A, &B3), -3,
            "hyt_dpotrs_tile: argument 3 (B) has 3 rows, A has 4");
     EXPECT(hyt_dpotrs_tile(NULL, 'L', &A, &B), HYT_ERR_INVALID, "hyt_dpotrs_tile: NULL context");
-    EXPECT(hyt_dpotrs_tile_async(seq, 'L', &A, &Bnb), HYT_ERR_INVALID,
+    EXPECT(hyt_dpotrs_tile_async(seq, 'L', &A, &Bnb), -3,
            "hyt_dpotrs_tile_async: argument 3 (B) has tile size 3, A has 2");
 
-    EXPECT_NOT(not_parts, hyt_dposv_tile(ctx, 'Q', &A, &B), HYT_ERR_INVALID,
+    EXPECT_NOT(not_parts, hyt_dposv_tile(ctx, 'Q', &A, &B), -1,
                "hyt_dposv_tile: argument 1 (uplo) is 'Q'");
-    EXPECT_NOT(not_parts, hyt_dposv_tile(ctx, 'L', &R, &B), HYT_ERR_INVALID,
+    EXPECT_NOT(not_parts, hyt_dposv_tile(ctx, 'L', &R, &B), -2,
                "hyt_dposv_tile: argument 2 (A) is 4 x 3");
-    EXPECT_NOT(not_parts, hyt_dposv_tile(ctx, 'L', &A, &Bnb), HYT_ERR_INVALID,
+    EXPECT_NOT(not_parts, hyt_dposv_tile(ctx, 'L', &A, &Bnb), -3,
                "hyt_dposv_tile: argument 3 (B) has tile size 3");
     EXPECT_NOT(not_parts, hyt_dposv_tile(NULL, 'L', &A, &B), HYT_ERR_INVALID,
                "hyt_dposv_tile: NULL context");
-    EXPECT(hyt_dposv_tile_async(seq, 'Q', &A, &B, &info), HYT_ERR_INVALID,
+    EXPECT(hyt_dposv_tile_async(seq, 'Q', &A, &B, &info), -1,
            "hyt_dposv_tile_async: argument 1 (uplo) is 'Q'");
-    EXPECT(hyt_dposv_tile_async(seq, 'L', &A, NULL, &info), HYT_ERR_INVALID,
+    EXPECT(hyt_dposv_tile_async(seq, 'L', &A, NULL, &info), -3,
            "hyt_dposv_tile_async: argument 3 (B) is NULL");
-    EXPECT(hyt_dposv_tile_async(seq, 'L', &A, &B, NULL), HYT_ERR_INVALID,
+    EXPECT(hyt_dposv_tile_async(seq, 'L', &A, &B, NULL), -4,
            "hyt_dposv_tile_async: argument 4 (info) is NULL");
 
     CHECK(hyt_sequence_wait(seq) == 0 && hyt_sequence_message(seq)[0] == '\0',

@@ -56,36 +56,34 @@ int hyt_chol_check_uplo(const char *func, int code, char uplo)
                          (unsigned char)uplo);
 }
 
-/* A descriptor argument i of a tile call: given, a descriptor, with storage. */
+/* A descriptor argument i of a tile call: given, a descriptor, with storage (-i if not, as
+ * the LU's tile calls and LAPACK). */
 static int check_desc(const char *func, int i, const char *name, const hyt_desc_t *X)
 {
     if (!X)
-        return hyt_error_arg(HYT_ERR_INVALID, func, i, name, "is NULL");
+        return hyt_error_arg(-i, func, i, name, "is NULL");
     if (X->m < 0 || X->n < 0 || X->nb < 1)
-        return hyt_error_arg(HYT_ERR_INVALID, func, i, name, "is not a matrix descriptor (m %d, "
-                             "n %d, nb %d)", X->m, X->n, X->nb);
+        return hyt_error_arg(-i, func, i, name, "is not a matrix descriptor (m %d, n %d, nb %d)",
+                             X->m, X->n, X->nb);
     if (X->m && X->n && !X->mat)
-        return hyt_error_arg(HYT_ERR_INVALID, func, i, name, "has no storage (%s->mat is NULL)",
-                             name);
+        return hyt_error_arg(-i, func, i, name, "has no storage (%s->mat is NULL)", name);
     return 0;
 }
 
 int hyt_chol_check_tiles(const char *func, char uplo, const hyt_desc_t *A, int solve,
                          const hyt_desc_t *B)
 {
-    int rc = hyt_chol_check_uplo(func, HYT_ERR_INVALID, uplo);
+    int rc = hyt_chol_check_uplo(func, -1, uplo);
     if (!rc)
         rc = check_desc(func, 2, "A", A);
     if (!rc && A->m != A->n)
-        rc = hyt_error_arg(HYT_ERR_INVALID, func, 2, "A", "is %d x %d, must be square", A->m,
-                           A->n);
+        rc = hyt_error_arg(-2, func, 2, "A", "is %d x %d, must be square", A->m, A->n);
     if (rc || !solve)
         return rc;
     rc = check_desc(func, 3, "B", B);
     if (!rc && B->m != A->n)
-        rc = hyt_error_arg(HYT_ERR_INVALID, func, 3, "B", "has %d rows, A has %d", B->m, A->n);
+        rc = hyt_error_arg(-3, func, 3, "B", "has %d rows, A has %d", B->m, A->n);
     if (!rc && B->nb != A->nb)
-        rc = hyt_error_arg(HYT_ERR_INVALID, func, 3, "B", "has tile size %d, A has %d", B->nb,
-                           A->nb);
+        rc = hyt_error_arg(-3, func, 3, "B", "has tile size %d, A has %d", B->nb, A->nb);
     return rc;
 }

@@ -38,7 +38,7 @@ int hyt_dposv_tile_async(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, hyt_desc
     int rc = seq ? hyt_chol_check_tiles(func, uplo, A, 1, B)
                  : hyt_error(HYT_ERR_INVALID, "%s: NULL sequence", func);
     if (!rc && !info)
-        rc = hyt_error_arg(HYT_ERR_INVALID, func, 4, "info", "is NULL");
+        rc = hyt_error_arg(-4, func, 4, "info", "is NULL");
     if (!rc)
         rc = insert_dposv(seq, hyt_norm_uplo(uplo), A, B, info);
     return hyt_error_return(func, rc);

@@ -18,7 +18,7 @@ int hyt_dpotrf_tile_async(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, int *in
     int rc = seq ? hyt_chol_check_tiles(func, uplo, A, 0, NULL)
                  : hyt_error(HYT_ERR_INVALID, "%s: NULL sequence", func);
     if (!rc && !info)
-        rc = hyt_error_arg(HYT_ERR_INVALID, func, 3, "info", "is NULL");
+        rc = hyt_error_arg(-3, func, 3, "info", "is NULL");
     if (!rc)
         rc = hyt_chol_insert_tile(seq, hyt_norm_uplo(uplo), A, info);
     return hyt_error_return(func, rc);
