@@ -150,10 +150,11 @@ static int insert_mark(hyt_sequence_t *seq, hybrid_t *h, double *t)
 }
 
 /* lu.overlap_steps = auto: the steps whose updates are cut in pieces when the columns arrive
- * during the factorization, those that can run while the loads do.  The loads take about 8 m n bytes at ~25 GB/s, the
- * factorization about (m n min(m,n) - min(m,n)^3 / 3) flops at ~35 TFLOP/s (one H200, host
- * memory that is not page-locked); the first s of kt steps hold about 1 - (1 - s/kt)^3 of the
- * flops (square).  Cut the steps that hold twice the loads' share, and at least the first. */
+ * during the factorization, those that can run while the loads do.  The loads take about
+ * 8 m n bytes at ~25 GB/s, the factorization about (m n min(m,n) - min(m,n)^3 / 3) flops at
+ * ~35 TFLOP/s (one H200, host memory that is not page-locked); the first s of kt steps hold
+ * about 1 - (1 - s/kt)^3 of the flops (square).  Cut the steps that hold twice the loads'
+ * share, and at least the first. */
 static int early_steps(int m, int n, int kt)
 {
     const double mn = (double)m * n, k = m < n ? m : n;
@@ -211,7 +212,10 @@ static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
     const int chunk = nb >= 4096 ? 1 : 4096 / nb < ncol0 ? 4096 / nb : ncol0;
     /* steps cut in pieces (lu.overlap_steps) */
     const long ov = hyt_config_get_int(hyt_context_config(h->ctx), "lu.overlap_steps");
-    const int kc = !h->arriving ? 1 : ov < 0 ? early_steps(A->m, A->n, kt) : ov < kt ? (int)ov : kt;
+    const int kc = !h->arriving ? 1
+                   : ov < 0     ? early_steps(A->m, A->n, kt)
+                   : ov < kt    ? (int)ov
+                                : kt;
     int rc = 0;
     // the columns to their devices; each column's token orders its first users
     for (int j = 0; j < nt && !rc && !h->resident; j++)
@@ -441,7 +445,9 @@ static int hybrid_lu(hyt_sequence_t *seq, const hyt_desc_t *A, hyt_dmat_t *dA, i
         for (int g = 0; g < ndev && fits; g++) {
             hyt_gpu_lu_t t = h->g[g];
             t.npbuf = NPBUF_MAX;
-            size_t need = hyt_gpu_lu_bytes(&t) + (dA ? 0 : hyt_dmat_bytes(A->m, A->n, nb, ndev, g));
+            size_t need = hyt_gpu_lu_bytes(&t);
+            if (!dA)
+                need += hyt_dmat_bytes(A->m, A->n, nb, ndev, g);
             fits = need + need / 16 <= hyt_device_mem_available(t.dev);
         }
         for (int g = 0; g < ndev && fits; g++) {
