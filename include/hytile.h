@@ -90,11 +90,13 @@ HYT_API int hyt_dposv_tile_async(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, 
 /* The Cholesky of a matrix already in device memory (the GPU-only design: diagonal blocks by a
  * fused potf2, the rest cuBLAS, lookahead on a second stream): dA is an n x n column-major
  * array with leading dimension ldda in the memory of the context's device 0 (cudaMalloc'ed on
- * that GPU; host memory for a host device), factored in place as A = L L^T (uplo 'L'; 'U' is
- * refused with HYT_ERR_NOT_AVAILABLE for now), its strictly upper triangle not touched; no host
- * copy is made.  Block size chol.nb (at most 512), lookahead chol.lookahead.  Returns LAPACK's
- * INFO (+i: the leading minor of order i is not positive definite; A is then unspecified
- * beyond the first i - 1 columns), -i for a bad argument i, or HYT_ERR_*.  Synchronous. */
+ * that GPU; host memory for a host device), factored in place as A = L L^T (uplo 'L', the
+ * strictly upper triangle not touched) or A = U^T U ('U', the strictly lower triangle not
+ * touched); no host copy is made.  Block size chol.nb (auto: 1024 from n = 16384, 512 from
+ * 8192, else 256; diagonal blocks wider than 512 are factored in pieces of 512), lookahead
+ * chol.lookahead.  Returns LAPACK's INFO (+i: the leading minor of order i is not positive
+ * definite; A is then unspecified beyond the first i - 1 columns), -i for a bad argument i, or
+ * HYT_ERR_*.  Synchronous. */
 HYT_API int hyt_dpotrf_device(hyt_context_t *ctx, char uplo, int n, double *dA, int ldda);
 
 /* LAPACK ABI (Fortran calling convention, 32-bit integers, hidden string lengths). */
