@@ -98,6 +98,11 @@ HYT_API int hyt_dposv_tile_async(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, 
  * definite; A is then unspecified beyond the first i - 1 columns), -i for a bad argument i, or
  * HYT_ERR_*.  Synchronous. */
 HYT_API int hyt_dpotrf_device(hyt_context_t *ctx, char uplo, int n, double *dA, int ldda);
+/* The same inserted into a sequence (several factorizations may share one, on one device's
+ * streams): *info is set when the sequence has finished (0 if it failed: its status says why);
+ * -i / HYT_ERR_* at once for a bad argument or a failed setup (nothing inserted then). */
+HYT_API int hyt_dpotrf_device_async(hyt_sequence_t *seq, char uplo, int n, double *dA, int ldda,
+                                    int *info);
 
 /* LAPACK ABI (Fortran calling convention, 32-bit integers, hidden string lengths). */
 HYT_API void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);

@@ -8,7 +8,7 @@
  * pieces), lookahead 0..2; matrices that are not positive definite (INFO exactly the first
  * failing minor: at the start, inside a block, at both sides of a block boundary, in the second
  * piece of a wide block, at the end); NaN (no hang); every bad argument, a context without
- * devices refused.
+ * devices refused; the asynchronous call, two factorizations in one sequence.
  *
  * Usage: test_chol_gpu          on one host device (the same task graph with the host
  *                               references: quick suite)
@@ -138,6 +138,53 @@ static void check_args(void)
     hyt_device_free(dev, dA);
 }
 
+/* hyt_dpotrf_device_async: two factorizations in one sequence (lower SPD, upper with a failing
+ * minor), each *info set when the sequence has finished; its argument checks. */
+static void check_async(void)
+{
+    enum { N = 150 };
+    const size_t bytes = (size_t)N * N * sizeof(double);
+    hyt_device_t *dev = hyt_context_device(ctx, 0);
+    double *A0[2], *A[2], *h[2], *dA[2];
+    const char uplo[2] = {'L', 'U'};
+    const int fail[2] = {0, 37};
+    for (int i = 0; i < 2; i++) {
+        A0[i] = malloc(bytes);
+        A[i] = malloc(bytes);
+        h[i] = hmalloc(ctx, (size_t)N * N);
+        chol_matrix(A0[i], N, N, fail[i], 900 + i);
+        memcpy(h[i], A0[i], bytes);
+        REQUIRE(!hyt_device_malloc(dev, (void **)&dA[i], bytes), "%s", hyt_last_error());
+        copy(dA[i], h[i], bytes, 0);
+    }
+    hyt_sequence_t *seq;
+    REQUIRE(!hyt_sequence_create(ctx, &seq), "%s", hyt_last_error());
+    int info[2] = {-99, -99}, bad;
+    CHECK(hyt_dpotrf_device_async(seq, 'X', N, dA[0], N, &bad) == -1, "async uplo X");
+    CHECK(strstr(hyt_last_error(), "hyt_dpotrf_device_async: argument 1 (uplo)"), "'%s'",
+          hyt_last_error());
+    CHECK(hyt_dpotrf_device_async(seq, 'L', N, dA[0], N, NULL) == -5, "async info NULL");
+    CHECK(strstr(hyt_last_error(), "argument 5 (info) is NULL"), "'%s'", hyt_last_error());
+    CHECK(hyt_dpotrf_device_async(NULL, 'L', N, dA[0], N, &bad) == HYT_ERR_INVALID, "no seq");
+    for (int i = 0; i < 2; i++)
+        CHECK(!hyt_dpotrf_device_async(seq, uplo[i], N, dA[i], N, &info[i]), "insert %d: %s", i,
+              hyt_last_error());
+    CHECK(!hyt_sequence_wait(seq), "sequence: %s", hyt_last_error());
+    hyt_sequence_destroy(seq);
+    CHECK(info[0] == 0 && info[1] == fail[1], "async info %d %d, expected 0 %d", info[0],
+          info[1], fail[1]);
+    copy(h[0], dA[0], bytes, 1);
+    memcpy(A[0], h[0], bytes);
+    double e = chol_backward_error('L', N, A0[0], N, A[0], N);
+    CHECK(e < LU_THRESH, "async lower: backward error %g", e);
+    for (int i = 0; i < 2; i++) {
+        hyt_device_free(dev, dA[i]);
+        hyt_host_free(ctx, h[i]);
+        free(A0[i]);
+        free(A[i]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *devices;
@@ -146,6 +193,7 @@ int main(int argc, char **argv)
         return rc;
     printf("test_chol_gpu on %s\n", devices);
     check_args();
+    check_async();
     static const int ns[] = {0, 1, 2, 7, 31, 32, 33, 64, 95, 100, 161};
     static const int nbs[] = {16, 32, 64};
     static const int fails[] = {1, 2, 20, 32, 33, 64, 65, 90, 100};

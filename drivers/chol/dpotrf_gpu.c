@@ -33,11 +33,78 @@ void hyt_chol_params_device(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p)
         p->leaf = AUTO_LEAF;
 }
 
-int hyt_dpotrf_device_params(hyt_context_t *ctx, char uplo, int n, double *dA, int ldda,
-                             const hyt_chol_dev_params_t *params)
+/* What the tasks of one call use until its end: freed by its cleanup task. */
+typedef struct dev_call {
+    hyt_context_t *ctx;
+    hyt_device_t *dev;
+    hyt_tokens_t *tok;  /* nt + 2 (pdpotrf_gpu.c) */
+    size_t ntok;
+    int *h_info;        /* page-locked copy of dinfo */
+    int *dinfo;
+    size_t ninfo;
+    int nb, pieces;
+    int *info;          /* the caller's */
+} dev_call_t;
+
+static void call_free(dev_call_t *c)
 {
-    static const char fn[] = "hyt_dpotrf_device";
-    hyt_error_clear();
+    if (c->dinfo)
+        hyt_device_free(c->dev, c->dinfo);
+    hyt_host_free(c->ctx, c->h_info);
+    hyt_tokens_destroy(c->tok);
+    free(c);
+}
+
+/* INFO: the first piece of the first step whose potf2 failed (every piece ran and wrote its
+ * entry; piece q of step k starts at column k nb + q HYT_CHOL_DEV_PIECE). */
+static int info_body(const hyt_task_ctx_t *tc, void *p)
+{
+    (void)tc;
+    const dev_call_t *c = *(dev_call_t *const *)p;
+    *c->info = 0;
+    for (size_t e = 0; e < c->ninfo; e++)
+        if (c->h_info[e]) {
+            *c->info = (int)(e / c->pieces) * c->nb + (int)(e % c->pieces) * HYT_CHOL_DEV_PIECE +
+                       c->h_info[e];
+            break;
+        }
+    return 0;
+}
+
+static int cleanup_body(const hyt_task_ctx_t *tc, void *p)
+{
+    (void)tc;
+    call_free(*(dev_call_t **)p);
+    return 0;
+}
+
+static const hyt_kernel_t info_kernel = {.name = "chol_dev_info", .cpu = info_body,
+                                         .cat = HYT_CAT_OTHER};
+/* always: frees the call's memory also when the sequence failed */
+static const hyt_kernel_t cleanup_kernel = {.name = "chol_dev_cleanup", .cpu = cleanup_body,
+                                            .cat = HYT_CAT_OTHER, .always = 1};
+
+/* A CPU task of c after every task on c's tokens. */
+static int insert_after_all(hyt_sequence_t *seq, const hyt_kernel_t *k, dev_call_t *c)
+{
+    hyt_dep_t *deps = malloc(c->ntok * sizeof *deps);
+    if (!deps)
+        return hyt_error(HYT_ERR_NOMEM, "out of memory");
+    for (size_t t = 0; t < c->ntok; t++)
+        deps[t] = (hyt_dep_t){hyt_token(c->tok, t), HYT_RW};
+    hyt_task_desc_t d = hyt_task_desc(k, &c, sizeof c);
+    d.deps = deps;
+    d.ndeps = (int)c->ntok;
+    int rc = hyt_task_insert(seq, &d);
+    free(deps);
+    return rc;
+}
+
+/* Checks the arguments (positions as LAPACK's, after the context or sequence) and inserts the
+ * factorization, *info set by its last task. */
+static int device_async(hyt_sequence_t *seq, const char *fn, char uplo, int n, double *dA,
+                        int ldda, int *info, const hyt_chol_dev_params_t *params)
+{
     if (hyt_chol_check_uplo(fn, -1, uplo))
         return -1;
     const char u = hyt_norm_uplo(uplo);
@@ -48,41 +115,70 @@ int hyt_dpotrf_device_params(hyt_context_t *ctx, char uplo, int n, double *dA, i
     if (ldda < (n > 1 ? n : 1))
         return hyt_error_arg(-4, fn, 4, "ldda", "is %d, must be >= max(1, n) = %d", ldda,
                              n > 1 ? n : 1);
-    if (!ctx)
-        return hyt_error(HYT_ERR_INVALID, "%s: NULL context", fn);
+    if (!info)
+        return hyt_error_arg(-5, fn, 5, "info", "is NULL");
+    hyt_context_t *ctx = hyt_sequence_context(seq);
     if (hyt_context_num_devices(ctx) < 1)
         return hyt_error(HYT_ERR_NOT_AVAILABLE, "%s: the context has no device (runtime.devices "
                          "= cuda, cuda:N or host:N): dA must be in device 0's memory", fn);
+    *info = 0;
     if (n == 0)
         return 0;
     hyt_chol_dev_params_t p = *params;
     hyt_chol_params_device(ctx, n, &p);
-    hyt_device_t *dev = hyt_context_device(ctx, 0);
     const int nt = (n + p.nb - 1) / p.nb;
-    const int pieces = (p.nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE;
-    const size_t ninfo = (size_t)nt * pieces;
+    dev_call_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return hyt_error(HYT_ERR_NOMEM, "%s: out of memory", fn);
+    *c = (dev_call_t){.ctx = ctx, .dev = hyt_context_device(ctx, 0), .ntok = (size_t)nt + 2,
+                      .nb = p.nb, .pieces = (p.nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE,
+                      .info = info};
+    c->ninfo = (size_t)nt * c->pieces;
+    c->tok = hyt_tokens_create(c->ntok);
+    c->h_info = hyt_host_malloc(ctx, c->ninfo * sizeof *c->h_info);
+    int rc = c->tok && c->h_info ? HYT_SUCCESS : hyt_error(HYT_ERR_NOMEM, "%s: out of memory", fn);
+    if (!rc)
+        rc = hyt_device_malloc(c->dev, (void **)&c->dinfo, c->ninfo * sizeof *c->dinfo);
+    if (rc) {
+        call_free(c);
+        return rc;
+    }
     hyt_chol_dev_t D = {.device = 0, .uplo = u, .n = n, .ld = ldda, .nb = p.nb, .leaf = p.leaf,
-                        .A = dA, .dinfo = NULL};
-    hyt_tokens_t *tok = hyt_tokens_create((size_t)nt + 2);
-    int *h_info = hyt_host_malloc(ctx, ninfo * sizeof *h_info);
-    int rc = tok && h_info ? HYT_SUCCESS : hyt_error(HYT_ERR_NOMEM, "%s: out of memory", fn);
+                        .A = dA, .dinfo = c->dinfo};
+    rc = hyt_pdpotrf_gpu(seq, &D, p.lookahead, c->tok, c->h_info);
     if (!rc)
-        rc = hyt_device_malloc(dev, (void **)&D.dinfo, ninfo * sizeof *D.dinfo);
+        rc = insert_after_all(seq, &info_kernel, c);
+    /* the cleanup also after an error (an "always" task); if it cannot be ordered, wait */
+    int rc2 = insert_after_all(seq, &cleanup_kernel, c);
+    if (rc2) {
+        hyt_sequence_fail(seq, rc2, "%s", hyt_last_error());
+        hyt_sequence_wait(seq);
+        call_free(c);
+    }
+    return rc ? rc : rc2;
+}
+
+int hyt_dpotrf_device_async(hyt_sequence_t *seq, char uplo, int n, double *dA, int ldda,
+                            int *info)
+{
+    static const char fn[] = "hyt_dpotrf_device_async";
+    hyt_error_clear();
+    if (!seq)
+        return hyt_error(HYT_ERR_INVALID, "%s: NULL sequence", fn);
+    hyt_chol_dev_params_t p = HYT_CHOL_DEV_PARAMS_AUTO;
+    return hyt_error_return(fn, device_async(seq, fn, uplo, n, dA, ldda, info, &p));
+}
+
+int hyt_dpotrf_device_params(hyt_context_t *ctx, char uplo, int n, double *dA, int ldda,
+                             const hyt_chol_dev_params_t *params)
+{
+    static const char fn[] = "hyt_dpotrf_device";
+    hyt_error_clear();
+    if (!ctx)
+        return hyt_error(HYT_ERR_INVALID, "%s: NULL context", fn);
     hyt_sequence_t *seq;
+    int info = 0, rc = hyt_sequence_create(ctx, &seq);
     if (!rc)
-        rc = hyt_sequence_create(ctx, &seq);
-    if (!rc)
-        rc = hyt_sequence_finish(seq, hyt_pdpotrf_gpu(seq, &D, p.lookahead, tok, h_info));
-    /* INFO: the first piece of the first step whose potf2 failed (every piece ran and wrote its
-     * entry; piece q of step k starts at column k nb + q HYT_CHOL_DEV_PIECE) */
-    for (size_t e = 0; e < ninfo && !rc; e++)
-        if (h_info[e]) {
-            rc = (int)(e / pieces) * p.nb + (int)(e % pieces) * HYT_CHOL_DEV_PIECE + h_info[e];
-            break;
-        }
-    if (D.dinfo)
-        hyt_device_free(dev, D.dinfo);
-    hyt_host_free(ctx, h_info);
-    hyt_tokens_destroy(tok);
-    return hyt_error_return(fn, rc);
+        rc = hyt_sequence_finish(seq, device_async(seq, fn, uplo, n, dA, ldda, &info, params));
+    return hyt_error_return(fn, rc ? rc : info);
 }
