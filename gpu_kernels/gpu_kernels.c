@@ -206,8 +206,8 @@ int hyt_gpu_dgemm_batched(const hyt_devctx_t *dc, char transa, char transb, int 
 #if HYT_HAVE_CUDA
     if (!dc->cublas)
         return hyt_error(HYT_ERR_INVALID, "%s: %s: no cuBLAS handle on stream %d (cuBLAS runs "
-                         "only in tasks on the compute, panel and lookahead streams)", fn, hyt_device_name(dc->dev),
-                         dc->stream);
+                         "only in tasks on the compute, panel and lookahead streams)", fn,
+                         hyt_device_name(dc->dev), dc->stream);
     /* The handle is the device's, bound to the compute stream, in host pointer mode (cuBLAS's
      * default, never changed by hytile): alpha and beta are read from the host at the call. */
     cublasHandle_t h = (cublasHandle_t)dc->cublas;

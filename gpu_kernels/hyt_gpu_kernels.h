@@ -39,9 +39,10 @@ int hyt_gpu_dlaswp_crrb(const hyt_devctx_t *dc, double *col0, int64_t colstride,
 /* C_b = alpha op(A_b) op(B_b) + beta C_b for b < batch, column-major, with X_b = X + b*strideX
  * (cuBLAS's strided-batched GEMM; trans 'N' or 'T').  With per_call set, the CUDA version
  * issues one cublasDgemm per b instead of one batched call (the two ran as fast, 43-48 TFLOP/s
- * on H200 CRRB columns: docs/DESIGN.md; the LU uses the batched call).  trans in either case; strides >= 0 (0: one A or B for all
- * entries); the C_b must not overlap.  On CUDA devices only in tasks on HYT_STREAM_COMPUTE (the
- * only stream with a cuBLAS handle; HYT_ERR_INVALID elsewhere). */
+ * on H200 CRRB columns: docs/DESIGN.md; the LU uses the batched call).  Strides >= 0 (0: one
+ * A or B for all entries); the C_b must not overlap.  On CUDA devices only in tasks on the
+ * compute, panel and lookahead streams (those with a cuBLAS handle; HYT_ERR_INVALID
+ * elsewhere). */
 int hyt_gpu_dgemm_batched(const hyt_devctx_t *dc, char transa, char transb, int m, int n, int k,
                           double alpha, const double *A, int lda, int64_t strideA,
                           const double *B, int ldb, int64_t strideB, double beta, double *C,

@@ -30,10 +30,10 @@
  * they touch are disjoint (k+1..k+la against k+la+1..).
  *
  * INFO: each potf2 (a piece of a panel) writes its own entry of D->dinfo (the kernel always
- * writes it), the host reads all of them once at the end (hyt_dpotrf_device) and takes the
- * first nonzero: exactly LAPACK's INFO, since steps before the first failure are exact.  The steps after a failure
- * still run (on NaN or garbage: the kernels stop at a NaN diagonal; nothing waits on a value),
- * which keeps the device queues free of host round trips.
+ * writes it), the host reads all of them once at the end (dpotrf_gpu.c's INFO task) and takes the
+ * first nonzero: exactly LAPACK's INFO, since steps before the first failure are exact.  The
+ * steps after a failure still run (on NaN or garbage: the kernels stop at a NaN diagonal;
+ * nothing waits on a value), which keeps the device queues free of host round trips.
  */
 #include "chol_internal.h"
 
