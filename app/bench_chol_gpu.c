@@ -198,7 +198,7 @@ static double residual(hyt_context_t *ctx, probe_t *q, const double *dF, double 
     return rn / (q->anorm * zn * n * DBL_EPSILON);
 }
 
-/* ---- the command ------------------------------------------------------------------------------ */
+/* ---- the command --------------------------------------------------------------------------- */
 
 static int usage(void)
 {

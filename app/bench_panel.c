@@ -101,8 +101,8 @@ int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, i
         h[i] = (double)(s >> 11) * 0x1p-52 - 0.5;
     }
     BP_CHECK(cudaMemcpy(A0, h, abytes, cudaMemcpyHostToDevice));
-    printf("\npanel LU on %s (gpu.panel_ctas %d; <= 0: one CTA per SM); concurrent: with %d^3 DGEMMs "
-           "on a low-priority stream\n", hyt_device_name(dev), nctas, BP_GEMM);
+    printf("\npanel LU on %s (gpu.panel_ctas %d; <= 0: one CTA per SM); concurrent: with %d^3 "
+           "DGEMMs on a low-priority stream\n", hyt_device_name(dev), nctas, BP_GEMM);
     printf("%7s %5s | %9s %7s %9s %7s | %9s %7s %9s %7s | %6s %6s\n", "m", "nb", "hyt ms",
            "TF/s", "hyt+gemm", "TF/s", "cus ms", "TF/s", "cus+gemm", "TF/s", "alone",
            "concur");

@@ -42,7 +42,10 @@ static double *w_arow(const hpl_dev_t *h, int g, int part)
 {
     return g ? h->work[g] + 2 * (int64_t)h->n : h->work[0] + (int64_t)(2 + h->ndev + part) * h->n;
 }
-static double *w_norms(const hpl_dev_t *h) { return h->work[0] + (int64_t)(2 + 2 * h->ndev) * h->n; }
+static double *w_norms(const hpl_dev_t *h)
+{
+    return h->work[0] + (int64_t)(2 + 2 * h->ndev) * h->n;
+}
 
 /* ---- the device tasks: one kernel, the step in the arguments ------------------------------- */
 

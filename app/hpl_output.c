@@ -157,9 +157,10 @@ int hyt_hpl_write_trace(hpl_t *h, const run_t *r)
     else
         hyt_cli_file_discard(&out);
     char *devices = hyt_cli_device_names(h->ctx);
-    title = devices ? hyt_cli_strdupf("hytile hpl: N = %d, nb = %d, lookahead = %d, panel cores = %d, "
-                              "%d CPU workers, devices: %s", r->n, r->nb, r->lookahead,
-                              r->panel_cores, hyt_context_num_workers(h->ctx), devices)
+    title = devices ? hyt_cli_strdupf("hytile hpl: N = %d, nb = %d, lookahead = %d, panel cores "
+                                      "= %d, %d CPU workers, devices: %s", r->n, r->nb,
+                                      r->lookahead, r->panel_cores,
+                                      hyt_context_num_workers(h->ctx), devices)
                     : NULL;
     free(devices);
     if (!rc && !title)

@@ -10,7 +10,8 @@
  * entry points dgetrf_, dgetrs_, dgesv_, dpotrf_, dpotrs_, dposv_ exported by libhytile.so.
  *
  * Included: hyt_context.h (errors, configuration, context, sequences), hyt_tiles.h (tile
- * descriptors) and hyt_dmat.h (matrices in the devices' memory, factored and solved there).  Writing one's own tile algorithms on the runtime: hyt_runtime.h.
+ * descriptors) and hyt_dmat.h (matrices in the devices' memory, factored and solved there).
+ * Writing one's own tile algorithms on the runtime: hyt_runtime.h.
  *
  * Return values follow LAPACK's INFO: 0 success, -i the i-th argument (counted as in LAPACK,
  * the context not counted) is wrong and nothing was touched, +i U(i,i) is exactly zero (the

@@ -37,7 +37,8 @@ static int conv_body(const hyt_task_ctx_t *tc, void *p)
     return 0;
 }
 
-static const hyt_kernel_t conv_kernel = {.name = "convert", .cpu = conv_body, .cat = HYT_CAT_CONVERT};
+static const hyt_kernel_t conv_kernel = {.name = "convert", .cpu = conv_body,
+                                         .cat = HYT_CAT_CONVERT};
 
 /* The arguments of the four conversion calls: the sequence or context, then the LAPACK array
  * and the tile matrix in the order of the call (lapack_to_tile: a 1, lda 2, A 3; tile_to_lapack:

@@ -81,7 +81,7 @@ int hyt_insert_dev_column_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_d
                                 sizeof args, &deps);
 }
 
-/* ---- a tile row back to the host, for all of a device's columns ------------------------------- */
+/* ---- a tile row back to the host, for all of a device's columns ---------------------------- */
 
 typedef struct row_args {
     double *host;        /* host tile (r, j0): the device's first column */

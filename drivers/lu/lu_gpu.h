@@ -114,8 +114,8 @@ int hyt_insert_gpu_panel_peer(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_
                               const void *dst_slot_key);
 
 /* Column return (hyt_insert_dev_column_return on g's column j): device column j back to the
- * host tiles (CCRB), on the D2H stream, after after_key and after_key2 (READ; the second may be NULL): the column's token and / or the
- * device's state. */
+ * host tiles (CCRB), on the D2H stream, after after_key and after_key2 (READ; the second may
+ * be NULL): the column's token and / or the device's state. */
 int hyt_insert_gpu_column_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
                                  const hyt_desc_t *A, int j, const void *after_key,
                                  const void *after_key2);
