@@ -8,7 +8,8 @@
  * inside a tile, at a tile boundary, in a second potf2 piece, in the middle, at the end; the
  * tile columns left of the failing one, all their rows, checked by backward error); NaN (no
  * hang); bad arguments (-i and the called function in the message); the asynchronous call with
- * two matrices in one sequence, and after the LU's solve writing the same matrix.  Host
+ * two matrices in one sequence, after the LU's solve and late tasks writing the same matrix and
+ * before a solve reading it.  Host
  * devices (quick suite; HYT_CHAOS applies) or CUDA GPUs (argument "cuda": the gpu suite, exit
  * 77 without one).
  *
@@ -18,9 +19,11 @@
 #include "hyt_test.h"
 #include "hyt_dev_test.h"
 #include "chol_check.h"
+#include "hyt_hybrid.h" /* the device matrix's column tokens, for a test task */
 
 #include <math.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 static void on_alarm(int sig)
@@ -238,10 +241,11 @@ static void check_async(hyt_context_t *ctx)
 }
 
 /* Calls on the same matrix in one sequence run in insertion order: B = inv(2 I) B0 by the LU
- * and its solve on the devices (writing B's columns), then the Cholesky of B = B0 / 2. */
+ * and its solve on the devices (writing B's columns), the Cholesky of B = B0 / 2, then the
+ * solve again: B = L / 2. */
 static void check_ordered(hyt_context_t *ctx)
 {
-    const int n = 90, nb = 16;
+    const int n = 250, nb = 16;
     double *I2 = calloc((size_t)n * n, sizeof *I2), *B0 = xmalloc((size_t)n * n * sizeof *B0);
     double *F = xmalloc((size_t)n * n * sizeof *F);
     int *ipiv = malloc((size_t)n * sizeof *ipiv);
@@ -261,12 +265,16 @@ static void check_ordered(hyt_context_t *ctx)
         rc = hyt_dgetrs_dmat_async(seq, 'N', dA, ipiv, dB);
     if (!rc)
         rc = hyt_dpotrf_dmat_async(seq, dB, &info);
+    if (!rc)
+        rc = hyt_dgetrs_dmat_async(seq, 'N', dA, ipiv, dB);
     rc = hyt_sequence_finish(seq, rc);
     CHECK(rc == 0 && info_lu == 0 && info == 0, "ordered: rc %d, info %d, %d: %s", rc, info_lu,
           info, hyt_last_error());
     REQUIRE(!hyt_dmat_get(dB, F, n), "%s", hyt_last_error());
-    for (int64_t i = 0; i < (int64_t)n * n; i++)
+    for (int64_t i = 0; i < (int64_t)n * n; i++) {
         B0[i] *= 0.5;
+        F[i] *= 2.0;
+    }
     double e = panel_error(n, n, B0, n, F);
     CHECK(e < LU_THRESH, "ordered: the Cholesky of B0 / 2 has backward error %g", e);
     hyt_dmat_destroy(dA);
@@ -275,6 +283,69 @@ static void check_ordered(hyt_context_t *ctx)
     free(B0);
     free(F);
     free(ipiv);
+}
+
+/* A late writer: a device task that waits 10 ms, then copies a column (on every device but
+ * the first, whose column 0 the first panel waits for anyway). */
+typedef struct slow_args {
+    double *dst;
+    const double *src;
+    size_t bytes;
+    int sleep;
+} slow_args_t;
+
+static int slow_copy_body(const hyt_devctx_t *dc, void *p)
+{
+    const slow_args_t *a = p;
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    if (a->sleep)
+        nanosleep(&ts, NULL);
+    return forward(dc, hyt_dev_memcpy_d2d(dc, a->dst, a->src, a->bytes));
+}
+
+/* The Cholesky waits for every earlier task on the matrix's columns: B's columns written by
+ * late tasks (dC = B0 / 2 into dB = B0) just before the factorization. */
+static void check_late_writer(hyt_context_t *ctx)
+{
+    static const hyt_kernel_t slow_kernel = {.name = "test_slow_copy", .dev = slow_copy_body,
+                                             .cat = HYT_CAT_DMA};
+    const int n = 150, nb = 16;
+    double *B0 = xmalloc((size_t)n * n * sizeof *B0), *H = xmalloc((size_t)n * n * sizeof *H);
+    double *F = xmalloc((size_t)n * n * sizeof *F);
+    chol_matrix(B0, n, n, 0, 31);
+    for (int64_t i = 0; i < (int64_t)n * n; i++)
+        H[i] = 0.5 * B0[i];
+    hyt_dmat_t *dB, *dC;
+    REQUIRE(!hyt_dmat_create(ctx, n, n, nb, &dB) && !hyt_dmat_create(ctx, n, n, nb, &dC), "%s",
+            hyt_last_error());
+    REQUIRE(!hyt_dmat_set(dB, B0, n) && !hyt_dmat_set(dC, H, n), "%s", hyt_last_error());
+    hyt_sequence_t *seq;
+    int info = -99, rc = 0;
+    REQUIRE(!hyt_sequence_create(ctx, &seq), "%s", hyt_last_error());
+    for (int j = 0; j < dB->nt && !rc; j++) {
+        slow_args_t a = {hyt_dmat_col(dB, j), hyt_dmat_col(dC, j),
+                         (size_t)dB->colsz * sizeof(double), hyt_dmat_owner(dB, j) != 0};
+        hyt_dep_t deps[2] = {{hyt_dmat_col_key(dC, j), HYT_READ},
+                             {hyt_dmat_col_key(dB, j), HYT_RW}};
+        hyt_task_desc_t d = hyt_task_desc(&slow_kernel, &a, sizeof a);
+        d.device = hyt_dmat_owner(dB, j);
+        d.stream = HYT_STREAM_H2D;
+        d.deps = deps;
+        d.ndeps = 2;
+        rc = hyt_task_insert(seq, &d);
+    }
+    if (!rc)
+        rc = hyt_dpotrf_dmat_async(seq, dB, &info);
+    rc = hyt_sequence_finish(seq, rc);
+    CHECK(rc == 0 && info == 0, "late writer: rc %d, info %d: %s", rc, info, hyt_last_error());
+    REQUIRE(!hyt_dmat_get(dB, F, n), "%s", hyt_last_error());
+    double e = panel_error(n, n, H, n, F);
+    CHECK(e < LU_THRESH, "late writer: the Cholesky of B0 / 2 has backward error %g", e);
+    hyt_dmat_destroy(dB);
+    hyt_dmat_destroy(dC);
+    free(B0);
+    free(H);
+    free(F);
 }
 
 int main(int argc, char **argv)
@@ -331,6 +402,7 @@ int main(int argc, char **argv)
         check_nan(ctx, 5 * nb + 3, nb, nd % 3);
         check_async(ctx);
         check_ordered(ctx);
+        check_late_writer(ctx);
         check_args(ctx, devs);
         hyt_context_destroy(ctx);
     }
