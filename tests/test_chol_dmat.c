@@ -9,7 +9,7 @@
  * tile columns left of the failing one, all their rows, checked by backward error); NaN (no
  * hang); bad arguments (-i and the called function in the message); the asynchronous call with
  * two matrices in one sequence, after the LU's solve and late tasks writing the same matrix and
- * before a solve reading it.  Host
+ * before a solve reading it; injected faults (an error or a correct result).  Host
  * devices (quick suite; HYT_CHAOS applies) or CUDA GPUs (argument "cuda": the gpu suite, exit
  * 77 without one).
  *
@@ -348,6 +348,57 @@ static void check_late_writer(hyt_context_t *ctx)
     free(F);
 }
 
+/* Injected faults (key = k: the k-th device call, allocation or task fails): an error with a
+ * message, or INFO 0 and a correct factor; nothing hangs or leaks (the cleanup task runs also
+ * after a failure). */
+static void check_faults(const char *devs, const char *key, int kmax, int stride)
+{
+    const int n = 90, nb = 16;
+    double *A0 = xmalloc((size_t)n * n * sizeof *A0), *F = xmalloc((size_t)n * n * sizeof *F);
+    chol_matrix(A0, n, n, 0, 41);
+    int failed = 0, ok = 0;
+    for (int k = 1; k <= kmax; k += stride) {
+        char kb[16];
+        snprintf(kb, sizeof kb, "%d", k);
+        hyt_config_t *cfg;
+        hyt_context_t *ctx = NULL;
+        REQUIRE(!hyt_config_create(&cfg) &&
+                    !hyt_config_set(cfg, "runtime.workers", "2", HYT_SRC_API, NULL) &&
+                    !hyt_config_set(cfg, "runtime.devices", devs, HYT_SRC_API, NULL) &&
+                    !hyt_config_set(cfg, key, kb, HYT_SRC_API, NULL),
+                "%s", hyt_last_error());
+        int rc = hyt_context_create(cfg, &ctx);
+        hyt_config_destroy(cfg);
+        if (rc) {
+            failed++;
+            continue;
+        }
+        hyt_dmat_t *dA = NULL;
+        rc = hyt_dmat_create(ctx, n, n, nb, &dA);
+        if (!rc)
+            rc = hyt_dmat_set(dA, A0, n);
+        if (!rc)
+            rc = hyt_dpotrf_dmat(ctx, dA);
+        if (!rc)
+            rc = hyt_dmat_get(dA, F, n);
+        if (rc) {
+            failed++;
+            CHECK(rc <= HYT_ERR_BASE && hyt_last_error()[0], "%s=%d: %d without a library "
+                  "error", key, k, rc);
+        } else {
+            ok++;
+            double e = chol_backward_error('L', n, A0, n, F, n);
+            CHECK(e < LU_THRESH, "%s=%d: success with a wrong result (%g)", key, k, e);
+        }
+        hyt_dmat_destroy(dA);
+        hyt_context_destroy(ctx);
+    }
+    printf("%s on %s, k = 1..%d: %d failed cleanly, %d correct\n", key, devs, kmax, failed, ok);
+    CHECK(failed > 0, "%s: no fault reported (%d correct)", key, ok);
+    free(A0);
+    free(F);
+}
+
 int main(int argc, char **argv)
 {
     use_cuda = argc > 1 && !strcmp(argv[1], "cuda");
@@ -406,6 +457,10 @@ int main(int argc, char **argv)
         check_args(ctx, devs);
         hyt_context_destroy(ctx);
     }
+    const char *fdevs = use_cuda ? (maxdev > 1 ? "cuda:0,1" : "cuda:0") : "host:2";
+    check_faults(fdevs, "debug.fault_device", use_cuda ? 400 : 300, 7);
+    check_faults(fdevs, "debug.fault_alloc", 40, 3);
+    check_faults(fdevs, "debug.fault_task", 200, 7);
     printf("%d device-matrix Cholesky factorizations checked on 1..%d %s device(s)\n", count,
            maxdev, use_cuda ? "CUDA" : "host");
     return test_result(use_cuda ? "test_chol_dmat (cuda)" : "test_chol_dmat");
