@@ -54,6 +54,16 @@ HYT_API int hyt_dmat_get_device(hyt_dmat_t *dA, double *dptr, int ld);
 
 /* LU with partial pivoting in place on the devices; ipiv: min(m, n) entries on the host. */
 HYT_API int hyt_dgetrf_dmat(hyt_context_t *ctx, hyt_dmat_t *dA, int *ipiv);
+/* Cholesky A = L L^T in place on the devices (every step there: the diagonal tile and the
+ * panel on the owner of their column, the panel copied to the other devices).  dA square, set
+ * with the full matrix (hyt_dmat_set); only its lower triangle is read.  Returns 0, -1 (dA
+ * NULL, of another context or not square), +i (LAPACK's INFO: the leading minor of order i is
+ * not positive definite) or HYT_ERR_*.  Afterwards hyt_dmat_get gives L in the lower triangle
+ * and, in the strictly upper triangle, what was set there, untouched.  With INFO = i > 0 only
+ * the tile columns left of the one holding column i are L's; the others are undefined (the
+ * steps after the failure run on garbage, and may give NaN).  Tile size: the matrix's;
+ * lookahead: chol.lookahead (auto: 1). */
+HYT_API int hyt_dpotrf_dmat(hyt_context_t *ctx, hyt_dmat_t *dA);
 /* op(A) X = B with the factors of hyt_dgetrf_dmat (trans 'N', 'T' or 'C'); X overwrites B. */
 HYT_API int hyt_dgetrs_dmat(hyt_context_t *ctx, char trans, const hyt_dmat_t *dA,
                             const int *ipiv, hyt_dmat_t *dB);
@@ -65,6 +75,8 @@ HYT_API int hyt_dgesv_dmat(hyt_context_t *ctx, hyt_dmat_t *dA, int *ipiv, hyt_dm
 HYT_API int hyt_dgetrf_dmat_async(hyt_sequence_t *seq, hyt_dmat_t *dA, int *ipiv, int *info);
 HYT_API int hyt_dgetrs_dmat_async(hyt_sequence_t *seq, char trans, const hyt_dmat_t *dA,
                                   const int *ipiv, hyt_dmat_t *dB);
+/* info: argument 2 (-2 when NULL). */
+HYT_API int hyt_dpotrf_dmat_async(hyt_sequence_t *seq, hyt_dmat_t *dA, int *info);
 
 #ifdef __cplusplus
 }

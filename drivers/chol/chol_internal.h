@@ -141,6 +141,8 @@ typedef struct hyt_chol_hdev {
     int64_t tile, colsz;
     double *cols;  /* the device matrix's columns (drivers/hyt_hybrid.h) */
     double *slots; /* nslot * colsz */
+    int *dinfo;    /* GPU panels only: ncols * ceil(nb / HYT_CHOL_DEV_PIECE) device ints, the
+                    * potf2 INFO of piece q of the panel of local column l at l * pieces + q */
 } hyt_chol_hdev_t;
 
 /* Panel broadcast of step k: host tiles (i0..mt-1, k) of the CCRB matrix A to slot k % nslot of
@@ -153,6 +155,18 @@ int hyt_insert_gpu_chol_bcast(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol
 int hyt_insert_gpu_chol_cols(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_hdev_t *d,
                              int k, int l1, int l2, int stream, const int *stop,
                              const hyt_dep_t *deps, int ndeps);
+/* GPU panels (hyt_pdpotrf_dmat): the panel of step k on d's device (the owner of column k),
+ * in place in its column: potf2 of the diagonal tile in pieces of HYT_CHOL_DEV_PIECE (INFO to
+ * d->dinfo), then the TRSM of the tiles below.  On `stream`; dependencies the caller's. */
+int hyt_insert_gpu_chol_dpanel(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_hdev_t *d,
+                               int k, int stream, const hyt_dep_t *deps, int ndeps);
+/* d->dinfo (all its d->ncols * pieces entries) to h_info (page-locked), on the D2H stream. */
+int hyt_insert_gpu_chol_dinfo(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_hdev_t *d,
+                              int *h_info, const hyt_dep_t *deps, int ndeps);
+/* The Cholesky of a device matrix in place, every step on the devices (GPU panels; docs at the
+ * top of pdpotrf_hybrid.c): dA square, n > 0, its lower triangle factored, la the lookahead.
+ * *info (0 on entry) is set by the last task: LAPACK's INFO. */
+int hyt_pdpotrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *info, int la);
 /* CPU copy of the uplo triangle of tile column j of the lower CCRB matrix T from A (back = 0:
  * T(i,j) = A(i,j) for 'L', A(j,i)^T for 'U', i >= j) or to A (back = 1, the inverse), the
  * diagonal tile's triangle only: the other triangle of A is never written. */

@@ -1,6 +1,7 @@
 /*
- * The device tasks of the hybrid Cholesky (pdpotrf_hybrid.c): the panel broadcast and the
- * update of a device's tile columns.  Layout (hyt_chol_hdev_t): device column j holds X_j, the
+ * The device tasks of the hybrid Cholesky (pdpotrf_hybrid.c): the panel broadcast, the update
+ * of a device's tile columns and, for a device matrix (GPU panels), the panel on its owner and
+ * its INFO to the host.  Layout (hyt_chol_hdev_t): device column j holds X_j, the
  * transpose of host tile column j (CRRB tiles), X_j(c, r) = A(r, j nb + c), column-major with
  * leading dimension nb; a panel slot holds Y = L(:, k nb .. k nb + nbk)^T the same way,
  * Y(p, r) = L(r, k nb + p).  Row r of the matrix is column r of X_j and Y, at r nb doubles.
@@ -10,6 +11,17 @@
  *   diagonal tile   X_jj -= Y_j^T Y_j    SYRK, uplo 'U' trans 'T' (the upper triangle of X_jj
  *                                        is the lower one of A_jj; the other is never written)
  *   tiles below     X_j(:, (j+1) nb ..) -= Y_j^T Y(:, (j+1) nb ..)    one GEMM ('T', 'N')
+ *
+ * The panel of step k on the owner of column k, in place in X_k, whose diagonal tile X_kk is
+ * A_kk^T: its upper triangle is A_kk's lower one, and the upper Cholesky X_kk = U^T U gives
+ * U = L_kk^T (the upper triangle of X_kk is then L_kk's lower one):
+ *   diagonal tile   potf2 'U' of X_kk in pieces of HYT_CHOL_DEV_PIECE columns (a blocked
+ *                   Cholesky inside the tile: potf2 of the piece, TRSM of the piece's rows
+ *                   right of it, SYRK of the rest), piece q's INFO to dinfo[l P + q]
+ *   tiles below     L_ik = A_ik L_kk^-T, i.e. X_k(:, r) = U^-T X_k(:, r) for the rows r below
+ *                   the tile: one TRSM, side L, upper, trans T, non-unit
+ * Only the upper triangle of X_kk (A's lower) is read or written, so A's strictly upper
+ * triangle is never touched.
  * Every kernel goes through the gpu_kernels/ dispatchers: cuBLAS on CUDA devices, CBLAS on
  * host devices (CI), with debug.fault_device on both.
  */
@@ -126,4 +138,71 @@ int hyt_insert_gpu_chol_cols(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_
     cols_args_t a = {*d, k, l1, l2, stop};
     return insert(seq, &cols_kernel, tag, &a, sizeof a, hyt_device_index(d->dev), stream, deps,
                   ndeps);
+}
+
+/* ---- GPU panels: the panel of step k on its owner, INFO to the host ------------------------- */
+
+typedef struct dpanel_args {
+    hyt_chol_hdev_t d;
+    int k;
+    int *h_info; /* the INFO copy's destination */
+} dpanel_args_t;
+
+static int dpanel_body(const hyt_devctx_t *dc, void *p)
+{
+    const dpanel_args_t *a = p;
+    const hyt_chol_hdev_t *d = &a->d;
+    const int nb = d->nb, nbk = width(d, a->k), below = d->n - (a->k + 1) * nb;
+    const int pieces = (nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE, l = a->k / d->ndev;
+    double *Xkk = d->cols + l * d->colsz + a->k * d->tile;
+    int rc = 0;
+    /* the pieces after a failure still run (on garbage): each writes its own INFO entry, the
+     * empty ones of a short last tile too (an empty potf2 writes 0) */
+    for (int q = 0, p0 = 0; q < pieces && !rc; q++, p0 += HYT_CHOL_DEV_PIECE) {
+        const int left = nbk > p0 ? nbk - p0 : 0;
+        const int w = left < HYT_CHOL_DEV_PIECE ? left : HYT_CHOL_DEV_PIECE, rest = left - w;
+        double *P = Xkk + p0 + (int64_t)p0 * nb; /* X_kk(p0, p0) */
+        rc = hyt_gpu_dpotf2(dc, 'U', w, P, nb, d->dinfo + (int64_t)l * pieces + q);
+        if (!rc && rest > 0)
+            rc = hyt_gpu_dtrsm(dc, 'L', 'U', 'T', 'N', w, rest, 1.0, P, nb,
+                               P + (int64_t)w * nb, nb);
+        if (!rc && rest > 0)
+            rc = hyt_gpu_dsyrk(dc, 'U', 'T', rest, w, -1.0, P + (int64_t)w * nb, nb, 1.0,
+                               P + w + (int64_t)w * nb, nb);
+    }
+    if (!rc && below > 0)
+        rc = hyt_gpu_dtrsm(dc, 'L', 'U', 'T', 'N', nbk, below, 1.0, Xkk, nb, Xkk + d->tile, nb);
+    return forward(dc, rc);
+}
+
+static const hyt_kernel_t dpanel_kernel = {.name = "chol_dev_panel", .dev = dpanel_body,
+                                           .cat = HYT_CAT_PANEL};
+
+int hyt_insert_gpu_chol_dpanel(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_hdev_t *d,
+                               int k, int stream, const hyt_dep_t *deps, int ndeps)
+{
+    dpanel_args_t a = {*d, k, NULL};
+    return insert(seq, &dpanel_kernel, tag, &a, sizeof a, hyt_device_index(d->dev), stream,
+                  deps, ndeps);
+}
+
+static int dinfo_body(const hyt_devctx_t *dc, void *p)
+{
+    const dpanel_args_t *a = p;
+    const int pieces = (a->d.nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE;
+    return forward(dc, hyt_dev_memcpy_d2h(dc, a->h_info, a->d.dinfo,
+                                          (size_t)a->d.ncols * pieces * sizeof(int)));
+}
+
+static const hyt_kernel_t dinfo_kernel = {.name = "chol_dev_info", .dev = dinfo_body,
+                                          .cat = HYT_CAT_DMA};
+
+int hyt_insert_gpu_chol_dinfo(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_hdev_t *d,
+                              int *h_info, const hyt_dep_t *deps, int ndeps)
+{
+    if (d->ncols < 1)
+        return HYT_SUCCESS;
+    dpanel_args_t a = {*d, 0, h_info};
+    return insert(seq, &dinfo_kernel, tag, &a, sizeof a, hyt_device_index(d->dev),
+                  HYT_STREAM_D2H, deps, ndeps);
 }

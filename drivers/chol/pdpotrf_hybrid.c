@@ -38,6 +38,30 @@
  * waits for the panel, which waits for the diagonal tile, which waits for the earlier ones),
  * and does nothing after a failure: the result is the CPU-only factorization's, exactly where
  * the steps are skipped.  The copies always run, so every column comes back.
+ *
+ * GPU panels (hyt_pdpotrf_dmat: a device matrix, factored in place, no host tiles): the same
+ * loop nest with every column on the devices from the start (no loads, no returns).  Step k:
+ *
+ *   panel             potf2 of the diagonal tile (in pieces), TRSM   owner of k, PANEL stream
+ *                     of the tiles below, in column k itself         (gpu_dpotrf_hybrid_tasks.c)
+ *   panel copies      tiles k..mt-1 of column k to the slot of every  D2D, a copy per device,
+ *                     device that owns a column > k (its owner too)   on the receiver's H2D
+ *   lookahead         columns k+1 .. lead-1, one task each            owner, LOOKAHEAD stream
+ *   lead column       column lead = k+la+1                            owner, LOOKAHEAD stream
+ *   the rest          each device's columns > lead, one task          device, COMPUTE stream
+ *
+ * so the CPUs' lookahead columns become device lookahead columns (la + 1 columns on the
+ * LOOKAHEAD streams, as the hybrid has la on the CPUs and the lead one on a device).  Tokens:
+ * col[j] is also written by the panel of step j and read by its copies (the updates read the
+ * slots, never column k itself); the rest task of step 0 also writes every column it updates,
+ * so that it waits for the calls inserted before on the same matrix (the other tasks of step
+ * 0 have their column's token: the panel, the lookahead and lead columns); info[g] orders the
+ * panels of device g (they write its dinfo) before the copy of dinfo to the host.
+ * INFO: each panel's potf2 pieces write their own device ints; after the last step each device
+ * copies its ints to the host once and a CPU task takes the first nonzero entry (exactly
+ * LAPACK's INFO: the steps before the first failure are exact).  The steps after a failure
+ * still run, on garbage or NaN (nothing on the devices waits for a value, as in
+ * pdpotrf_gpu.c): the tile columns from the failing one on are then undefined.
  */
 #include "chol_internal.h"
 #include "hyt_dev_columns.h"
@@ -58,7 +82,12 @@ typedef struct hchol {
     int ndev, nslot;
     hyt_chol_hdev_t *d;  /* ndev */
     hyt_dmat_t *dA;      /* the columns */
-    hyt_tokens_t *tok;   /* state[ndev], slot[ndev * nslot] */
+    int own_dA;          /* dA is this call's (host tiles): freed by the cleanup */
+    int gpu;             /* GPU panels (a device matrix) */
+    int pieces;          /* GPU panels: potf2 pieces per diagonal tile */
+    int *h_info;         /* GPU panels: page-locked, device g's dinfo at g * ncols[0] * pieces */
+    int *info;           /* GPU panels: the caller's INFO */
+    hyt_tokens_t *tok;   /* state[ndev], slot[ndev * nslot], info[ndev] */
 } hchol_t;
 
 static const void *state_key(const hchol_t *h, int g) { return hyt_token(h->tok, (size_t)g); }
@@ -66,6 +95,11 @@ static const void *slot_key(const hchol_t *h, int g, int k)
 {
     return hyt_token(h->tok, (size_t)(h->ndev + g * h->nslot + k % h->nslot));
 }
+static const void *info_key(const hchol_t *h, int g)
+{
+    return hyt_token(h->tok, (size_t)(h->ndev * (1 + h->nslot) + g));
+}
+static size_t ntokens(const hchol_t *h) { return (size_t)h->ndev * (2 + h->nslot); }
 static const void *col_key(const hchol_t *h, int j) { return hyt_dmat_col_key(h->dA, j); }
 /* Tile column j on its device, for the column loads and returns (tiles/hyt_dev_columns.h). */
 static hyt_dev_column_t dev_column(const hchol_t *h, int j)
@@ -76,9 +110,14 @@ static hyt_dev_column_t dev_column(const hchol_t *h, int j)
 
 static void hchol_free(hchol_t *h)
 {
-    for (int g = 0; h->d && g < h->ndev; g++)
+    for (int g = 0; h->d && g < h->ndev; g++) {
         hyt_device_free(h->d[g].dev, h->d[g].slots);
-    hyt_dmat_free(h->dA);
+        if (h->d[g].dinfo)
+            hyt_device_free(h->d[g].dev, h->d[g].dinfo);
+    }
+    if (h->own_dA)
+        hyt_dmat_free(h->dA);
+    hyt_host_free(h->ctx, h->h_info);
     hyt_tokens_destroy(h->tok);
     free(h->d);
     free(h);
@@ -102,10 +141,13 @@ static int first_local_after(int j, int g, int ndev)
     return j0 / ndev;
 }
 
-/* Checks and allocates the device matrix and the panel slots (synchronous). */
-static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hchol_t **out)
+/* Checks and allocates the device matrix (or takes dA, the caller's: GPU panels, INFO to
+ * *info) and the panel slots (synchronous). */
+static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA, int *info,
+                 hchol_t **out)
 {
-    const int ndev = hyt_context_num_devices(ctx), nb = T->nb, mt = T->mt, nt = T->nt;
+    const int ndev = dA ? dA->ndev : hyt_context_num_devices(ctx), nb = T->nb, mt = T->mt;
+    const int nt = T->nt;
     const int64_t tile = (int64_t)nb * nb;
     hchol_t *h = calloc(1, sizeof *h);
     size_t *need = calloc((size_t)ndev, sizeof *need);
@@ -113,21 +155,38 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hchol_t **out)
         h->ctx = ctx;
         h->ndev = ndev;
         h->nslot = la + 2 < 16 ? la + 2 : 16; /* panels in flight per device */
+        h->gpu = dA != NULL;
+        h->pieces = (nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE;
+        h->info = info;
         h->d = calloc((size_t)ndev, sizeof *h->d);
-        h->tok = hyt_tokens_create((size_t)ndev * (1 + h->nslot));
+        h->tok = hyt_tokens_create(ntokens(h));
+        if (h->gpu) /* ncols[0] >= every device's ncols */
+            h->h_info = hyt_host_malloc(ctx, (size_t)ndev * dA->ncols[0] * h->pieces *
+                                                 sizeof(int));
     }
-    if (!h || !need || !h->d || !h->tok) {
+    if (!h || !need || !h->d || !h->tok || (h->gpu && !h->h_info)) {
         free(need);
         if (h)
             hchol_free(h);
         return hyt_error(HYT_ERR_NOMEM, "out of host memory for the hybrid Cholesky");
     }
+    /* the slots; with GPU panels the INFO ints too (ncols * pieces) */
+    const size_t ninfo = h->gpu ? (size_t)h->pieces * sizeof(int) : 0;
     for (int g = 0; g < ndev; g++)
-        need[g] = g < nt ? (size_t)h->nslot * (size_t)(tile * mt) * sizeof(double) : 0;
+        need[g] = g < nt ? (size_t)h->nslot * (size_t)(tile * mt) * sizeof(double) +
+                               ninfo * (size_t)((nt - g + ndev - 1) / ndev)
+                         : 0;
     char what[160];
-    snprintf(what, sizeof what, "the hybrid Cholesky of a %d x %d matrix (nb %d, %d devices)",
-             T->n, T->n, nb, ndev);
-    int rc = hyt_dmat_alloc(ctx, T->n, T->n, nb, need, what, &h->dA);
+    snprintf(what, sizeof what, "the %s Cholesky of a %d x %d matrix (nb %d, %d devices)",
+             h->gpu ? "device matrix's" : "hybrid", T->n, T->n, nb, ndev);
+    int rc;
+    if (dA) {
+        h->dA = dA;
+        rc = hyt_hybrid_check_memory(ctx, ndev, need, what);
+    } else {
+        rc = hyt_dmat_alloc(ctx, T->n, T->n, nb, need, what, &h->dA);
+        h->own_dA = !rc;
+    }
     for (int g = 0; g < ndev && !rc; g++) {
         hyt_chol_hdev_t *d = &h->d[g];
         *d = (hyt_chol_hdev_t){.dev = hyt_context_device(ctx, g), .index = g, .ndev = ndev,
@@ -135,7 +194,10 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hchol_t **out)
                                .nslot = h->nslot, .tile = tile, .colsz = tile * mt,
                                .cols = h->dA->cols[g]};
         if (need[g])
-            rc = hyt_device_malloc(d->dev, (void **)&d->slots, need[g]);
+            rc = hyt_device_malloc(d->dev, (void **)&d->slots,
+                                   (size_t)h->nslot * (size_t)(tile * mt) * sizeof(double));
+        if (!rc && need[g] && h->gpu)
+            rc = hyt_device_malloc(d->dev, (void **)&d->dinfo, ninfo * (size_t)d->ncols);
     }
     free(need);
     if (rc) {
@@ -146,82 +208,191 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hchol_t **out)
     return HYT_SUCCESS;
 }
 
-/* The loop nest on the lower CCRB matrix T (see the top of the file); nt > la + 1. */
-static int insert_steps(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, int *info, int la)
+/* GPU panels: the panel of step k on its owner, then its copies to the devices' slots. */
+static int insert_gpu_panel(hyt_sequence_t *seq, hchol_t *h, int k)
+{
+    const int o = k % h->ndev, mt = h->dA->mt;
+    const int64_t tile = h->d[o].tile;
+    hyt_dep_t pd[2] = {{col_key(h, k), HYT_RW}, {info_key(h, o), HYT_RW}};
+    int rc = hyt_insert_gpu_chol_dpanel(seq, (hyt_tag_t){PRIO_PANEL, k, k, k}, &h->d[o], k,
+                                        HYT_STREAM_PANEL, pd, 2);
+    /* the updates read a slot, the owner's too: column k is final and read only here */
+    const double *src = hyt_dmat_col(h->dA, k) + k * tile;
+    for (int g = 0; g < h->ndev && !rc; g++) {
+        const hyt_chol_hdev_t *d = &h->d[g];
+        if (first_local_after(k, g, h->ndev) >= d->ncols)
+            continue; /* no column right of k on g */
+        rc = hyt_insert_gpu_dmat_copy(seq, (hyt_tag_t){PRIO_PANEL - 1, k, k, g}, d->dev,
+                                      d->slots + (k % d->nslot) * d->colsz + k * tile, src,
+                                      (size_t)((mt - k) * tile) * sizeof(double),
+                                      col_key(h, k), slot_key(h, g, k));
+    }
+    return rc;
+}
+
+/* GPU panels: the INFO of every step, once, after the last panel. */
+static int info_body(const hyt_task_ctx_t *tc, void *p)
+{
+    (void)tc;
+    const hchol_t *h = *(hchol_t *const *)p;
+    const int nt = h->dA->nt, P = h->pieces;
+    int info = 0;
+    for (int k = 0; k < nt && !info; k++)
+        for (int q = 0; q < P && !info; q++) {
+            const int e = h->h_info[((int64_t)(k % h->ndev) * h->dA->ncols[0] + k / h->ndev) *
+                                        P + q];
+            if (e)
+                info = k * h->dA->nb + q * HYT_CHOL_DEV_PIECE + e;
+        }
+    *h->info = info;
+    return 0;
+}
+
+static const hyt_kernel_t info_kernel = {.name = "chol_dmat_info", .cpu = info_body,
+                                         .cat = HYT_CAT_OTHER};
+
+static int insert_info(hyt_sequence_t *seq, hchol_t *h)
+{
+    const int ndev = h->ndev, nt = h->dA->nt;
+    hyt_dep_t *deps = malloc((size_t)ndev * sizeof *deps);
+    if (!deps)
+        return hyt_error(HYT_ERR_NOMEM, "out of memory");
+    int rc = 0;
+    for (int g = 0; g < ndev && !rc; g++) {
+        deps[g] = (hyt_dep_t){info_key(h, g), HYT_RW};
+        rc = hyt_insert_gpu_chol_dinfo(seq, (hyt_tag_t){PRIO_PANEL, nt, 0, g}, &h->d[g],
+                                       h->h_info + (int64_t)g * h->dA->ncols[0] * h->pieces,
+                                       &deps[g], 1);
+    }
+    if (!rc) {
+        hyt_task_desc_t d = hyt_task_desc(&info_kernel, &h, sizeof h);
+        d.deps = deps;
+        d.ndeps = ndev;
+        rc = hyt_task_insert(seq, &d);
+    }
+    free(deps);
+    return rc;
+}
+
+/* GPU panels, step k: the panel on its owner, its copies to the slots, the lookahead columns
+ * k+1 .. k+la each on its owner's lookahead stream. */
+static int insert_gpu_step(hyt_sequence_t *seq, hchol_t *h, int k, int la)
+{
+    const int nt = h->dA->nt, ndev = h->ndev, lead = k + la + 1;
+    int rc = insert_gpu_panel(seq, h, k);
+    for (int j = k + 1; j < nt && j < lead && !rc; j++) {
+        const int g = j % ndev;
+        hyt_dep_t dj[2] = {{slot_key(h, g, k), HYT_READ}, {col_key(h, j), HYT_RW}};
+        rc = hyt_insert_gpu_chol_cols(seq, (hyt_tag_t){PRIO_LOOKAHEAD + 1 - j, k, j, j},
+                                      &h->d[g], k, j / ndev, j / ndev + 1,
+                                      HYT_STREAM_LOOKAHEAD, NULL, dj, 2);
+    }
+    return rc;
+}
+
+/* CPU panels, step k: the diagonal tile and the panel on the CPUs, the broadcast to the
+ * devices, the CPUs' lookahead columns k+1 .. k+la. */
+static int insert_cpu_step(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, int *info,
+                           int la, int k)
 {
     const int mt = T->mt, nt = T->nt, nb = T->nb, ndev = h->ndev;
-    const int nw = hyt_context_num_workers(h->ctx);
-    const int ld = hyt_tile_ld(T);
+    const int nw = hyt_context_num_workers(h->ctx), ld = hyt_tile_ld(T);
+    const int nbk = hyt_tile_nb(T, k), lead = k + la + 1;
+    int rc;
+    // diagonal tile and panel, on the CPUs
+    rc = hyt_insert_dpotrf(seq, (hyt_tag_t){PRIO_PANEL, k, k, k}, 'L', nbk,
+                           hyt_tile(T, k, k), ld, k * nb, info);
+    for (int i = k + 1; i < mt && !rc; i++)
+        rc = hyt_insert_dtrsm_stop(seq, (hyt_tag_t){PRIO_PANEL - i, k, i, k}, 'R', 'L', 'T',
+                                   'N', hyt_tile_mb(T, i), nbk, 1.0, hyt_tile(T, k, k), ld,
+                                   hyt_tile(T, i, k), ld, info);
+
+    // broadcast: the panel's rows that the device columns need (lead and below)
+    for (int g = 0; g < ndev && lead < nt && !rc; g++)
+        if (first_local_after(lead - 1, g, ndev) < h->d[g].ncols)
+            rc = hyt_insert_gpu_chol_bcast(seq, (hyt_tag_t){PRIO_PANEL - mt, k, lead, g},
+                                           &h->d[g], T, k, lead, slot_key(h, g, k));
+
+    // lookahead: the CPUs' columns k+1 .. k+la, in row ranges when they are few
+    const int ncols = (lead < nt ? lead : nt) - k - 1;
+    const int chunks = ncols > 0 ? (2 * nw + ncols - 1) / ncols : 1;
+    for (int j = k + 1; j < nt && j < lead && !rc; j++) {
+        hyt_tag_t tag = {PRIO_LOOKAHEAD - j, k, j, j};
+        const int rows = nt - j, nc = chunks < rows ? chunks : rows;
+        for (int c = 0; c < nc && !rc; c++) {
+            tag.i = j + rows * c / nc;
+            rc = hyt_insert_dsyrk_col(seq, tag, 'L', T, k, j, tag.i,
+                                      j + rows * (c + 1) / nc, info);
+        }
+    }
+    return rc;
+}
+
+/* The loop nest on the lower CCRB matrix T (see the top of the file); nt > la + 1 with CPU
+ * panels; with GPU panels T gives the sizes only, any nt. */
+static int insert_steps(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, int *info, int la)
+{
+    const int nt = T->nt, ndev = h->ndev, gpu = h->gpu;
+    /* the device updates' stop flag: none with GPU panels (INFO is on the devices) */
+    const int *stop = gpu ? NULL : info;
     int rc = 0;
     // the device columns to their devices; the first rest task of a device waits for them all
-    for (int j = la + 1; j < nt && !rc; j++) {
+    for (int j = la + 1; j < nt && !rc && !gpu; j++) {
         const hyt_dev_column_t c = dev_column(h, j);
         rc = hyt_insert_dev_column_load(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, -1, -1, j}, &c, T,
                                         j, col_key(h, j), state_key(h, j % ndev));
     }
     for (int k = 0; k < nt && !rc; k++) {
-        const int nbk = hyt_tile_nb(T, k), lead = k + la + 1;
+        const int lead = k + la + 1;
 
-        // diagonal tile and panel, on the CPUs
-        rc = hyt_insert_dpotrf(seq, (hyt_tag_t){PRIO_PANEL, k, k, k}, 'L', nbk,
-                               hyt_tile(T, k, k), ld, k * nb, info);
-        for (int i = k + 1; i < mt && !rc; i++)
-            rc = hyt_insert_dtrsm_stop(seq, (hyt_tag_t){PRIO_PANEL - i, k, i, k}, 'R', 'L', 'T',
-                                       'N', hyt_tile_mb(T, i), nbk, 1.0, hyt_tile(T, k, k), ld,
-                                       hyt_tile(T, i, k), ld, info);
-
-        // broadcast: the panel's rows that the device columns need (lead and below)
-        for (int g = 0; g < ndev && lead < nt && !rc; g++)
-            if (first_local_after(lead - 1, g, ndev) < h->d[g].ncols)
-                rc = hyt_insert_gpu_chol_bcast(seq, (hyt_tag_t){PRIO_PANEL - mt, k, lead, g},
-                                               &h->d[g], T, k, lead, slot_key(h, g, k));
-
-        // lookahead: the CPUs' columns k+1 .. k+la, in row ranges when they are few
-        const int ncols = (lead < nt ? lead : nt) - k - 1;
-        const int chunks = ncols > 0 ? (2 * nw + ncols - 1) / ncols : 1;
-        for (int j = k + 1; j < nt && j < lead && !rc; j++) {
-            hyt_tag_t tag = {PRIO_LOOKAHEAD - j, k, j, j};
-            const int rows = nt - j, nc = chunks < rows ? chunks : rows;
-            for (int c = 0; c < nc && !rc; c++) {
-                tag.i = j + rows * c / nc;
-                rc = hyt_insert_dsyrk_col(seq, tag, 'L', T, k, j, tag.i,
-                                          j + rows * (c + 1) / nc, info);
-            }
-        }
+        // diagonal tile, panel and lookahead columns: on the devices or the CPUs
+        rc = gpu ? insert_gpu_step(seq, h, k, la) : insert_cpu_step(seq, h, T, info, la, k);
         if (lead >= nt || rc)
             continue;
 
-        // the lead column on its device, first, then back to the host
+        // the lead column on its device, first, then back to the host (CPU panels)
         const int gl = lead % ndev, ll = lead / ndev;
         hyt_dep_t dl[2] = {{slot_key(h, gl, k), HYT_READ}, {col_key(h, lead), HYT_RW}};
         rc = hyt_insert_gpu_chol_cols(seq, (hyt_tag_t){PRIO_LOOKAHEAD + 1, k, lead, lead},
-                                      &h->d[gl], k, ll, ll + 1, HYT_STREAM_LOOKAHEAD, info, dl,
+                                      &h->d[gl], k, ll, ll + 1, HYT_STREAM_LOOKAHEAD, stop, dl,
                                       2);
         const hyt_dev_column_t cl = dev_column(h, lead);
-        if (!rc)
+        if (!rc && !gpu)
             rc = hyt_insert_dev_column_return(seq, (hyt_tag_t){PRIO_LOOKAHEAD + 1, k, -1, lead},
                                               &cl, T, lead, col_key(h, lead), NULL);
 
         // the rest of each device's columns, older steps first
         for (int g = 0; g < ndev && !rc; g++) {
-            const int l1 = first_local_after(lead, g, ndev);
-            if (l1 >= h->d[g].ncols)
+            const int l1 = first_local_after(lead, g, ndev), l2 = h->d[g].ncols;
+            if (l1 >= l2)
                 continue;
-            hyt_dep_t dr[3] = {{slot_key(h, g, k), HYT_READ}, {state_key(h, g), HYT_RW}};
-            int nd = 2;
+            /* GPU panels, step 0: every column it updates (after the calls before) */
+            hyt_deps_t dr;
+            if (hyt_deps_init(&dr, 3 + (gpu && k == 0 ? l2 - l1 : 0))) {
+                rc = hyt_error(HYT_ERR_NOMEM, "out of memory");
+                break;
+            }
+            hyt_deps_add(&dr, slot_key(h, g, k), HYT_READ);
+            hyt_deps_add(&dr, state_key(h, g), HYT_RW);
             if (lead + 1 < nt && (lead + 1) % ndev == g)
-                dr[nd++] = (hyt_dep_t){col_key(h, lead + 1), HYT_RW};
+                hyt_deps_add(&dr, col_key(h, lead + 1), HYT_RW);
+            for (int l = l1; gpu && k == 0 && l < l2; l++)
+                if (l * ndev + g != lead + 1)
+                    hyt_deps_add(&dr, col_key(h, l * ndev + g), HYT_RW);
             rc = hyt_insert_gpu_chol_cols(seq, (hyt_tag_t){nt - k, k, lead + 1, -1}, &h->d[g], k,
-                                          l1, h->d[g].ncols, HYT_STREAM_COMPUTE, info, dr, nd);
+                                          l1, l2, HYT_STREAM_COMPUTE, stop, dr.v, dr.n);
+            hyt_deps_free(&dr);
         }
     }
+    if (gpu && !rc)
+        rc = insert_info(seq, h);
     return rc;
 }
 
 /* The cleanup after every device task (an "always" task: inserted also after an error). */
 static int insert_cleanup(hyt_sequence_t *seq, hchol_t *h)
 {
-    const size_t nown = (size_t)h->ndev * (1 + h->nslot), nk = nown + (size_t)h->dA->nt;
+    const size_t nown = ntokens(h), nk = nown + (size_t)h->dA->nt;
     hyt_dep_t *deps = malloc(nk * sizeof *deps);
     int rc;
     if (deps) {
@@ -248,7 +419,7 @@ static int insert_cleanup(hyt_sequence_t *seq, hchol_t *h)
 static int hybrid_lower(hyt_sequence_t *seq, const hyt_desc_t *T, int *info, int la)
 {
     hchol_t *h = NULL;
-    int rc = setup(hyt_sequence_context(seq), T, la, &h);
+    int rc = setup(hyt_sequence_context(seq), T, la, NULL, NULL, &h);
     if (rc)
         return rc;
     rc = insert_steps(seq, h, T, info, la);
@@ -292,4 +463,18 @@ int hyt_chol_insert(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *in
     if (hyt_context_num_devices(hyt_sequence_context(seq)) > 0)
         return hyt_pdpotrf_hybrid(seq, uplo, A, info, p);
     return hyt_pdpotrf(seq, uplo, A, info, p);
+}
+
+int hyt_pdpotrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *info, int la)
+{
+    /* A's sizes only: with GPU panels the loop nest never touches host tiles */
+    hyt_desc_t A = {.m = dA->n, .n = dA->n, .nb = dA->nb, .mt = dA->mt, .nt = dA->nt,
+                    .layout = HYT_LAYOUT_CCRB, .ctx = dA->ctx};
+    hchol_t *h = NULL;
+    int rc = setup(hyt_sequence_context(seq), &A, la, dA, info, &h);
+    if (rc)
+        return rc;
+    rc = insert_steps(seq, h, &A, info, la);
+    int rc2 = insert_cleanup(seq, h);
+    return rc ? rc : rc2;
 }

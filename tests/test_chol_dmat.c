@@ -1,0 +1,467 @@
+/*
+ * The Cholesky of a device matrix (hyt_dpotrf_dmat, include/hyt_dmat.h: every step on the
+ * devices, drivers/chol/pdpotrf_hybrid.c in its GPU-panel mode), checked by backward error
+ * ||A - L L^T|| / (||A|| n eps) < LU_THRESH: sizes not multiples of nb, n < nb, n = 0 and 1,
+ * a tile wider than the fused potf2 (pieces), 1 to 3 devices, lookahead 0..2; the strictly
+ * upper triangle set to other values (only the lower one is read; it comes back untouched);
+ * matrices that are not positive definite (INFO exactly the first failing minor: at the start,
+ * inside a tile, at a tile boundary, in a second potf2 piece, in the middle, at the end; the
+ * tile columns left of the failing one, all their rows, checked by backward error); NaN (no
+ * hang); bad arguments (-i and the called function in the message); the asynchronous call with
+ * two matrices in one sequence, after the LU's solve and late tasks writing the same matrix and
+ * before a solve reading it; injected faults (an error or a correct result).  Host
+ * devices (quick suite; HYT_CHAOS applies) or CUDA GPUs (argument "cuda": the gpu suite, exit
+ * 77 without one).
+ *
+ * Usage: test_chol_dmat [cuda]
+ */
+#include "hytile.h"
+#include "hyt_test.h"
+#include "hyt_dev_test.h"
+#include "chol_check.h"
+#include "hyt_hybrid.h" /* the device matrix's column tokens, for a test task */
+
+#include <math.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char msg[] = "test_chol_dmat: timed out (something hung)\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
+    _exit(1);
+}
+
+static void set_lookahead(hyt_context_t *ctx, int la)
+{
+    char b[16];
+    if (la < 0)
+        snprintf(b, sizeof b, "auto");
+    else
+        snprintf(b, sizeof b, "%d", la);
+    REQUIRE(!hyt_context_set(ctx, "chol.lookahead", b), "%s", hyt_last_error());
+}
+
+/* A0 (n x n, ld lda): chol_matrix in the lower triangle, other numbers strictly above (only
+ * the lower triangle may be read). */
+static void make_matrix(double *A0, int n, int lda, int fail, unsigned long long seed)
+{
+    chol_matrix(A0, n, lda, fail, seed);
+    for (int c = 1; c < n; c++)
+        for (int r = 0; r < c; r++)
+            A0[r + (int64_t)c * lda] = 1e3 + r - 2.0 * c; /* not symmetric, not small */
+}
+
+/* A0 factored on ctx through a device matrix (nb, lookahead la): F gets hyt_dmat_get's result.
+ * Returns INFO or the error. */
+static int factor_dmat(hyt_context_t *ctx, int n, int nb, int la, const double *A0, double *F,
+                       int lda)
+{
+    hyt_dmat_t *dA;
+    set_lookahead(ctx, la);
+    REQUIRE(!hyt_dmat_create(ctx, n, n, nb, &dA), "%s", hyt_last_error());
+    REQUIRE(!hyt_dmat_set(dA, A0, lda), "%s", hyt_last_error());
+    int info = hyt_dpotrf_dmat(ctx, dA);
+    REQUIRE(!hyt_dmat_get(dA, F, lda), "%s", hyt_last_error());
+    hyt_dmat_destroy(dA);
+    set_lookahead(ctx, -1);
+    return info;
+}
+
+/* The first nc columns of a factor F (n x n, its lower triangle) against the lower triangle of
+ * A0: max over c < nc of sum_{r >= c} |A0(r,c) - (L L^T)(r,c)|, L = F's lower triangle, over
+ * ||A||_1 n eps (A the symmetric matrix of A0's lower triangle).  The panel L(:, 0:nc) alone
+ * determines those entries: the backward error of the factorization's first nc steps. */
+static double panel_error(int n, int nc, const double *A0, int lda, const double *F)
+{
+    if (n == 0 || nc == 0)
+        return 0;
+    double *P = calloc((size_t)n * nc, sizeof *P), *G = malloc((size_t)n * nc * sizeof *G);
+    REQUIRE(P && G, "out of memory");
+    for (int c = 0; c < nc; c++)
+        for (int r = c; r < n; r++)
+            P[r + (int64_t)c * n] = F[r + (int64_t)c * lda];
+    /* G = P P(0:nc, :)^T */
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, nc, nc, 1.0, P, n, P, n, 0.0, G, n);
+    double rnorm = 0, anorm = 0;
+    for (int c = 0; c < nc; c++) {
+        double s = 0;
+        for (int r = c; r < n; r++)
+            s += fabs(A0[r + (int64_t)c * lda] - G[r + (int64_t)c * n]);
+        rnorm = isnan(s) || s > rnorm ? s : rnorm;
+    }
+    for (int c = 0; c < n; c++) {
+        double s = 0;
+        for (int r = 0; r < n; r++)
+            s += fabs(r >= c ? A0[r + (int64_t)c * lda] : A0[c + (int64_t)r * lda]);
+        anorm = s > anorm ? s : anorm;
+    }
+    free(P);
+    free(G);
+    return anorm > 0 ? rnorm / (anorm * n * DBL_EPSILON) : rnorm == 0 ? 0 : 1 / DBL_EPSILON;
+}
+
+/* One factorization: INFO exactly `fail`; the strictly upper triangle as set, the padding rows
+ * not written; SPD: the backward error; else that of the tile columns left of the failing
+ * one (all their rows: the steps before the failure are exact). */
+static void check(hyt_context_t *ctx, int n, int nb, int la, int fail, const char *what)
+{
+    const int lda = n + 2;
+    const size_t sz = ((size_t)lda * n + 1) * sizeof(double);
+    double *A0 = xmalloc(sz), *F = xmalloc(sz);
+    const unsigned long long seed = (unsigned long long)(n * 7 + nb + fail);
+    make_matrix(A0, n, lda, fail, seed);
+    for (size_t i = 0; i < sz / sizeof(double); i++)
+        F[i] = -7.0; /* the padding rows: hyt_dmat_get must not write them */
+    int info = factor_dmat(ctx, n, nb, la, A0, F, lda);
+    CHECK(info == fail, "%s: n %d nb %d la %d: info %d, expected %d (%s)", what, n, nb, la, info,
+          fail, hyt_last_error());
+    int upper_ok = 1, pad_ok = 1;
+    for (int c = 0; c < n; c++) {
+        for (int r = 0; r < c; r++)
+            upper_ok &= F[r + (int64_t)c * lda] == A0[r + (int64_t)c * lda];
+        for (int r = n; r < lda; r++)
+            pad_ok &= F[r + (int64_t)c * lda] == -7.0;
+    }
+    CHECK(upper_ok && pad_ok, "%s: n %d nb %d la %d: strictly upper triangle %s, padding %s",
+          what, n, nb, la, upper_ok ? "kept" : "CHANGED", pad_ok ? "kept" : "WRITTEN");
+    if (!fail) {
+        double *S = xmalloc(sz); /* A0 symmetric */
+        chol_matrix(S, n, lda, 0, seed);
+        double e = chol_backward_error('L', n, S, lda, F, lda);
+        CHECK(e < LU_THRESH, "%s: n %d nb %d la %d: ||A-LL^T||/(||A|| n eps) = %g", what, n, nb,
+              la, e);
+        free(S);
+    } else {
+        const int nc = (fail - 1) / nb * nb;
+        double e = panel_error(n, nc, A0, lda, F);
+        CHECK(e < LU_THRESH, "%s: n %d nb %d la %d fail %d: the %d columns left of the failing "
+              "tile: backward error %g", what, n, nb, la, fail, nc, e);
+    }
+    free(A0);
+    free(F);
+}
+
+/* NaN input: returns (no hang), INFO in range, INFO > 0 or NaN in the factor. */
+static void check_nan(hyt_context_t *ctx, int n, int nb, int la)
+{
+    double *A = xmalloc((size_t)n * n * sizeof *A), *F = xmalloc((size_t)n * n * sizeof *F);
+    for (int variant = 0; variant < 3; variant++) {
+        make_matrix(A, n, n, 0, 55 + (unsigned long long)variant);
+        if (variant == 0)
+            A[0] = NAN;
+        else if (variant == 1)
+            A[(n - 2) + (int64_t)(n / 3) * n] = NAN; /* lower triangle, a later tile column */
+        else
+            for (int64_t i = 0; i < (int64_t)n * n; i++)
+                A[i] = NAN;
+        int info = factor_dmat(ctx, n, nb, la, A, F, n);
+        CHECK(info >= 0, "NaN variant %d: error %d (%s)", variant, info, hyt_last_error());
+        chol_check_nan_result('L', n, F, info, variant);
+    }
+    free(A);
+    free(F);
+}
+
+/* A call's return code and a text its message must hold. */
+#define EXPECT_ARG(call, code, text)                                                           \
+    do {                                                                                       \
+        int rc_ = (call);                                                                      \
+        CHECK(rc_ == (code), "%s gave %d (%s)", #call, rc_, hyt_last_error());                 \
+        CHECK(strstr(hyt_last_error(), text), "%s: message '%s' lacks '%s'", #call,             \
+              hyt_last_error(), text);                                                         \
+    } while (0)
+
+/* Bad arguments: -i (nothing run) and the called function named in the message. */
+static void check_args(hyt_context_t *ctx, const char *devs)
+{
+    hyt_context_t *other = test_context(1, devs, (char *)NULL);
+    hyt_dmat_t *dA, *dR, *dO;
+    REQUIRE(!hyt_dmat_create(ctx, 20, 20, 8, &dA) && !hyt_dmat_create(ctx, 20, 12, 8, &dR) &&
+            !hyt_dmat_create(other, 20, 20, 8, &dO), "%s", hyt_last_error());
+    hyt_sequence_t *seq;
+    int info = 0;
+    EXPECT_ARG(hyt_dpotrf_dmat(NULL, dA), HYT_ERR_INVALID, "hyt_dpotrf_dmat: NULL context");
+    EXPECT_ARG(hyt_dpotrf_dmat(ctx, NULL), -1, "hyt_dpotrf_dmat: argument 1 (dA)");
+    EXPECT_ARG(hyt_dpotrf_dmat(ctx, dR), -1, "must be square");
+    EXPECT_ARG(hyt_dpotrf_dmat(ctx, dO), -1, "another context");
+    EXPECT_ARG(hyt_dpotrf_dmat_async(NULL, dA, &info), HYT_ERR_INVALID, "NULL sequence");
+    REQUIRE(!hyt_sequence_create(ctx, &seq), "%s", hyt_last_error());
+    EXPECT_ARG(hyt_dpotrf_dmat_async(seq, NULL, &info), -1,
+               "hyt_dpotrf_dmat_async: argument 1 (dA)");
+    EXPECT_ARG(hyt_dpotrf_dmat_async(seq, dR, &info), -1, "square");
+    EXPECT_ARG(hyt_dpotrf_dmat_async(seq, dA, NULL), -2,
+               "hyt_dpotrf_dmat_async: argument 2 (info)");
+    CHECK(!hyt_sequence_finish(seq, 0), "an empty sequence: %s", hyt_last_error());
+    hyt_dmat_destroy(dA);
+    hyt_dmat_destroy(dR);
+    hyt_dmat_destroy(dO);
+    hyt_context_destroy(other);
+}
+
+/* Two matrices (one SPD, one failing in its middle) factored in one sequence. */
+static void check_async(hyt_context_t *ctx)
+{
+    const int n1 = 77, nb1 = 16, n2 = 50, nb2 = 12, fail2 = 29;
+    double *A1 = xmalloc((size_t)n1 * n1 * sizeof(double));
+    double *F1 = xmalloc((size_t)n1 * n1 * sizeof(double));
+    double *A2 = xmalloc((size_t)n2 * n2 * sizeof(double));
+    double *F2 = xmalloc((size_t)n2 * n2 * sizeof(double));
+    make_matrix(A1, n1, n1, 0, 11);
+    make_matrix(A2, n2, n2, fail2, 12);
+    hyt_dmat_t *d1, *d2;
+    REQUIRE(!hyt_dmat_create(ctx, n1, n1, nb1, &d1) && !hyt_dmat_create(ctx, n2, n2, nb2, &d2),
+            "%s", hyt_last_error());
+    REQUIRE(!hyt_dmat_set(d1, A1, n1) && !hyt_dmat_set(d2, A2, n2), "%s", hyt_last_error());
+    hyt_sequence_t *seq;
+    int info1 = -99, info2 = -99;
+    REQUIRE(!hyt_sequence_create(ctx, &seq), "%s", hyt_last_error());
+    int rc = hyt_dpotrf_dmat_async(seq, d1, &info1);
+    if (!rc)
+        rc = hyt_dpotrf_dmat_async(seq, d2, &info2);
+    rc = hyt_sequence_finish(seq, rc);
+    CHECK(rc == 0 && info1 == 0 && info2 == fail2, "async: rc %d, info %d and %d (expected 0 "
+          "and %d): %s", rc, info1, info2, fail2, hyt_last_error());
+    REQUIRE(!hyt_dmat_get(d1, F1, n1) && !hyt_dmat_get(d2, F2, n2), "%s", hyt_last_error());
+    double e = panel_error(n1, n1, A1, n1, F1);
+    CHECK(e < LU_THRESH, "async: backward error %g", e);
+    /* the failing one: its tile columns left of the failing tile */
+    const int nc = (fail2 - 1) / nb2 * nb2;
+    e = panel_error(n2, nc, A2, n2, F2);
+    CHECK(e < LU_THRESH, "async, failing matrix: leading %d columns' backward error %g", nc, e);
+    hyt_dmat_destroy(d1);
+    hyt_dmat_destroy(d2);
+    free(A1);
+    free(F1);
+    free(A2);
+    free(F2);
+}
+
+/* Calls on the same matrix in one sequence run in insertion order: B = inv(2 I) B0 by the LU
+ * and its solve on the devices (writing B's columns), the Cholesky of B = B0 / 2, then the
+ * solve again: B = L / 2. */
+static void check_ordered(hyt_context_t *ctx)
+{
+    const int n = 250, nb = 16;
+    double *I2 = calloc((size_t)n * n, sizeof *I2), *B0 = xmalloc((size_t)n * n * sizeof *B0);
+    double *F = xmalloc((size_t)n * n * sizeof *F);
+    int *ipiv = malloc((size_t)n * sizeof *ipiv);
+    REQUIRE(I2 && ipiv, "out of memory");
+    for (int i = 0; i < n; i++)
+        I2[i + (int64_t)i * n] = 2.0;
+    chol_matrix(B0, n, n, 0, 21);
+    hyt_dmat_t *dA, *dB;
+    REQUIRE(!hyt_dmat_create(ctx, n, n, nb, &dA) && !hyt_dmat_create(ctx, n, n, nb, &dB), "%s",
+            hyt_last_error());
+    REQUIRE(!hyt_dmat_set(dA, I2, n) && !hyt_dmat_set(dB, B0, n), "%s", hyt_last_error());
+    hyt_sequence_t *seq;
+    int info_lu = -99, info = -99;
+    REQUIRE(!hyt_sequence_create(ctx, &seq), "%s", hyt_last_error());
+    int rc = hyt_dgetrf_dmat_async(seq, dA, ipiv, &info_lu);
+    if (!rc)
+        rc = hyt_dgetrs_dmat_async(seq, 'N', dA, ipiv, dB);
+    if (!rc)
+        rc = hyt_dpotrf_dmat_async(seq, dB, &info);
+    if (!rc)
+        rc = hyt_dgetrs_dmat_async(seq, 'N', dA, ipiv, dB);
+    rc = hyt_sequence_finish(seq, rc);
+    CHECK(rc == 0 && info_lu == 0 && info == 0, "ordered: rc %d, info %d, %d: %s", rc, info_lu,
+          info, hyt_last_error());
+    REQUIRE(!hyt_dmat_get(dB, F, n), "%s", hyt_last_error());
+    for (int64_t i = 0; i < (int64_t)n * n; i++) {
+        B0[i] *= 0.5;
+        F[i] *= 2.0;
+    }
+    double e = panel_error(n, n, B0, n, F);
+    CHECK(e < LU_THRESH, "ordered: the Cholesky of B0 / 2 has backward error %g", e);
+    hyt_dmat_destroy(dA);
+    hyt_dmat_destroy(dB);
+    free(I2);
+    free(B0);
+    free(F);
+    free(ipiv);
+}
+
+/* A late writer: a device task that waits 10 ms, then copies a column (on every device but
+ * the first, whose column 0 the first panel waits for anyway). */
+typedef struct slow_args {
+    double *dst;
+    const double *src;
+    size_t bytes;
+    int sleep;
+} slow_args_t;
+
+static int slow_copy_body(const hyt_devctx_t *dc, void *p)
+{
+    const slow_args_t *a = p;
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    if (a->sleep)
+        nanosleep(&ts, NULL);
+    return forward(dc, hyt_dev_memcpy_d2d(dc, a->dst, a->src, a->bytes));
+}
+
+/* The Cholesky waits for every earlier task on the matrix's columns: B's columns written by
+ * late tasks (dC = B0 / 2 into dB = B0) just before the factorization. */
+static void check_late_writer(hyt_context_t *ctx)
+{
+    static const hyt_kernel_t slow_kernel = {.name = "test_slow_copy", .dev = slow_copy_body,
+                                             .cat = HYT_CAT_DMA};
+    const int n = 150, nb = 16;
+    double *B0 = xmalloc((size_t)n * n * sizeof *B0), *H = xmalloc((size_t)n * n * sizeof *H);
+    double *F = xmalloc((size_t)n * n * sizeof *F);
+    chol_matrix(B0, n, n, 0, 31);
+    for (int64_t i = 0; i < (int64_t)n * n; i++)
+        H[i] = 0.5 * B0[i];
+    hyt_dmat_t *dB, *dC;
+    REQUIRE(!hyt_dmat_create(ctx, n, n, nb, &dB) && !hyt_dmat_create(ctx, n, n, nb, &dC), "%s",
+            hyt_last_error());
+    REQUIRE(!hyt_dmat_set(dB, B0, n) && !hyt_dmat_set(dC, H, n), "%s", hyt_last_error());
+    hyt_sequence_t *seq;
+    int info = -99, rc = 0;
+    REQUIRE(!hyt_sequence_create(ctx, &seq), "%s", hyt_last_error());
+    for (int j = 0; j < dB->nt && !rc; j++) {
+        slow_args_t a = {hyt_dmat_col(dB, j), hyt_dmat_col(dC, j),
+                         (size_t)dB->colsz * sizeof(double), hyt_dmat_owner(dB, j) != 0};
+        hyt_dep_t deps[2] = {{hyt_dmat_col_key(dC, j), HYT_READ},
+                             {hyt_dmat_col_key(dB, j), HYT_RW}};
+        hyt_task_desc_t d = hyt_task_desc(&slow_kernel, &a, sizeof a);
+        d.device = hyt_dmat_owner(dB, j);
+        d.stream = HYT_STREAM_H2D;
+        d.deps = deps;
+        d.ndeps = 2;
+        rc = hyt_task_insert(seq, &d);
+    }
+    if (!rc)
+        rc = hyt_dpotrf_dmat_async(seq, dB, &info);
+    rc = hyt_sequence_finish(seq, rc);
+    CHECK(rc == 0 && info == 0, "late writer: rc %d, info %d: %s", rc, info, hyt_last_error());
+    REQUIRE(!hyt_dmat_get(dB, F, n), "%s", hyt_last_error());
+    double e = panel_error(n, n, H, n, F);
+    CHECK(e < LU_THRESH, "late writer: the Cholesky of B0 / 2 has backward error %g", e);
+    hyt_dmat_destroy(dB);
+    hyt_dmat_destroy(dC);
+    free(B0);
+    free(H);
+    free(F);
+}
+
+/* Injected faults (key = k: the k-th device call, allocation or task fails): an error with a
+ * message, or INFO 0 and a correct factor; nothing hangs or leaks (the cleanup task runs also
+ * after a failure). */
+static void check_faults(const char *devs, const char *key, int kmax, int stride)
+{
+    const int n = 90, nb = 16;
+    double *A0 = xmalloc((size_t)n * n * sizeof *A0), *F = xmalloc((size_t)n * n * sizeof *F);
+    chol_matrix(A0, n, n, 0, 41);
+    int failed = 0, ok = 0;
+    for (int k = 1; k <= kmax; k += stride) {
+        char kb[16];
+        snprintf(kb, sizeof kb, "%d", k);
+        hyt_config_t *cfg;
+        hyt_context_t *ctx = NULL;
+        REQUIRE(!hyt_config_create(&cfg) &&
+                    !hyt_config_set(cfg, "runtime.workers", "2", HYT_SRC_API, NULL) &&
+                    !hyt_config_set(cfg, "runtime.devices", devs, HYT_SRC_API, NULL) &&
+                    !hyt_config_set(cfg, key, kb, HYT_SRC_API, NULL),
+                "%s", hyt_last_error());
+        int rc = hyt_context_create(cfg, &ctx);
+        hyt_config_destroy(cfg);
+        if (rc) {
+            failed++;
+            continue;
+        }
+        hyt_dmat_t *dA = NULL;
+        rc = hyt_dmat_create(ctx, n, n, nb, &dA);
+        if (!rc)
+            rc = hyt_dmat_set(dA, A0, n);
+        if (!rc)
+            rc = hyt_dpotrf_dmat(ctx, dA);
+        if (!rc)
+            rc = hyt_dmat_get(dA, F, n);
+        if (rc) {
+            failed++;
+            CHECK(rc <= HYT_ERR_BASE && hyt_last_error()[0], "%s=%d: %d without a library "
+                  "error", key, k, rc);
+        } else {
+            ok++;
+            double e = chol_backward_error('L', n, A0, n, F, n);
+            CHECK(e < LU_THRESH, "%s=%d: success with a wrong result (%g)", key, k, e);
+        }
+        hyt_dmat_destroy(dA);
+        hyt_context_destroy(ctx);
+    }
+    printf("%s on %s, k = 1..%d: %d failed cleanly, %d correct\n", key, devs, kmax, failed, ok);
+    CHECK(failed > 0, "%s: no fault reported (%d correct)", key, ok);
+    free(A0);
+    free(F);
+}
+
+int main(int argc, char **argv)
+{
+    use_cuda = argc > 1 && !strcmp(argv[1], "cuda");
+    if (argc > 1 && !use_cuda) {
+        fprintf(stderr, "usage: %s [cuda]\n", argv[0]);
+        return 2;
+    }
+    signal(SIGALRM, on_alarm);
+    alarm(900);
+    int maxdev = 3;
+    if (use_cuda) {
+        maxdev = test_cuda_devices("cuda");
+        if (!maxdev)
+            return 77;
+        maxdev = maxdev < 3 ? maxdev : 3;
+    }
+    const int small = test_scale() > 1;
+    int count = 0;
+    for (int nd = 1; nd <= maxdev; nd++) {
+        char devs[32];
+        test_device_list(use_cuda, nd, devs, sizeof devs);
+        hyt_context_t *ctx = test_context(2, devs, (char *)NULL);
+
+        /* SPD: n = 0 and 1, n < nb, sizes not multiples of nb, lookahead 0..2 */
+        const int nb = use_cuda ? 64 : 16;
+        const int ns[] = {0, 1, nb - 5, nb, 3 * nb + 7, 7 * nb + 13};
+        for (int s = 0; s < 6; s++)
+            for (int la = 0; la <= 2; la++) {
+                if (small && (s + la + nd) % 2 && s > 1)
+                    continue;
+                check(ctx, ns[s], nb, la, 0, devs);
+                count++;
+            }
+        /* the default lookahead, another nb; a tile wider than the fused potf2 (pieces) */
+        check(ctx, 200, 24, -1, 0, devs);
+        check(ctx, 1100, 520, nd - 1, 0, devs);
+        count += 2;
+
+        /* not positive definite: minor 1, inside tile 0, both sides of a tile boundary, the
+         * middle, the last minor; inside the second potf2 piece of a wide tile */
+        const int n = 6 * nb + 5;
+        const int fails[] = {1, nb / 2, nb, nb + 1, 3 * nb + 7, n};
+        for (int f = 0; f < 6; f++)
+            for (int la = 0; la <= 2; la++) {
+                check(ctx, n, nb, la, fails[f], devs);
+                count++;
+            }
+        check(ctx, 1100, 520, 1, 515, devs);
+        check(ctx, 1100, 520, 0, 1090, devs);
+        count += 2;
+
+        check_nan(ctx, 5 * nb + 3, nb, nd % 3);
+        check_async(ctx);
+        check_ordered(ctx);
+        check_late_writer(ctx);
+        check_args(ctx, devs);
+        hyt_context_destroy(ctx);
+    }
+    const char *fdevs = use_cuda ? (maxdev > 1 ? "cuda:0,1" : "cuda:0") : "host:2";
+    check_faults(fdevs, "debug.fault_device", use_cuda ? 400 : 300, 7);
+    check_faults(fdevs, "debug.fault_alloc", 40, 3);
+    check_faults(fdevs, "debug.fault_task", 200, 7);
+    printf("%d device-matrix Cholesky factorizations checked on 1..%d %s device(s)\n", count,
+           maxdev, use_cuda ? "CUDA" : "host");
+    return test_result(use_cuda ? "test_chol_dmat (cuda)" : "test_chol_dmat");
+}
