@@ -6,7 +6,7 @@
  *
  *   hytile bench-gpu --chol N [N...] [--uplo L|U|L,U] [--nb NB[,NB...]] [--lookahead L[,L...]]
  *                    [--leaf W[,W...]] [--reps R] [--gemm] [--devices cuda:0|host:1]
- *                    [--no-peer]
+ *                    [--no-peer] [--dmat]
  *
  * Per N and uplo: the uplo triangle of A (a_ij = u_ij in [-1, 1), a_ii = n + u_ii: diagonally
  * dominant, so SPD; the same symmetric matrix for both triangles; the other triangle zero) is
@@ -23,6 +23,11 @@
  * M = N = n and n / 2, K = nb.  Exit 0 when every result passed, 1 otherwise, 2 on bad
  * input.  On host devices (--devices host:1) it runs the same task graph on the CPU, without
  * the peers: for checking the benchmark itself.
+ *
+ * --dmat: hytile's Cholesky of a device matrix instead (hyt_dpotrf_dmat: lower only; on every
+ * device of --devices, 1D block-cyclic, e.g. --devices cuda:0,1), set from the host before the
+ * clock starts; its factor is checked the same way, brought to device 0 first.  The peer stays
+ * cusolverDnDpotrf on device 0.
  */
 #include "cli_common.h"
 #include "hytile_cli.h"
@@ -205,10 +210,12 @@ static int usage(void)
     fprintf(stderr,
             "usage: hytile bench-gpu --chol N [N...] [--uplo L|U|L,U] [--nb NB[,NB...]]\n"
             "                        [--lookahead L[,L...]] [--leaf W[,W...]] [--reps R]\n"
-            "                        [--gemm] [--devices cuda:0|host:1] [--no-peer]\n"
+            "                        [--gemm] [--devices cuda:0|host:1] [--no-peer] [--dmat]\n"
             "  hytile's GPU-only Cholesky (hyt_dpotrf_device) against cusolverDnDpotrf on the\n"
             "  same SPD matrix, both on the GPU; best of R runs each, residuals checked; every\n"
-            "  combination of the lists; --gemm: cuBLAS DGEMM rates at M = N = n, n/2, K = nb.\n");
+            "  combination of the lists; --gemm: cuBLAS DGEMM rates at M = N = n, n/2, K = nb.\n"
+            "  --dmat: hyt_dpotrf_dmat (lower) on a device matrix over every device of\n"
+            "  --devices instead; the peer on device 0.\n");
     return 2;
 }
 
@@ -265,6 +272,42 @@ static int run_hytile(hyt_context_t *ctx, probe_t *q, double *H, double *dA, dou
     return rc;
 }
 
+/* The same with hyt_dpotrf_dmat on a device matrix over all the context's devices (lower);
+ * lookahead from chol.lookahead; F: n x n host doubles when there are several devices. */
+static int run_dmat(hyt_context_t *ctx, probe_t *q, double *H, double *F, double *dA, double *dz,
+                    int nb, int la, int reps, double *best, double *res)
+{
+    const int n = q->n;
+    char v[16];
+    snprintf(v, sizeof v, "%d", la);
+    hyt_dmat_t *M = NULL;
+    int rc = hyt_context_set(ctx, "chol.lookahead", la >= 0 ? v : "auto");
+    if (!rc)
+        rc = hyt_dmat_create(ctx, n, n, nb, &M);
+    for (int r = 0; r < reps && !rc; r++) {
+        rc = hyt_dmat_set(M, H, n);
+        double t0 = hyt_wtime();
+        int info = rc ? 0 : hyt_dpotrf_dmat(ctx, M);
+        double t = hyt_wtime() - t0;
+        if (!rc && info)
+            rc = info < 0 ? info : hyt_error(HYT_ERR_TASK, "info %d", info);
+        if (!rc && r == 0) { /* the factor to device 0, column-major, then the check */
+            if (hyt_context_num_devices(ctx) == 1)
+                rc = hyt_dmat_get_device(M, dA, n);
+            else if (!(rc = hyt_dmat_get(M, F, n)))
+                rc = copy(ctx, dA, F, (size_t)n * n * sizeof(double), 0);
+            if (!rc)
+                *res = residual(ctx, q, dA, dz, &rc);
+        }
+        if (!rc)
+            *best = isnan(*best) ? t : fmin(*best, t);
+    }
+    hyt_dmat_destroy(M);
+    if (!rc)
+        rc = hyt_context_set(ctx, "chol.lookahead", "auto");
+    return rc;
+}
+
 /* The peer on the same (n, uplo). */
 static int run_peer(hyt_context_t *ctx, hyt_device_t *dev, probe_t *q, double *H, double *dA,
                     double *dz, int reps, double *best, double *res)
@@ -291,7 +334,7 @@ static int run_peer(hyt_context_t *ctx, hyt_device_t *dev, probe_t *q, double *H
 int hyt_bench_chol_gpu(int argc, char **argv)
 {
     int ns[32], nn = 0, nbs[16] = {0}, nnb = 1, las[16] = {-1}, nla = 1, leafs[16] = {0};
-    int nleaf = 1, reps = 1, peer = 1, gemm = 0;
+    int nleaf = 1, reps = 1, peer = 1, gemm = 0, dmat = 0;
     char uplos[2] = {'L'};
     int nuplo = 1;
     const char *devices = "cuda:0";
@@ -308,6 +351,8 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             peer = 0;
         } else if (!strcmp(a, "--gemm")) {
             gemm = 1;
+        } else if (!strcmp(a, "--dmat")) {
+            dmat = 1;
         } else if (!v) {
             return usage();
         } else if (!strcmp(a, "--uplo")) {
@@ -345,7 +390,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             return usage();
         }
     }
-    if (nn == 0 || ns[0] < 1)
+    if (nn == 0 || ns[0] < 1 || (dmat && (nuplo != 1 || uplos[0] != 'L')))
         return usage();
     hyt_config_t *cfg;
     hyt_context_t *ctx;
@@ -364,17 +409,21 @@ int hyt_bench_chol_gpu(int argc, char **argv)
     const int cuda = hyt_device_backend(dev) == HYT_BACKEND_CUDA;
     char ver[160];
     hyt_peer_version(ver, sizeof ver);
-    printf("# hytile GPU-only Cholesky vs cusolverDnDpotrf, device-resident, %s (%s); best of %d\n"
+    printf("# hytile GPU-only Cholesky%s vs cusolverDnDpotrf, device-resident, %s%s (%s); best "
+           "of %d\n"
            "#       n u   nb  la  leaf |  hytile s   TFLOP/s   resid |  cusolver s   TFLOP/s "
-           "  resid |  ratio\n", hyt_device_name(dev), cuda ? ver : "no peer on a host device",
-           reps);
+           "  resid |  ratio\n", dmat ? " (hyt_dpotrf_dmat)" : "", hyt_device_name(dev),
+           hyt_context_num_devices(ctx) > 1 ? " and more devices" : "",
+           cuda ? ver : "no peer on a host device", reps);
     int status = 0;
     for (int iq = 0; iq < nn; iq++) {
         const int n = ns[iq];
         const size_t bytes = (size_t)n * n * sizeof(double);
         const double flops = (double)n * n * n / 3.0;
-        double *H = hyt_host_malloc(ctx, bytes), *dA = NULL, *dz = NULL;
+        double *H = hyt_host_malloc(ctx, bytes), *dA = NULL, *dz = NULL, *F = NULL;
         int rc = H ? 0 : hyt_error(HYT_ERR_NOMEM, "%zu bytes of page-locked host memory", bytes);
+        if (!rc && dmat && hyt_context_num_devices(ctx) > 1 && !(F = hyt_host_malloc(ctx, bytes)))
+            rc = hyt_error(HYT_ERR_NOMEM, "%zu bytes of page-locked host memory", bytes);
         if (!rc)
             rc = hyt_device_malloc(dev, (void **)&dA, bytes);
         if (!rc)
@@ -399,7 +448,10 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                         hyt_chol_dev_params_t p = {nbs[b], las[l], leafs[f]};
                         hyt_chol_params_device(ctx, n, &p);
                         double th = NAN, res = NAN;
-                        if (run_hytile(ctx, &q, H, dA, dz, &p, reps, &th, &res)) {
+                        if (dmat)
+                            p.leaf = 0;
+                        if (dmat ? run_dmat(ctx, &q, H, F, dA, dz, p.nb, las[l], reps, &th, &res)
+                                 : run_hytile(ctx, &q, H, dA, dz, &p, reps, &th, &res)) {
                             fprintf(stderr, "hytile bench-gpu --chol: n = %d, uplo %c: %s\n", n,
                                     uplo, hyt_last_error());
                             status = 1;
@@ -425,6 +477,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
         if (dA)
             hyt_device_free(dev, dA);
         hyt_host_free(ctx, H);
+        hyt_host_free(ctx, F);
         /* the DGEMM ceiling at this n, with the device matrix freed */
         for (int b = 0; b < nnb && gemm && cuda; b++) {
             hyt_chol_dev_params_t p = {nbs[b], -1, 0};
