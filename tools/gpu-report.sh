@@ -1,6 +1,7 @@
 #!/bin/bash
 # What the README's GPU lines rest on, in one call on a GPU machine: the build, the gpu suite
-# (compute-sanitizer included), the LU and the Cholesky against cuSOLVER in the same run, and
+# (compute-sanitizer included), the LU and the Cholesky (both triangles, and the device
+# matrix's on every GPU) against cuSOLVER in the same run, and
 # the README's main job (hytile hpl with the shipped configuration).  From the repository root,
 # after `source tools/gpu-env.sh`.  Logs to $OUT (or /tmp/hytile-gpu); a summary last.
 # STEPS (default "suite sanitize hpl lu chol") picks the parts ("suite": the gpu suite but
@@ -42,9 +43,14 @@ for s in $steps; do
         ;;
     chol)
         # shellcheck disable=SC2086
-        timeout "$lim" $hy bench-gpu --chol ${CHOL_NS:-32768 65536} --reps "${REPS:-2}" >"$out/chol.log" 2>&1
+        timeout "$lim" $hy bench-gpu --chol ${CHOL_NS:-32768 65536} --uplo L,U --reps "${REPS:-2}" >"$out/chol.log" 2>&1
         stamp "bench-gpu --chol: exit $?"
         tail -n 12 "$out/chol.log" | tee -a "$out/summary.txt"
+        # the device matrix's Cholesky (hyt_dpotrf_dmat) on every GPU
+        # shellcheck disable=SC2086
+        timeout "$lim" $hy bench-gpu --chol ${CHOL_NS:-32768 65536} --dmat --devices cuda --reps "${REPS:-2}" >"$out/chol_dmat.log" 2>&1
+        stamp "bench-gpu --chol --dmat: exit $?"
+        tail -n 6 "$out/chol_dmat.log" | tee -a "$out/summary.txt"
         ;;
     hpl)
         h0=$(date +%s.%N)
