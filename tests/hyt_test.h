@@ -30,6 +30,15 @@ static int test_failures;
         }                                                                                      \
     } while (0)
 
+/* A call's return code and a text its message (hyt_last_error) must hold. */
+#define EXPECT_ARG(call, code, text)                                                           \
+    do {                                                                                       \
+        int rc_ = (call);                                                                      \
+        CHECK(rc_ == (code), "%s gave %d (%s)", #call, rc_, hyt_last_error());                 \
+        CHECK(strstr(hyt_last_error(), text), "%s: message '%s' lacks '%s'", #call,             \
+              hyt_last_error(), text);                                                         \
+    } while (0)
+
 static inline int test_result(const char *name)
 {
     if (test_failures)

@@ -166,15 +166,6 @@ static void check_nan(hyt_context_t *ctx, int n, int nb, int la)
     free(F);
 }
 
-/* A call's return code and a text its message must hold. */
-#define EXPECT_ARG(call, code, text)                                                           \
-    do {                                                                                       \
-        int rc_ = (call);                                                                      \
-        CHECK(rc_ == (code), "%s gave %d (%s)", #call, rc_, hyt_last_error());                 \
-        CHECK(strstr(hyt_last_error(), text), "%s: message '%s' lacks '%s'", #call,             \
-              hyt_last_error(), text);                                                         \
-    } while (0)
-
 /* Bad arguments: -i (nothing run) and the called function named in the message. */
 static void check_args(hyt_context_t *ctx, const char *devs)
 {

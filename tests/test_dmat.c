@@ -143,14 +143,6 @@ static void check_special(hyt_context_t *ctx, const char *devs)
     free(hpiv);
 }
 
-#define EXPECT_ARG(call, code, text)                                                           \
-    do {                                                                                       \
-        int rc_ = (call);                                                                      \
-        CHECK(rc_ == (code), "%s gave %d (%s)", #call, rc_, hyt_last_error());                 \
-        CHECK(strstr(hyt_last_error(), text), "%s: message '%s' lacks '%s'", #call,             \
-              hyt_last_error(), text);                                                         \
-    } while (0)
-
 static void check_args(hyt_context_t *ctx, hyt_context_t *cpu, int ndev)
 {
     hyt_dmat_t *dA, *dB, *dC, *dD;
