@@ -66,6 +66,12 @@ int hyt_drv_dpotrs_lapack(hyt_context_t *ctx, char uplo, int n, int nrhs, const 
  * transposed view, docs in gpu_dpotrf_tasks.c). */
 #define HYT_CHOL_DEV_PIECE 512 /* a diagonal block is factored in pieces this wide (<= the
                                 * fused potf2's HYT_DPOTF2_MAX_N) */
+/* LAPACK's INFO from the local INFO e > 0 of piece q of step k (block size nb): the piece
+ * starts at column k nb + q HYT_CHOL_DEV_PIECE. */
+static inline int hyt_chol_piece_info(int k, int q, int nb, int e)
+{
+    return k * nb + q * HYT_CHOL_DEV_PIECE + e;
+}
 typedef struct hyt_chol_dev {
     int device;      /* the context's device index */
     char uplo;       /* 'L' or 'U' */

@@ -56,7 +56,7 @@ static void call_free(dev_call_t *c)
 }
 
 /* INFO: the first piece of the first step whose potf2 failed (every piece ran and wrote its
- * entry; piece q of step k starts at column k nb + q HYT_CHOL_DEV_PIECE). */
+ * entry, piece q of step k at k pieces + q). */
 static int info_body(const hyt_task_ctx_t *tc, void *p)
 {
     (void)tc;
@@ -64,8 +64,8 @@ static int info_body(const hyt_task_ctx_t *tc, void *p)
     *c->info = 0;
     for (size_t e = 0; e < c->ninfo; e++)
         if (c->h_info[e]) {
-            *c->info = (int)(e / c->pieces) * c->nb + (int)(e % c->pieces) * HYT_CHOL_DEV_PIECE +
-                       c->h_info[e];
+            *c->info = hyt_chol_piece_info((int)(e / c->pieces), (int)(e % c->pieces), c->nb,
+                                           c->h_info[e]);
             break;
         }
     return 0;

@@ -242,7 +242,7 @@ static int info_body(const hyt_task_ctx_t *tc, void *p)
             const int e = h->h_info[((int64_t)(k % h->ndev) * h->dA->ncols[0] + k / h->ndev) *
                                         P + q];
             if (e)
-                info = k * h->dA->nb + q * HYT_CHOL_DEV_PIECE + e;
+                info = hyt_chol_piece_info(k, q, h->dA->nb, e);
         }
     *h->info = info;
     return 0;
