@@ -2,17 +2,19 @@
  * hytile bench-gpu: hytile's hybrid LU against the vendor's LU (cusolverDnDgetrf on one GPU,
  * cusolverMgGetrf on several) on the same HPL matrix, in one process on one machine, both
  * results checked by solving with them and computing HPL's scaled residual before any rate is
- * printed.  Two timings of each (GPU panels, one GPU):
- *   device: the matrix already on the GPU, the factors left there.  hytile: from the moment
+ * printed.  Two timings of each (GPU panels):
+ *   device: the matrix already on the GPUs, the factors left there.  hytile: from the moment
  *           its last column load has finished to the end of its last update (the marks of
  *           hyt_lu_params_t; the factors' returns wait until then); cuSOLVER: cusolverDnDgetrf
- *           alone.
- *   host to host: from the page-locked host matrix to the factors back in host memory.
- *           hytile: hyt_dgetrf_tile on its tiles (loads and returns overlap the
- *           factorization); cuSOLVER: its cudaMemcpy in, cusolverDnDgetrf, its cudaMemcpy out.
+ *           alone (one GPU), cusolverMgGetrf alone (several: the matrix already spread over
+ *           them; each block size of --mg-block, default 256 and 512, the best reported).
+ *   host to host: from the host matrix to the factors back in host memory.  hytile:
+ *           hyt_dgetrf_tile on its tiles (loads and returns overlap the factorization);
+ *           cuSOLVER (one GPU only): its cudaMemcpy in, cusolverDnDgetrf, its cudaMemcpy out.
  *
  *   hytile bench-gpu [-n N[,N...] ...] [--devices cuda:0,1,...] [--nb NB] [--lookahead L]
- *                    [--panel-cores P] [--reps R] [--mg-block B] [--no-peer] [--trace FILE]
+ *                    [--panel-cores P] [--reps R] [--mg-block B[,B...]] [--no-peer]
+ *                    [--trace FILE]
  */
 #include "cli_common.h"
 #include "hytile_cli.h"
@@ -80,11 +82,11 @@ static int usage(void)
     fprintf(stderr,
             "usage: hytile bench-gpu [-n N[,N...] ...] [--devices cuda:0,1,...] [--nb NB]\n"
             "                        [--lookahead L[,L...]] [--panel-cores P[,P...]] [--reps R]\n"
-            "                        [--mg-block B] [--no-peer] [--trace FILE]\n"
+            "                        [--mg-block B[,B...]] [--no-peer] [--trace FILE]\n"
             "       hytile bench-gpu --panel [-n M ...] [--nb NB] [--reps R] [--devices cuda:0]\n"
             "  hytile's hybrid LU and cuSOLVER (one GPU) / cusolverMg (several) on the same\n"
             "  HPL matrix; TFLOP/s of the factorizations and their ratio, with the matrix on\n"
-            "  the GPU (dev) and host to host (h2h; GPU panels on one GPU).  Lists of lookahead\n"
+            "  the GPUs (dev) and host to host (h2h; GPU panels).  Lists of lookahead\n"
             "  and panel cores run every combination on the same matrix (the peer once).\n"
             "  --panel: the panel LU alone on M x NB panels (default M = 1024 ... 131072, NB =\n"
             "  256, 512, 1024): hytile's GPU panel (gpu.panel_ctas CTAs) against\n"
@@ -98,7 +100,7 @@ static int usage(void)
 int hyt_cmd_bench_gpu(int argc, char **argv)
 {
     int ns[32], nn = 0, nb = -1, las[16] = {-1}, pcs[16] = {-1}, nla = 1, npc = 1, reps = 1;
-    int mg_block = 0, peer = 1, panel = 0;
+    int mgs[8] = {256, 512}, nmg = 2, peer = 1, panel = 0;
     const char *devices = "cuda", *trace = NULL;
     for (int i = 1; i < argc; i++) /* the Cholesky: its own benchmark (bench_chol_gpu.c) */
         if (!strcmp(argv[i], "--chol"))
@@ -136,8 +138,10 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
         }
         else if (!strcmp(a, "--reps"))
             reps = atoi(v);
-        else if (!strcmp(a, "--mg-block"))
-            mg_block = atoi(v);
+        else if (!strcmp(a, "--mg-block")) {
+            if ((nmg = parse_list(v, mgs, 8)) < 0)
+                return usage();
+        }
         else if (!strcmp(a, "--trace"))
             trace = v;
         else
@@ -259,7 +263,7 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
                 hyt_lu_params_t q;
                 double marks[2] = {0, 0};
                 hyt_lu_params(ctx, n, n, &q);
-                if (!q.gpu_panel || ndev != 1)
+                if (!q.gpu_panel)
                     continue;
                 q.nb = A.nb;
                 q.marks = marks;
@@ -292,22 +296,32 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
         hyt_desc_destroy(&A);
         double tp = NAN, res_p = NAN, tp_h2h = NAN;
         if (peer && !rc) {
+            /* cusolverDn on one GPU (its one block size), cusolverMg on several: each block */
             double tbest = 1e30, hbest = 1e30;
-            for (int r = 0; r < reps; r++) {
-                double tf;
-                int info;
-                int prc = hyt_peer_dgesv(ndev, ids, n, mg_block, a0, b, x, &tf, &info);
-                if (prc) {
-                    fprintf(stderr, "peer: %s\n", hyt_last_error());
-                    break;
+            for (int m = 0; m < (ndev == 1 ? 1 : nmg); m++) {
+                double mbest = 1e30, mres = NAN;
+                for (int r = 0; r < reps; r++) {
+                    double tf;
+                    int info;
+                    if (hyt_peer_dgesv(ndev, ids, n, mgs[m], a0, b, x, &tf, &info)) {
+                        fprintf(stderr, "peer: %s\n", hyt_last_error());
+                        break;
+                    }
+                    mbest = fmin(mbest, tf);
+                    if (r == 0 && info == 0)
+                        mres = hpl_residual(ctx, &L, b, x);
+                    if (ndev == 1 && !hyt_peer_dgetrf_h2h(ids[0], n, a0, &tf))
+                        hbest = fmin(hbest, tf);
+                    else if (ndev == 1)
+                        fprintf(stderr, "peer (host to host): %s\n", hyt_last_error());
                 }
-                tbest = fmin(tbest, tf);
-                if (r == 0 && info == 0)
-                    res_p = hpl_residual(ctx, &L, b, x);
-                if (ndev == 1 && !hyt_peer_dgetrf_h2h(ids[0], n, a0, &tf))
-                    hbest = fmin(hbest, tf);
-                else if (ndev == 1)
-                    fprintf(stderr, "peer (host to host): %s\n", hyt_last_error());
+                if (ndev > 1 && mbest < 1e30)
+                    printf("%7d peer: cusolverMgGetrf on %d GPUs, block %d: %.3f s, %.2f TFLOP/s, "
+                           "residual %.2e\n", n, ndev, mgs[m], mbest, flops / mbest * 1e-12, mres);
+                if (mbest < tbest) {
+                    tbest = mbest;
+                    res_p = mres;
+                }
             }
             if (tbest < 1e30)
                 tp = tbest;
