@@ -1,10 +1,14 @@
 #!/bin/sh
 # compute-sanitizer (memcheck, racecheck, synccheck, initcheck) on a small hybrid LU in both
-# panel modes (hytile hpl -n 3000 --devices cuda, HYT_PANEL=gpu and cpu) and on the native
-# panel LU's test (small cases).  Usage: gpu-sanitize.sh HYTILE TEST_GPU_PANEL.
+# panel modes (hytile hpl -n 3000 --devices cuda, HYT_PANEL=gpu and cpu: every GPU), on the
+# native panel LU's test and the fused potf2's test (small cases), and on small GPU-only
+# Cholesky runs (hytile bench-gpu --chol: both triangles on cuda:0, blocks of 256 and of 768
+# in pieces; the device matrix's on every GPU).
+# Usage: gpu-sanitize.sh HYTILE TEST_GPU_PANEL TEST_GPU_DPOTF2.
 # Exits 77 (skipped) without compute-sanitizer or without a usable GPU.
 hytile=$1
 panel=$2
+potf2=$3
 cs=$(command -v compute-sanitizer || true)
 if [ -z "$cs" ] && [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
     cs=/usr/local/cuda/bin/compute-sanitizer
@@ -35,5 +39,19 @@ for tool in memcheck racecheck synccheck initcheck; do
         echo "gpu-sanitize: FAILED: $tool on test_gpu_panel"
         fail=1
     fi
+    echo "== $tool: test_gpu_dpotf2 small"
+    if ! "$cs" --tool "$tool" --error-exitcode 99 "$potf2" small; then
+        echo "gpu-sanitize: FAILED: $tool on test_gpu_dpotf2"
+        fail=1
+    fi
+    for chol in "--uplo L,U --nb 256,768 --devices cuda:0" "--nb 256 --dmat --devices cuda"; do
+        echo "== $tool: hytile bench-gpu --chol 1100 $chol --no-peer"
+        # shellcheck disable=SC2086
+        if ! "$cs" --tool "$tool" --error-exitcode 99 "$hytile" bench-gpu --chol 1100 $chol \
+                --no-peer --reps 1 >/dev/null; then
+            echo "gpu-sanitize: FAILED: $tool on bench-gpu --chol 1100 $chol"
+            fail=1
+        fi
+    done
 done
 exit $fail

@@ -5,8 +5,10 @@
 # the README's main job (hytile hpl with the shipped configuration).  From the repository root,
 # after `source tools/gpu-env.sh`.  Logs to $OUT (or /tmp/hytile-gpu); a summary last.
 # STEPS (default "suite sanitize hpl lu chol") picks the parts ("suite": the gpu suite but
-# compute-sanitizer, "sanitize": that test alone); NS, CHOL_NS the sizes; LIMIT the seconds a
-# step may take (default 300).
+# compute-sanitizer, "sanitize": that test alone; "lu1": the LU on the first GPU alone, for
+# the scaling of "lu" on every GPU; "trace": hytile hpl -n TRACE_N on every GPU with an SVG
+# Gantt chart of its trace); NS, NS1, CHOL_NS, TRACE_N the sizes; LIMIT the seconds a step
+# may take (default 300).
 set -u
 out=${OUT:-/tmp/hytile-gpu}
 mkdir -p "$out"
@@ -40,6 +42,21 @@ for s in $steps; do
         timeout "$lim" $hy bench-gpu -n "${NS:-16384,32768,65536}" --reps "${REPS:-2}" >"$out/lu.log" 2>&1
         stamp "bench-gpu (LU): exit $?"
         tail -n 25 "$out/lu.log" | tee -a "$out/summary.txt"
+        ;;
+    lu1)
+        timeout "$lim" $hy bench-gpu -n "${NS1:-${NS:-65536}}" --devices cuda:0 --reps "${REPS:-2}" \
+            >"$out/lu1.log" 2>&1
+        stamp "bench-gpu (LU, cuda:0 alone): exit $?"
+        tail -n 6 "$out/lu1.log" | tee -a "$out/summary.txt"
+        ;;
+    trace)
+        # the JSON trace stays on the machine (large); the SVG comes back
+        timeout "$lim" $hy hpl -n "${TRACE_N:-98304}" --devices cuda --trace /tmp/hytile-trace.json \
+            >"$out/trace.log" 2>&1
+        rc=$?
+        cp /tmp/hytile-trace.svg "$out/trace.svg" 2>/dev/null
+        stamp "hytile hpl -n ${TRACE_N:-98304} --trace: exit $rc, SVG $(wc -c <"$out/trace.svg" 2>/dev/null) bytes"
+        grep -E "^WR|PASSED|FAILED" "$out/trace.log" | tail -n 3 | tee -a "$out/summary.txt"
         ;;
     chol)
         # shellcheck disable=SC2086
