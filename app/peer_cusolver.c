@@ -25,7 +25,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #if HYT_HAVE_CUDA
 
@@ -36,120 +35,10 @@
 #include <cusolverDn.h>
 #include <cusolverMg.h>
 
+#include "peer_cuda.h"
+
 enum { HYT_PEER_DEFAULT_MG_BLOCK = 256 };
-
-static const char *peer_solver_status_name(cusolverStatus_t s)
-{
-    switch (s) {
-    case CUSOLVER_STATUS_SUCCESS: return "CUSOLVER_STATUS_SUCCESS";
-    case CUSOLVER_STATUS_NOT_INITIALIZED: return "CUSOLVER_STATUS_NOT_INITIALIZED";
-    case CUSOLVER_STATUS_ALLOC_FAILED: return "CUSOLVER_STATUS_ALLOC_FAILED";
-    case CUSOLVER_STATUS_INVALID_VALUE: return "CUSOLVER_STATUS_INVALID_VALUE";
-    case CUSOLVER_STATUS_ARCH_MISMATCH: return "CUSOLVER_STATUS_ARCH_MISMATCH";
-    case CUSOLVER_STATUS_MAPPING_ERROR: return "CUSOLVER_STATUS_MAPPING_ERROR";
-    case CUSOLVER_STATUS_EXECUTION_FAILED: return "CUSOLVER_STATUS_EXECUTION_FAILED";
-    case CUSOLVER_STATUS_INTERNAL_ERROR: return "CUSOLVER_STATUS_INTERNAL_ERROR";
-    case CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED:
-        return "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
-    case CUSOLVER_STATUS_NOT_SUPPORTED: return "CUSOLVER_STATUS_NOT_SUPPORTED";
-    case CUSOLVER_STATUS_ZERO_PIVOT: return "CUSOLVER_STATUS_ZERO_PIVOT";
-    case CUSOLVER_STATUS_INVALID_LICENSE: return "CUSOLVER_STATUS_INVALID_LICENSE";
-    case CUSOLVER_STATUS_INVALID_WORKSPACE: return "CUSOLVER_STATUS_INVALID_WORKSPACE";
-    default: return "unknown cuSOLVER status";
-    }
-}
-
-/* A failed call's status as text: CUDA's name and description, with the current device (the
- * per-device calls of a multi-GPU run; nothing when even that query fails). */
-static void peer_cuda_text(int status, char *buf, size_t len)
-{
-    const cudaError_t e = (cudaError_t)status;
-    int device = -1;
-    char where[32] = "";
-    if (cudaGetDevice(&device) == cudaSuccess)
-        snprintf(where, sizeof where, ", current device %d", device);
-    snprintf(buf, len, "%s (%s%s)", cudaGetErrorName(e), cudaGetErrorString(e), where);
-}
-
-/* cuSOLVER's: the number and its name (cusolverDn and cusolverMg share cusolverStatus_t). */
-static void peer_solver_text(int status, char *buf, size_t len)
-{
-    snprintf(buf, len, "cuSOLVER status %d (%s)", status,
-             peer_solver_status_name((cusolverStatus_t)status));
-}
-
-/* Records "file:line: call failed: <status as text>" and returns HYT_ERR_DEVICE. */
-static int peer_failed(void (*text)(int, char *, size_t), int status, const char *call,
-                       const char *file, int line)
-{
-    char what[256];
-    text(status, what, sizeof what);
-    return hyt_error(HYT_ERR_DEVICE, "%s:%d: %s failed: %s", file, line, call, what);
-}
-
-/* The checks of every call, whatever its library: the type of the call's status picks its
- * success value and its text (a status of another type does not compile).  The controlling
- * expression of _Generic is not evaluated, so the call runs once. */
-#define HYT_PEER_OK(call) _Generic((call), cudaError_t: cudaSuccess,                          \
-                                           cusolverStatus_t: CUSOLVER_STATUS_SUCCESS)
-#define HYT_PEER_TEXT(call) _Generic((call), cudaError_t: peer_cuda_text,                     \
-                                             cusolverStatus_t: peer_solver_text)
-
-/* Check one call; on failure record the error in rc and jump to the function's cleanup. */
-#define HYT_PEER_TRY(call)                                                                     \
-    do {                                                                                       \
-        const int peer_s = (int)(call);                                                        \
-        if (peer_s != (int)HYT_PEER_OK(call)) {                                                \
-            rc = peer_failed(HYT_PEER_TEXT(call), peer_s, #call, __FILE__, __LINE__);          \
-            goto cleanup;                                                                      \
-        }                                                                                      \
-    } while (0)
-
-/* Inside cleanup: check the call, keep the first error (and its message), carry on freeing. */
-#define HYT_PEER_CLEAN(call)                                                                   \
-    do {                                                                                       \
-        const int peer_s = (int)(call);                                                        \
-        if (peer_s != (int)HYT_PEER_OK(call) && rc == 0)                                       \
-            rc = peer_failed(HYT_PEER_TEXT(call), peer_s, #call, __FILE__, __LINE__);          \
-    } while (0)
-
-/* HYT_ERR_DEVICE_MEMORY unless `need` bytes are free on `device` (the current device). */
-static int peer_check_memory(int device, size_t need, int n, int ndev, const char *what)
-{
-    int rc = 0;
-    size_t free_bytes = 0, total_bytes = 0;
-    HYT_PEER_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-    if (need > free_bytes) {
-        const double gib = 1024.0 * 1024.0 * 1024.0;
-        rc = hyt_error(HYT_ERR_DEVICE_MEMORY,
-                       "hyt_peer_dgesv (n = %d on %d GPU%s): %s need %zu bytes (%.2f GiB) on "
-                       "device %d, but only %zu bytes (%.2f GiB) of its %.2f GiB are free",
-                       n, ndev, ndev > 1 ? "s" : "", what, need, (double)need / gib, device,
-                       free_bytes, (double)free_bytes / gib, (double)total_bytes / gib);
-    }
-cleanup:
-    return rc;
-}
-
-/* cudaDeviceSynchronize on every device of the list. */
-static int peer_sync_all(int ndev, const int *devices)
-{
-    int rc = 0;
-    for (int p = 0; p < ndev; p++) {
-        HYT_PEER_TRY(cudaSetDevice(devices[p]));
-        HYT_PEER_TRY(cudaDeviceSynchronize());
-    }
-cleanup:
-    return rc;
-}
-
-/* Tiles of the block-cyclic distribution that device p holds (at least one, so that every
- * device hands cusolverMg a valid pointer even when it owns no column of a small matrix). */
-static int64_t peer_local_tiles(int64_t nblk, int ndev, int p)
-{
-    int64_t tiles = nblk > p ? (nblk - 1 - p) / ndev + 1 : 0;
-    return tiles > 0 ? tiles : 1;
-}
+#define PEER_FUNC "hyt_peer_dgesv" /* the call named in the messages */
 
 /* ---------------------------------------------------------------------------------------------
  * One GPU: cusolverDn on a stream of our own.
@@ -171,9 +60,10 @@ static int peer_dn(int device, int n, const double *a, const double *b, double *
     HYT_PEER_TRY(cusolverDnCreate(&handle));
     HYT_PEER_TRY(cusolverDnSetStream(handle, stream));
 
-    rc = peer_check_memory(device, nn * sizeof(double) + (size_t)n * sizeof(double)
-                                       + (size_t)n * sizeof(int) + sizeof(int),
-                           n, 1, "A, b, ipiv and info");
+    rc = hyt_peer_check_memory(PEER_FUNC, device, nn * sizeof(double)
+                                                      + (size_t)n * sizeof(double)
+                                                      + (size_t)n * sizeof(int) + sizeof(int),
+                               n, 1, "A, b, ipiv and info");
     if (rc)
         goto cleanup;
     HYT_PEER_TRY(cudaMalloc((void **)&d_a, nn * sizeof(double)));
@@ -184,8 +74,8 @@ static int peer_dn(int device, int n, const double *a, const double *b, double *
     HYT_PEER_TRY(cusolverDnDgetrf_bufferSize(handle, n, n, d_a, n, &lwork));
     if (lwork < 1)
         lwork = 1;
-    rc = peer_check_memory(device, (size_t)lwork * sizeof(double), n, 1,
-                           "the cusolverDnDgetrf workspace");
+    rc = hyt_peer_check_memory(PEER_FUNC, device, (size_t)lwork * sizeof(double), n, 1,
+                               "the cusolverDnDgetrf workspace");
     if (rc)
         goto cleanup;
     HYT_PEER_TRY(cudaMalloc((void **)&d_work, (size_t)lwork * sizeof(double)));
@@ -263,8 +153,9 @@ int hyt_peer_dgetrf_h2h(int device, int n, const double *a, double *seconds)
     HYT_PEER_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     HYT_PEER_TRY(cusolverDnCreate(&handle));
     HYT_PEER_TRY(cusolverDnSetStream(handle, stream));
-    rc = peer_check_memory(device, nn * sizeof(double) + (size_t)n * sizeof(int) + sizeof(int),
-                           n, 1, "A, ipiv and info");
+    rc = hyt_peer_check_memory("hyt_peer_dgetrf_h2h", device,
+                               nn * sizeof(double) + (size_t)n * sizeof(int) + sizeof(int), n, 1,
+                               "A, ipiv and info");
     if (rc)
         goto cleanup;
     HYT_PEER_TRY(cudaMalloc((void **)&d_a, nn * sizeof(double)));
@@ -338,27 +229,9 @@ static int peer_mg(int ndev, const int *devices, int n, int nb, const double *a,
         ids[p] = devices[p];
 
     // peer access between all pairs; access that is already on stays on after we return
-    for (int i = 0; i < ndev; i++) {
-        HYT_PEER_TRY(cudaSetDevice(devices[i]));
-        for (int j = 0; j < ndev; j++) {
-            if (j == i)
-                continue;
-            cudaError_t e = cudaDeviceEnablePeerAccess(devices[j], 0);
-            if (e == cudaErrorPeerAccessAlreadyEnabled) {
-                /* Not an error; reading it back clears the thread's last-error state, which
-                 * would otherwise surface in the next cudaGetLastError() check. */
-                (void)cudaGetLastError();
-            } else if (e != cudaSuccess) {
-                char call[96];
-                snprintf(call, sizeof call, "cudaDeviceEnablePeerAccess(devices[j], 0) (device %d "
-                         "to device %d)", devices[i], devices[j]);
-                rc = peer_failed(peer_cuda_text, (int)e, call, __FILE__, __LINE__);
-                goto cleanup;
-            } else {
-                peer_on[(size_t)i * (size_t)ndev + (size_t)j] = 1;
-            }
-        }
-    }
+    rc = hyt_peer_access_enable(ndev, devices, peer_on);
+    if (rc)
+        goto cleanup;
 
     // handle, grid, descriptors
     HYT_PEER_TRY(cusolverMgCreate(&handle));
@@ -372,17 +245,17 @@ static int peer_mg(int ndev, const int *devices, int n, int nb, const double *a,
 
     // local parts: check every device first, then allocate (zeroed, padding included)
     for (int p = 0; p < ndev; p++) {
-        const size_t tiles = (size_t)peer_local_tiles(nblk, ndev, p);
+        const size_t tiles = (size_t)hyt_peer_local_tiles(nblk, ndev, p);
         HYT_PEER_TRY(cudaSetDevice(devices[p]));
-        rc = peer_check_memory(devices[p], tiles * tile_elems * sizeof(double)
-                                               + tiles * (size_t)nb * sizeof(int)
-                                               + (size_t)n * sizeof(double),
-                               n, ndev, "the local columns of A, ipiv and b");
+        rc = hyt_peer_check_memory(PEER_FUNC, devices[p], tiles * tile_elems * sizeof(double)
+                                                              + tiles * (size_t)nb * sizeof(int)
+                                                              + (size_t)n * sizeof(double),
+                                   n, ndev, "the local columns of A, ipiv and b");
         if (rc)
             goto cleanup;
     }
     for (int p = 0; p < ndev; p++) {
-        const size_t tiles = (size_t)peer_local_tiles(nblk, ndev, p);
+        const size_t tiles = (size_t)hyt_peer_local_tiles(nblk, ndev, p);
         const size_t a_bytes = tiles * tile_elems * sizeof(double);
         const size_t ipiv_bytes = tiles * (size_t)nb * sizeof(int);
         const size_t b_bytes = (size_t)n * sizeof(double);
@@ -396,16 +269,9 @@ static int peer_mg(int ndev, const int *devices, int n, int nb, const double *a,
     }
 
     // host to devices: column block j to local tile j / ndev of devices[j % ndev]
-    for (int p = 0; p < ndev; p++) {
-        HYT_PEER_TRY(cudaSetDevice(devices[p]));
-        for (int64_t j = p; j < nblk; j += ndev) {
-            const int64_t cols = (int64_t)n - j * nb < nb ? (int64_t)n - j * nb : nb;
-            double *dst = (double *)d_a[p] + (size_t)(j / ndev) * tile_elems;
-            const double *src = a + (size_t)j * tile_elems;
-            HYT_PEER_TRY(cudaMemcpy(dst, src, (size_t)cols * (size_t)n * sizeof(double),
-                                     cudaMemcpyHostToDevice));
-        }
-    }
+    rc = hyt_peer_mg_put(ndev, devices, n, nb, a, n, d_a);
+    if (rc)
+        goto cleanup;
     HYT_PEER_TRY(cudaSetDevice(devices[0]));
     HYT_PEER_TRY(cudaMemcpy(d_b[0], b, (size_t)n * sizeof(double), cudaMemcpyHostToDevice));
 
@@ -420,21 +286,21 @@ static int peer_mg(int ndev, const int *devices, int n, int nb, const double *a,
         lwork = 1;
     for (int p = 0; p < ndev; p++) {
         HYT_PEER_TRY(cudaSetDevice(devices[p]));
-        rc = peer_check_memory(devices[p], (size_t)lwork * sizeof(double), n, ndev,
-                               "the cusolverMg workspace");
+        rc = hyt_peer_check_memory(PEER_FUNC, devices[p], (size_t)lwork * sizeof(double), n,
+                                   ndev, "the cusolverMg workspace");
         if (rc)
             goto cleanup;
         HYT_PEER_TRY(cudaMalloc(&d_work[p], (size_t)lwork * sizeof(double)));
     }
 
     // factorization, timed alone
-    rc = peer_sync_all(ndev, devices);
+    rc = hyt_peer_sync_all(ndev, devices);
     if (rc)
         goto cleanup;
     t0 = hyt_wtime();
     HYT_PEER_TRY(cusolverMgGetrf(handle, n, n, d_a, 1, 1, desc_a, d_ipiv, CUDA_R_64F, d_work,
                                     lwork, &h_info));
-    rc = peer_sync_all(ndev, devices);
+    rc = hyt_peer_sync_all(ndev, devices);
     if (rc)
         goto cleanup;
     *factor_seconds = hyt_wtime() - t0;
@@ -451,7 +317,7 @@ static int peer_mg(int ndev, const int *devices, int n, int nb, const double *a,
     // solve
     HYT_PEER_TRY(cusolverMgGetrs(handle, CUBLAS_OP_N, n, 1, d_a, 1, 1, desc_a, d_ipiv, d_b,
                                     1, 1, desc_b, CUDA_R_64F, d_work, lwork, &h_info));
-    rc = peer_sync_all(ndev, devices);
+    rc = hyt_peer_sync_all(ndev, devices);
     if (rc)
         goto cleanup;
     if (h_info != 0) {
@@ -487,23 +353,7 @@ cleanup:
     if (handle)
         HYT_PEER_CLEAN(cusolverMgDestroy(handle));
     // leave peer access as we found it: hytile's own run must not inherit it
-    for (int i = 0; i < ndev && peer_on; i++) {
-        const unsigned char *on = peer_on + (size_t)i * (size_t)ndev;
-        if (!memchr(on, 1, (size_t)ndev))
-            continue;
-        cudaError_t e = cudaSetDevice(devices[i]);
-        if (e != cudaSuccess) {
-            /* not on device i: disabling now would act on another device's access */
-            if (rc == 0)
-                rc = peer_failed(peer_cuda_text, (int)e, "cudaSetDevice(devices[i])", __FILE__,
-                                 __LINE__);
-            continue;
-        }
-        for (int j = 0; j < ndev; j++) {
-            if (on[j])
-                HYT_PEER_CLEAN(cudaDeviceDisablePeerAccess(devices[j]));
-        }
-    }
+    rc = hyt_peer_access_restore(ndev, devices, peer_on, rc);
     free(peer_on);
     free(d_ipiv);
     free(d_work);
@@ -519,12 +369,9 @@ cleanup:
 int hyt_peer_dgesv(int ndev, const int *devices, int n, int mg_block, const double *a,
                    const double *b, double *x, double *factor_seconds, int *info)
 {
-    int rc = 0, count = 0, current = -1;
+    int rc = 0, current = -1;
     int nb = mg_block > 0 ? mg_block : HYT_PEER_DEFAULT_MG_BLOCK;
 
-    if (ndev < 1 || !devices)
-        return hyt_error(HYT_ERR_INVALID, "hyt_peer_dgesv: ndev = %d, devices %s: need at least "
-                         "one device", ndev, devices ? "given" : "NULL");
     if (n < 0)
         return hyt_error(HYT_ERR_INVALID, "hyt_peer_dgesv: n = %d < 0", n);
     if (n > 0 && (!a || !b || !x))
@@ -534,27 +381,15 @@ int hyt_peer_dgesv(int ndev, const int *devices, int n, int mg_block, const doub
                          "hyt_peer_dgesv: factor_seconds and info must not be NULL");
     *factor_seconds = 0.0;
     *info = 0;
-    for (int i = 0; i < ndev; i++) {
-        for (int j = 0; j < i; j++) {
-            if (devices[i] == devices[j])
-                return hyt_error(HYT_ERR_INVALID, "hyt_peer_dgesv: device %d listed twice",
-                                 devices[i]);
-        }
-    }
     if (n == 0)
         return 0;
     if ((size_t)n > SIZE_MAX / sizeof(double) / (size_t)n)
         return hyt_error(HYT_ERR_TOO_LARGE, "hyt_peer_dgesv: n = %d: n^2 doubles overflow size_t",
                          n);
 
-    HYT_PEER_TRY(cudaGetDeviceCount(&count));
-    for (int i = 0; i < ndev; i++) {
-        if (devices[i] < 0 || devices[i] >= count) {
-            rc = hyt_error(HYT_ERR_INVALID, "hyt_peer_dgesv: device %d does not exist (%d CUDA "
-                           "device%s visible)", devices[i], count, count == 1 ? "" : "s");
-            goto cleanup;
-        }
-    }
+    rc = hyt_peer_check_devices(PEER_FUNC, ndev, devices);
+    if (rc)
+        goto cleanup;
     HYT_PEER_TRY(cudaGetDevice(&current));
 
     if (ndev == 1)

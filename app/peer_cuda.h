@@ -1,0 +1,91 @@
+/*
+ * What the cuSOLVER peers of the benchmarks share (peer_cusolver.c: the LU, peer_chol.c: the
+ * Cholesky): the check of every CUDA / cuSOLVER call (HYT_PEER_TRY, HYT_PEER_CLEAN), and the
+ * pieces of a cusolverMg run on a 1 x ndev grid, column-major mapping: the device list's checks,
+ * the free-memory check, peer access on and back off, a synchronization of every device, and
+ * the copies of a host matrix to and from the 1-D column block-cyclic layout (column block j of
+ * nb columns on devices[j % ndev] as local tile j / ndev; every local tile nb full columns of n
+ * doubles, leading dimension n, the last partial block padded; peer_cusolver.c draws it).
+ *
+ * Internal to the hytile command and built with CUDA only (it names CUDA types): include it
+ * inside #if HYT_HAVE_CUDA.
+ */
+#ifndef HYT_PEER_CUDA_H
+#define HYT_PEER_CUDA_H
+
+#include <cuda_runtime.h>
+#include <cusolver_common.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A failed call's status as text: CUDA's name and description with the current device
+ * (hyt_peer_cuda_text), or cuSOLVER's number and name (hyt_peer_solver_text). */
+void hyt_peer_cuda_text(int status, char *buf, size_t len);
+void hyt_peer_solver_text(int status, char *buf, size_t len);
+
+/* Records "file:line: call failed: <status as text>" and returns HYT_ERR_DEVICE. */
+int hyt_peer_failed(void (*text)(int, char *, size_t), int status, const char *call,
+                    const char *file, int line);
+
+/* The checks of every call, whatever its library: the type of the call's status picks its
+ * success value and its text (a status of another type does not compile).  The controlling
+ * expression of _Generic is not evaluated, so the call runs once. */
+#define HYT_PEER_OK(call) _Generic((call), cudaError_t: cudaSuccess,                          \
+                                           cusolverStatus_t: CUSOLVER_STATUS_SUCCESS)
+#define HYT_PEER_TEXT(call) _Generic((call), cudaError_t: hyt_peer_cuda_text,                 \
+                                             cusolverStatus_t: hyt_peer_solver_text)
+
+/* Check one call; on failure record the error in rc and jump to the function's cleanup. */
+#define HYT_PEER_TRY(call)                                                                     \
+    do {                                                                                       \
+        const int peer_s = (int)(call);                                                        \
+        if (peer_s != (int)HYT_PEER_OK(call)) {                                                \
+            rc = hyt_peer_failed(HYT_PEER_TEXT(call), peer_s, #call, __FILE__, __LINE__);      \
+            goto cleanup;                                                                      \
+        }                                                                                      \
+    } while (0)
+
+/* Inside cleanup: check the call, keep the first error (and its message), carry on freeing. */
+#define HYT_PEER_CLEAN(call)                                                                   \
+    do {                                                                                       \
+        const int peer_s = (int)(call);                                                        \
+        if (peer_s != (int)HYT_PEER_OK(call) && rc == 0)                                       \
+            rc = hyt_peer_failed(HYT_PEER_TEXT(call), peer_s, #call, __FILE__, __LINE__);      \
+    } while (0)
+
+/* HYT_ERR_DEVICE_MEMORY unless `need` bytes are free on `device` (the current device); the
+ * message names func, n and ndev, and what the bytes are for. */
+int hyt_peer_check_memory(const char *func, int device, size_t need, int n, int ndev,
+                          const char *what);
+
+/* HYT_ERR_INVALID unless devices holds ndev >= 1 distinct ordinals of visible CUDA devices. */
+int hyt_peer_check_devices(const char *func, int ndev, const int *devices);
+
+/* cudaDeviceSynchronize on every device of the list (the last one stays current). */
+int hyt_peer_sync_all(int ndev, const int *devices);
+
+/* Peer access between every pair of the devices.  on: ndev * ndev flags, zero on entry;
+ * on[i * ndev + j] is set where this call enabled access from devices[i] to devices[j] (access
+ * already on stays on and is not recorded). */
+int hyt_peer_access_enable(int ndev, const int *devices, unsigned char *on);
+
+/* Disables the access that hyt_peer_access_enable recorded in on (NULL: nothing), so that
+ * hytile's own runs do not inherit it.  rc: the caller's first error; returns it, or this
+ * call's first error when rc is 0. */
+int hyt_peer_access_restore(int ndev, const int *devices, const unsigned char *on, int rc);
+
+/* Tiles of the block-cyclic distribution (nblk column blocks) that device p holds: at least
+ * one, so that every device hands cusolverMg a valid pointer even when it owns no column of a
+ * small matrix. */
+int64_t hyt_peer_local_tiles(int64_t nblk, int ndev, int p);
+
+/* The host matrix a (n x n, leading dimension lda) to the local tiles d_a[p] of the devices
+ * (hyt_peer_mg_put), or those tiles back to a (hyt_peer_mg_get), block nb; synchronous
+ * copies, the padding columns never copied. */
+int hyt_peer_mg_put(int ndev, const int *devices, int n, int nb, const double *a, int lda,
+                    void *const *d_a);
+int hyt_peer_mg_get(int ndev, const int *devices, int n, int nb, void *const *d_a, double *a,
+                    int lda);
+
+#endif /* HYT_PEER_CUDA_H */
