@@ -1,6 +1,8 @@
 /*
  * The vendor peers of the GPU-only Cholesky benchmark (peer_chol.h): cusolverDnDpotrf of either
- * triangle of a device-resident matrix, and the cuBLAS DGEMM rate at a given shape.
+ * triangle of a device-resident matrix, cusolverMgPotrf of the lower one over several GPUs (the
+ * LU peer's cusolverMg layout and helpers, peer_cuda.h), and the cuBLAS DGEMM rate at a given
+ * shape.
  *
  * Every CUDA / cuSOLVER / cuBLAS call is checked (name, file, line, status); once a function
  * holds anything, every path out goes through its one cleanup label.  The DGEMM operands are
@@ -15,12 +17,19 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #if HYT_HAVE_CUDA
 
+/* CUDA 13 marks the whole cusolverMg API deprecated; it is still NVIDIA's multi-GPU dense
+ * Cholesky, which is exactly what this peer exists to measure. */
+#define DISABLE_CUSOLVERMG_DEPRECATED
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
+#include <cusolverMg.h>
+
+#include "peer_cuda.h"
 
 static int cuda_error(cudaError_t e, const char *call, const char *file, int line)
 {
@@ -95,6 +104,132 @@ cleanup:
     if (prev >= 0)
         PEER_CLEAN(cudaSetDevice(prev), cudaSuccess, "CUDA");
     return rc;
+}
+
+/* cusolverMgPotrf of the lower triangle, the arguments checked by hyt_peer_dpotrf_mg (nb <= n);
+ * the caller restores the current device. */
+static int peer_potrf_mg(int ndev, const int *devices, int n, int nb, const double *a, int lda,
+                         double *seconds, int *info, double *f)
+{
+    static const char func[] = "hyt_peer_dpotrf_mg";
+    int rc = 0, h_info = 0;
+    double t0 = 0.0;
+    const int64_t nblk = ((int64_t)n + nb - 1) / nb;
+    const size_t tile_bytes = (size_t)nb * (size_t)n * sizeof(double); /* nb columns of n */
+    cusolverMgHandle_t handle = NULL;
+    cudaLibMgGrid_t grid = NULL;
+    cudaLibMgMatrixDesc_t desc = NULL;
+    int *ids = malloc((size_t)ndev * sizeof *ids);
+    void **d_a = calloc((size_t)ndev, sizeof *d_a);
+    void **d_work = calloc((size_t)ndev, sizeof *d_work);
+    unsigned char *peer_on = calloc((size_t)ndev * (size_t)ndev, 1); /* as hyt_peer_dgesv's */
+    int64_t lwork = 0;
+    if (!ids || !d_a || !d_work || !peer_on) {
+        rc = hyt_error(HYT_ERR_NOMEM, "%s: no host memory for %d device tables", func, ndev);
+        goto cleanup;
+    }
+    memcpy(ids, devices, (size_t)ndev * sizeof *ids); /* cusolverMgDeviceSelect's is not const */
+    rc = hyt_peer_access_enable(ndev, devices, peer_on);
+    if (rc)
+        goto cleanup;
+    HYT_PEER_TRY(cusolverMgCreate(&handle));
+    HYT_PEER_TRY(cusolverMgDeviceSelect(handle, ndev, ids));
+    HYT_PEER_TRY(cusolverMgCreateDeviceGrid(&grid, 1, ndev, ids,
+                                            CUDALIBMG_GRID_MAPPING_COL_MAJOR));
+    HYT_PEER_TRY(cusolverMgCreateMatrixDesc(&desc, n, n, n, nb, CUDA_R_64F, grid));
+
+    // the local columns: every device checked first, then allocated (zeroed, padding included)
+    for (int p = 0; p < ndev; p++) {
+        HYT_PEER_TRY(cudaSetDevice(devices[p]));
+        rc = hyt_peer_check_memory(func, devices[p],
+                                   (size_t)hyt_peer_local_tiles(nblk, ndev, p) * tile_bytes, n,
+                                   ndev, "the local columns of A");
+        if (rc)
+            goto cleanup;
+    }
+    for (int p = 0; p < ndev; p++) {
+        const size_t bytes = (size_t)hyt_peer_local_tiles(nblk, ndev, p) * tile_bytes;
+        HYT_PEER_TRY(cudaSetDevice(devices[p]));
+        HYT_PEER_TRY(cudaMalloc(&d_a[p], bytes));
+        HYT_PEER_TRY(cudaMemset(d_a[p], 0, bytes));
+    }
+    rc = hyt_peer_mg_put(ndev, devices, n, nb, a, lda, d_a);
+    if (rc)
+        goto cleanup;
+
+    // the workspace: lwork doubles on every device
+    HYT_PEER_TRY(cusolverMgPotrf_bufferSize(handle, CUBLAS_FILL_MODE_LOWER, n, d_a, 1, 1, desc,
+                                            CUDA_R_64F, &lwork));
+    if (lwork < 1)
+        lwork = 1;
+    for (int p = 0; p < ndev; p++) {
+        HYT_PEER_TRY(cudaSetDevice(devices[p]));
+        rc = hyt_peer_check_memory(func, devices[p], (size_t)lwork * sizeof(double), n, ndev,
+                                   "the cusolverMgPotrf workspace");
+        if (rc)
+            goto cleanup;
+        HYT_PEER_TRY(cudaMalloc(&d_work[p], (size_t)lwork * sizeof(double)));
+    }
+
+    // the factorization, timed alone
+    rc = hyt_peer_sync_all(ndev, devices);
+    if (rc)
+        goto cleanup;
+    t0 = hyt_wtime();
+    HYT_PEER_TRY(cusolverMgPotrf(handle, CUBLAS_FILL_MODE_LOWER, n, d_a, 1, 1, desc, CUDA_R_64F,
+                                 d_work, lwork, &h_info));
+    rc = hyt_peer_sync_all(ndev, devices);
+    if (rc)
+        goto cleanup;
+    *seconds = hyt_wtime() - t0;
+    if (h_info < 0) {
+        rc = hyt_error(HYT_ERR_DEVICE, "%s:%d: cusolverMgPotrf rejected its argument %d (n = %d, "
+                       "nb = %d, %d GPUs, lwork = %lld)", __FILE__, __LINE__, -h_info, n, nb,
+                       ndev, (long long)lwork);
+        goto cleanup;
+    }
+    *info = h_info;
+    if (f)
+        rc = hyt_peer_mg_get(ndev, devices, n, nb, d_a, f, n);
+
+cleanup:
+    rc = hyt_peer_free_table(ndev, devices, d_work, rc);
+    rc = hyt_peer_free_table(ndev, devices, d_a, rc);
+    if (desc)
+        HYT_PEER_CLEAN(cusolverMgDestroyMatrixDesc(desc));
+    if (grid)
+        HYT_PEER_CLEAN(cusolverMgDestroyGrid(grid));
+    if (handle)
+        HYT_PEER_CLEAN(cusolverMgDestroy(handle));
+    rc = hyt_peer_access_restore(ndev, devices, peer_on, rc);
+    free(peer_on);
+    free(d_work);
+    free(d_a);
+    free(ids);
+    return rc;
+}
+
+int hyt_peer_dpotrf_mg(int ndev, const int *devices, int n, int mg_block, const double *a,
+                       int lda, double *seconds, int *info, double *f)
+{
+    static const char func[] = "hyt_peer_dpotrf_mg";
+    int rc = 0, current = -1;
+    const int nb = mg_block > 0 ? mg_block : 256;
+    if (n < 1 || !a || lda < n || !seconds || !info)
+        return hyt_error(HYT_ERR_INVALID, "%s: invalid arguments (n = %d, lda = %d, a %s, "
+                         "seconds %s, info %s)", func, n, lda, a ? "given" : "NULL",
+                         seconds ? "given" : "NULL", info ? "given" : "NULL");
+    if ((size_t)n > SIZE_MAX / sizeof(double) / (size_t)n)
+        return hyt_error(HYT_ERR_TOO_LARGE, "%s: n = %d: n^2 doubles overflow size_t", func, n);
+    *seconds = 0.0;
+    *info = 0;
+    HYT_PEER_TRY(cudaGetDevice(&current));
+    rc = hyt_peer_check_devices(func, ndev, devices);
+    if (!rc)
+        rc = peer_potrf_mg(ndev, devices, n, nb < n ? nb : n, a, lda, seconds, info, f);
+
+cleanup:
+    return hyt_peer_leave(current, rc);
 }
 
 static double fill_value(uint64_t i)
@@ -188,6 +323,14 @@ int hyt_peer_dpotrf_uplo(int device, char uplo, int n, double *d_a, int lda, dou
 {
     (void)device, (void)uplo, (void)n, (void)d_a, (void)lda, (void)seconds, (void)info;
     return hyt_error(HYT_ERR_NOT_AVAILABLE, "hyt_peer_dpotrf_uplo: built without CUDA");
+}
+
+int hyt_peer_dpotrf_mg(int ndev, const int *devices, int n, int mg_block, const double *a,
+                       int lda, double *seconds, int *info, double *f)
+{
+    (void)ndev, (void)devices, (void)n, (void)mg_block, (void)a, (void)lda, (void)seconds;
+    (void)info, (void)f;
+    return hyt_error(HYT_ERR_NOT_AVAILABLE, "hyt_peer_dpotrf_mg: built without CUDA");
 }
 
 int hyt_peer_dgemm_time(int device, char transa, char transb, int m, int n, int k, int reps,

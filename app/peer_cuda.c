@@ -160,6 +160,29 @@ int hyt_peer_access_restore(int ndev, const int *devices, const unsigned char *o
     return rc;
 }
 
+int hyt_peer_free_table(int ndev, const int *devices, void *const *table, int rc)
+{
+    for (int p = 0; p < ndev && table; p++) {
+        if (!table[p])
+            continue;
+        HYT_PEER_CLEAN(cudaSetDevice(devices[p]));
+        HYT_PEER_CLEAN(cudaFree(table[p]));
+    }
+    return rc;
+}
+
+int hyt_peer_leave(int current, int rc)
+{
+    if (current >= 0)
+        HYT_PEER_CLEAN(cudaSetDevice(current));
+    if (rc != 0) {
+        /* A failed runtime call is also recorded as the thread's last error; read it back so
+         * that it does not surface in hytile's next cudaGetLastError() check. */
+        (void)cudaGetLastError();
+    }
+    return rc;
+}
+
 int64_t hyt_peer_local_tiles(int64_t nblk, int ndev, int p)
 {
     int64_t tiles = nblk > p ? (nblk - 1 - p) / ndev + 1 : 0;

@@ -75,6 +75,15 @@ int hyt_peer_access_enable(int ndev, const int *devices, unsigned char *on);
  * call's first error when rc is 0. */
 int hyt_peer_access_restore(int ndev, const int *devices, const unsigned char *on, int rc);
 
+/* cudaFree of every non-NULL table[p] (NULL table: nothing), on devices[p] made current; rc as
+ * in hyt_peer_access_restore. */
+int hyt_peer_free_table(int ndev, const int *devices, void *const *table, int rc);
+
+/* The end of a peer's entry point: the calling thread's current device back to current (when
+ * >= 0), and on a failure (rc != 0) CUDA's last-error state read back, so that it does not
+ * surface in hytile's next cudaGetLastError() check.  Returns rc, or this call's error. */
+int hyt_peer_leave(int current, int rc);
+
 /* Tiles of the block-cyclic distribution (nblk column blocks) that device p holds: at least
  * one, so that every device hands cusolverMg a valid pointer even when it owns no column of a
  * small matrix. */

@@ -398,14 +398,7 @@ int hyt_peer_dgesv(int ndev, const int *devices, int n, int mg_block, const doub
         rc = peer_mg(ndev, devices, n, nb < n ? nb : n, a, b, x, factor_seconds, info);
 
 cleanup:
-    if (current >= 0)
-        HYT_PEER_CLEAN(cudaSetDevice(current));
-    if (rc != 0) {
-        /* A failed runtime call is also recorded as the thread's last error; read it back so
-         * that it does not surface in hytile's next cudaGetLastError() check. */
-        (void)cudaGetLastError();
-    }
-    return rc;
+    return hyt_peer_leave(current, rc);
 }
 
 void hyt_peer_version(char *buf, size_t len)
