@@ -6,7 +6,7 @@
  *
  *   hytile bench-gpu --chol N [N...] [--uplo L|U|L,U] [--nb NB[,NB...]] [--lookahead L[,L...]]
  *                    [--leaf W[,W...]] [--reps R] [--gemm] [--devices cuda:0|host:1]
- *                    [--no-peer] [--dmat]
+ *                    [--no-peer] [--dmat] [--hybrid] [--mg-block B[,B...]]
  *
  * Per N and uplo: the uplo triangle of A (a_ij = u_ij in [-1, 1), a_ii = n + u_ii: diagonally
  * dominant, so SPD; the same symmetric matrix for both triangles; the other triangle zero) is
@@ -26,8 +26,22 @@
  *
  * --dmat: hytile's Cholesky of a device matrix instead (hyt_dpotrf_dmat: lower only; on every
  * device of --devices, 1D block-cyclic, e.g. --devices cuda:0,1), set from the host before the
- * clock starts; its factor is checked the same way, brought to device 0 first.  The peer stays
- * cusolverDnDpotrf on device 0.
+ * clock starts; its factor is checked the same way, brought to device 0 first.
+ *
+ * --hybrid: also hytile's hybrid Cholesky (hyt_dpotrf on the context's devices: diagonal tiles
+ * and panels on the CPUs, the trailing update on the devices), timed host to host: the matrix
+ * in host memory (LAPACK layout, copied from the original before the clock starts), the clock
+ * around the call; its factor checked by the same solve, copied to device 0 first.  A row of
+ * its own after the device-resident rows of each nb and lookahead (its nb and lookahead as
+ * given, else hyt_dpotrf's own choice; leaf "-"), the ratio the peer's (device-resident) time
+ * over its host-to-host time.  On host devices it runs there too (for checking the benchmark).
+ *
+ * The peer: cusolverDnDpotrf on device 0; with several CUDA devices, when the rows measured
+ * use them all (--dmat or --hybrid) and the triangle is lower, cusolverMgPotrf on the same
+ * devices instead (hyt_peer_dpotrf_mg: a 1 x ndev grid, column blocks of B, from the host
+ * matrix, timed between synchronizations of every device), once per block of --mg-block
+ * (default 256 and 512), each block's best time and checked factor (to the host, then to
+ * device 0) on a "#" line, the fastest block the one the rows compare with.
  */
 #include "cli_common.h"
 #include "hytile_cli.h"
@@ -211,11 +225,16 @@ static int usage(void)
             "usage: hytile bench-gpu --chol N [N...] [--uplo L|U|L,U] [--nb NB[,NB...]]\n"
             "                        [--lookahead L[,L...]] [--leaf W[,W...]] [--reps R]\n"
             "                        [--gemm] [--devices cuda:0|host:1] [--no-peer] [--dmat]\n"
+            "                        [--hybrid] [--mg-block B[,B...]]\n"
             "  hytile's GPU-only Cholesky (hyt_dpotrf_device) against cusolverDnDpotrf on the\n"
             "  same SPD matrix, both on the GPU; best of R runs each, residuals checked; every\n"
             "  combination of the lists; --gemm: cuBLAS DGEMM rates at M = N = n, n/2, K = nb.\n"
             "  --dmat: hyt_dpotrf_dmat (lower) on a device matrix over every device of\n"
-            "  --devices instead; the peer on device 0.\n");
+            "  --devices instead.  --hybrid: also hytile's hybrid Cholesky (hyt_dpotrf: CPU\n"
+            "  diagonal tiles, device updates), timed host to host, a row of its own.\n"
+            "  The peer: cusolverDnDpotrf on device 0; with several CUDA devices and --dmat or\n"
+            "  --hybrid (lower), cusolverMgPotrf on them all, each block of --mg-block (default\n"
+            "  256,512), the fastest compared.\n");
     return 2;
 }
 
@@ -331,10 +350,97 @@ static int run_peer(hyt_context_t *ctx, hyt_device_t *dev, probe_t *q, double *H
     return rc;
 }
 
+/* The peer on several GPUs (lower): cusolverMgPotrf of the host matrix H on the devices ids, for
+ * each block of mgs the best of reps, the first run's factor checked (to the host matrix F, then
+ * to device 0); a "#" line per block.  The fastest block's time, residual and block; *failed set
+ * when a block's residual fails.  0, or the last error when no block ran. */
+static int run_peer_mg(hyt_context_t *ctx, int ndev, const int *ids, probe_t *q, const double *H,
+                       double *F, double *dA, double *dz, const int *mgs, int nmg, int reps,
+                       double *best, double *res, int *block, int *failed)
+{
+    const int n = q->n;
+    int rc = 0;
+    for (int m = 0; m < nmg; m++) {
+        double tb = NAN, rb = NAN;
+        int brc = 0;
+        for (int r = 0; r < reps && !brc; r++) {
+            double t;
+            int info = 0;
+            brc = hyt_peer_dpotrf_mg(ndev, ids, n, mgs[m], H, n, &t, &info, r == 0 ? F : NULL);
+            if (!brc && info)
+                brc = hyt_error(HYT_ERR_TASK, "cusolverMgPotrf: info %d", info);
+            if (!brc && r == 0 && !(brc = copy(ctx, dA, F, (size_t)n * n * sizeof(double), 0)))
+                rb = residual(ctx, q, dA, dz, &brc);
+            if (!brc)
+                tb = isnan(tb) ? t : fmin(tb, t);
+        }
+        if (brc) {
+            fprintf(stderr, "peer: n = %d, cusolverMgPotrf, block %d: %s\n", n, mgs[m],
+                    hyt_last_error());
+            rc = brc;
+            continue;
+        }
+        printf("# %7d L   peer cusolverMgPotrf (%d GPUs, block %d) | %11.4f %9.2f %7.2f%s\n", n,
+               ndev, mgs[m], tb, (double)n * n * n / 3.0 / tb * 1e-12, rb,
+               rb < 16 ? "" : "   FAILED (residual)");
+        fflush(stdout);
+        if (!(rb < 16))
+            *failed = 1;
+        if (isnan(*best) || tb < *best) {
+            *best = tb;
+            *res = rb;
+            *block = mgs[m];
+        }
+    }
+    return isnan(*best) ? rc : 0;
+}
+
+/* hytile's hybrid Cholesky (hyt_dpotrf on the context's devices) host to host: W (n x n host
+ * doubles) set from H before each run, the clock around the call; the first run checked (W to
+ * device 0, then the solve). */
+static int run_hybrid(hyt_context_t *ctx, probe_t *q, const double *H, double *W, double *dA,
+                      double *dz, const hyt_chol_params_t *p, int reps, double *best,
+                      double *res)
+{
+    const size_t bytes = (size_t)q->n * q->n * sizeof(double);
+    int rc = 0;
+    for (int r = 0; r < reps && !rc; r++) {
+        memcpy(W, H, bytes);
+        double t0 = hyt_wtime();
+        int info = hyt_dpotrf_params(ctx, q->uplo, q->n, W, q->n, p);
+        double t = hyt_wtime() - t0;
+        if (info)
+            rc = info < 0 ? info : hyt_error(HYT_ERR_TASK, "info %d", info);
+        if (!rc && r == 0 && !(rc = copy(ctx, dA, W, bytes, 0)))
+            *res = residual(ctx, q, dA, dz, &rc);
+        if (!rc)
+            *best = isnan(*best) ? t : fmin(*best, t);
+    }
+    return rc;
+}
+
+/* One row of the table: a setting's best time th and residual res against the peer's (tp,
+ * res_p: NaN when no peer ran); leaf < 0 prints "-"; what ends the row.  Whether it passed. */
+static int print_row(int n, char uplo, int nb, int la, int leaf, double th, double res,
+                     double tp, double res_p, const char *what)
+{
+    const double flops = (double)n * n * n / 3.0;
+    const int ok = res < 16 && (isnan(tp) || res_p < 16);
+    char lf[16] = "-";
+    if (leaf >= 0)
+        snprintf(lf, sizeof lf, "%d", leaf);
+    printf("%9d %c %4d %3d %5s | %9.4f %9.2f %7.2f | %11.4f %9.2f %7.2f | %6.3f%s%s\n", n, uplo,
+           nb, la, lf, th, flops / th * 1e-12, res, tp, flops / tp * 1e-12, res_p, tp / th, what,
+           ok ? "" : "   FAILED (residual)");
+    fflush(stdout);
+    return ok;
+}
+
 int hyt_bench_chol_gpu(int argc, char **argv)
 {
     int ns[32], nn = 0, nbs[16] = {0}, nnb = 1, las[16] = {-1}, nla = 1, leafs[16] = {0};
-    int nleaf = 1, reps = 1, peer = 1, gemm = 0, dmat = 0;
+    int nleaf = 1, reps = 1, peer = 1, gemm = 0, dmat = 0, hybrid = 0, mgs[8] = {256, 512};
+    int nmg = 2;
     char uplos[2] = {'L'};
     int nuplo = 1;
     const char *devices = "cuda:0";
@@ -353,6 +459,8 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             gemm = 1;
         } else if (!strcmp(a, "--dmat")) {
             dmat = 1;
+        } else if (!strcmp(a, "--hybrid")) {
+            hybrid = 1;
         } else if (!v) {
             return usage();
         } else if (!strcmp(a, "--uplo")) {
@@ -378,6 +486,13 @@ int hyt_bench_chol_gpu(int argc, char **argv)
         } else if (!strcmp(a, "--leaf")) {
             if ((nleaf = parse_ints(v, leafs, 16, 1 << 20)) < 1)
                 return usage();
+            i++;
+        } else if (!strcmp(a, "--mg-block")) {
+            if ((nmg = parse_ints(v, mgs, 8, 1 << 20)) < 1)
+                return usage();
+            for (int m = 0; m < nmg; m++)
+                if (mgs[m] < 1)
+                    return usage();
             i++;
         } else if (!strcmp(a, "--reps")) {
             if (parse_ints(v, &reps, 1, 1000) != 1 || reps < 1)
@@ -407,22 +522,37 @@ int hyt_bench_chol_gpu(int argc, char **argv)
         return 2;
     }
     const int cuda = hyt_device_backend(dev) == HYT_BACKEND_CUDA;
-    char ver[160];
+    /* cusolverMg on several CUDA devices when hytile's rows use them all (ordinals in ids) */
+    const int ndev = hyt_context_num_devices(ctx);
+    int ids[64], all_cuda = ndev <= 64;
+    for (int g = 0; g < ndev && all_cuda; g++) {
+        hyt_device_t *d = hyt_context_device(ctx, g);
+        ids[g] = hyt_device_ordinal(d);
+        all_cuda = hyt_device_backend(d) == HYT_BACKEND_CUDA;
+    }
+    const int mg = peer && ndev > 1 && all_cuda && (dmat || hybrid);
+    char ver[160], pname[160] = "cusolverDnDpotrf";
     hyt_peer_version(ver, sizeof ver);
-    printf("# hytile GPU-only Cholesky%s vs cusolverDnDpotrf, device-resident, %s%s (%s); best "
-           "of %d\n"
-           "#       n u   nb  la  leaf |  hytile s   TFLOP/s   resid |  cusolver s   TFLOP/s "
-           "  resid |  ratio\n", dmat ? " (hyt_dpotrf_dmat)" : "", hyt_device_name(dev),
-           hyt_context_num_devices(ctx) > 1 ? " and more devices" : "",
-           cuda ? ver : "no peer on a host device", reps);
+    if (mg)
+        snprintf(pname, sizeof pname, "cusolverMgPotrf (%d GPUs, the fastest block: '# peer' "
+                 "lines)%s", ndev, nuplo > 1 ? ", upper cusolverDnDpotrf" : "");
+    printf("# hytile GPU-only Cholesky%s vs %s, device-resident, %s%s (%s); best of %d\n",
+           dmat ? " (hyt_dpotrf_dmat)" : "", pname, hyt_device_name(dev),
+           ndev > 1 ? " and more devices" : "", cuda ? ver : "no peer on a host device", reps);
+    if (hybrid)
+        printf("# rows 'hybrid, host to host': hytile's hybrid Cholesky (hyt_dpotrf: CPU "
+               "diagonal tiles and panels, updates on the devices) from host memory to host "
+               "memory; ratio: peer s / hybrid s\n");
+    printf("#       n u   nb  la  leaf |  hytile s   TFLOP/s   resid |  cusolver s   TFLOP/s "
+           "  resid |  ratio\n");
     int status = 0;
     for (int iq = 0; iq < nn; iq++) {
         const int n = ns[iq];
         const size_t bytes = (size_t)n * n * sizeof(double);
-        const double flops = (double)n * n * n / 3.0;
         double *H = hyt_host_malloc(ctx, bytes), *dA = NULL, *dz = NULL, *F = NULL;
         int rc = H ? 0 : hyt_error(HYT_ERR_NOMEM, "%zu bytes of page-locked host memory", bytes);
-        if (!rc && dmat && hyt_context_num_devices(ctx) > 1 && !(F = hyt_host_malloc(ctx, bytes)))
+        /* F: the factor of a dmat or cusolverMg run on its way to device 0; the hybrid's matrix */
+        if (!rc && ((dmat && ndev > 1) || mg || hybrid) && !(F = hyt_host_malloc(ctx, bytes)))
             rc = hyt_error(HYT_ERR_NOMEM, "%zu bytes of page-locked host memory", bytes);
         if (!rc)
             rc = hyt_device_malloc(dev, (void **)&dA, bytes);
@@ -438,12 +568,22 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             }
             /* the peer first (once for all settings) */
             double tp = NAN, res_p = NAN;
-            if (peer && cuda && run_peer(ctx, dev, &q, H, dA, dz, reps, &tp, &res_p)) {
+            int block = 0, failed = 0;
+            if (mg && uplo == 'L') {
+                if (run_peer_mg(ctx, ndev, ids, &q, H, F, dA, dz, mgs, nmg, reps, &tp, &res_p,
+                                &block, &failed))
+                    fprintf(stderr, "peer: n = %d: %s\n", n, hyt_last_error());
+                else
+                    printf("# %7d L   peer = cusolverMgPotrf (%d GPUs, block %d)\n", n, ndev,
+                           block);
+                if (failed)
+                    status = 1;
+            } else if (peer && cuda && run_peer(ctx, dev, &q, H, dA, dz, reps, &tp, &res_p)) {
                 fprintf(stderr, "peer: n = %d, uplo %c: %s\n", n, uplo, hyt_last_error());
                 tp = NAN;
             }
             for (int b = 0; b < nnb; b++)
-                for (int l = 0; l < nla; l++)
+                for (int l = 0; l < nla; l++) {
                     for (int f = 0; f < nleaf; f++) {
                         hyt_chol_dev_params_t p = {nbs[b], las[l], leafs[f]};
                         hyt_chol_params_device(ctx, n, &p);
@@ -457,15 +597,24 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                             status = 1;
                             continue;
                         }
-                        const int ok = res < 16 && (isnan(tp) || res_p < 16);
-                        printf("%9d %c %4d %3d %5d | %9.4f %9.2f %7.2f | %11.4f %9.2f %7.2f | "
-                               "%6.3f%s\n", n, uplo, p.nb, p.lookahead, p.leaf, th,
-                               flops / th * 1e-12, res, tp, flops / tp * 1e-12, res_p, tp / th,
-                               ok ? "" : "   FAILED (residual)");
-                        fflush(stdout);
-                        if (!ok)
+                        if (!print_row(n, uplo, p.nb, p.lookahead, p.leaf, th, res, tp, res_p,
+                                       ""))
                             status = 1;
                     }
+                    if (!hybrid)
+                        continue;
+                    hyt_chol_params_t hp = {nbs[b], las[l]};
+                    hyt_chol_params(ctx, n, &hp);
+                    double th = NAN, res = NAN;
+                    if (run_hybrid(ctx, &q, H, F, dA, dz, &hp, reps, &th, &res)) {
+                        fprintf(stderr, "hytile bench-gpu --chol --hybrid: n = %d, uplo %c: %s\n",
+                                n, uplo, hyt_last_error());
+                        status = 1;
+                    } else if (!print_row(n, uplo, hp.nb, hp.lookahead, -1, th, res, tp, res_p,
+                                          "   hybrid, host to host")) {
+                        status = 1;
+                    }
+                }
             probe_free(&q);
         }
         if (rc) {
