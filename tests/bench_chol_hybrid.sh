@@ -1,0 +1,49 @@
+#!/bin/sh
+# hytile bench-gpu --chol --hybrid on host devices (no peer): the hybrid Cholesky (hyt_dpotrf),
+# timed host to host, in a row after the device-resident row of each setting, its factor checked
+# by the benchmark itself (a solve residual >= 16 prints FAILED and exits 1).  Passes when the
+# benchmark exits 0 and prints every expected row: per setting a device row, then a hybrid row of
+# the same n, triangle, nb and lookahead with a time; no FAILED.  Runs the sweep on the GPU-only
+# Cholesky and on the device matrix (--dmat).
+#
+#   tests/bench_chol_hybrid.sh HYTILE
+set -u
+hytile=$1
+fail() {
+    echo "bench_chol_hybrid: $*" >&2
+    exit 1
+}
+
+# run EXPECTED-ROWS ARGS...: the benchmark, its exit status and its rows checked
+run() {
+    want=$1
+    shift
+    echo "== hytile bench-gpu $*"
+    out=$("$hytile" bench-gpu "$@" 2>&1)
+    rc=$?
+    printf '%s\n' "$out"
+    [ "$rc" -eq 0 ] || fail "exit status $rc"
+    if printf '%s\n' "$out" | grep -q FAILED; then
+        fail "a row FAILED"
+    fi
+    # each hybrid row (leaf "-") follows a device row (leaf a number) of the same setting, and
+    # has a positive time; count the pairs
+    pairs=$(printf '%s\n' "$out" | awk '
+        /^#/ { next }
+        $5 ~ /^[0-9]+$/ && $6 == "|" { key = $1 " " $2 " " $3 " " $4; next }
+        $5 == "-" && $6 == "|" {
+            if ($1 " " $2 " " $3 " " $4 != key || !($7 + 0 > 0) || $0 !~ /hybrid, host to host$/) {
+                print "bad row: " $0 > "/dev/stderr"
+                bad = 1
+            }
+            key = ""
+            n++
+        }
+        END { print bad ? -1 : n + 0 }')
+    [ "$pairs" -eq "$want" ] || fail "$pairs device / hybrid row pairs, expected $want"
+}
+
+# 2 sizes x 2 triangles x 2 nb x 2 lookaheads
+run 16 --chol 300 1000 --nb 64,96 --lookahead 0,2 --uplo L,U --hybrid --devices host:2
+run 2 --chol 700 --nb 64 --lookahead 0,1 --dmat --hybrid --devices host:2
+echo "bench_chol_hybrid: passed"
