@@ -67,7 +67,7 @@ static int parse_list(const char *text, int *v, int max)
     const char *p = text;
     while (*p && n < max) {
         long x = strtol(p, &end, 10);
-        if (end == p || x < 0 || x > 100000)
+        if (end == p || x < 0 || x > 4000000)
             return -1;
         v[n++] = (int)x;
         p = *end == ',' ? end + 1 : end;
