@@ -509,9 +509,11 @@ int hyt_bench_chol_gpu(int argc, char **argv)
         return usage();
     hyt_config_t *cfg;
     hyt_context_t *ctx;
-    if (hyt_config_create(&cfg) || hyt_config_set(cfg, "runtime.devices", devices, HYT_SRC_API,
-                                                  NULL) || hyt_context_create(cfg, &ctx)) {
+    if (hyt_config_create(&cfg) || hyt_config_load_env(cfg) ||
+        hyt_config_set(cfg, "runtime.devices", devices, HYT_SRC_API, "--devices") ||
+        hyt_context_create(cfg, &ctx)) {
         fprintf(stderr, "hytile bench-gpu --chol: %s\n", hyt_last_error());
+        hyt_config_destroy(cfg);
         return 2;
     }
     hyt_config_destroy(cfg);
