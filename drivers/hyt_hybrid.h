@@ -49,6 +49,26 @@ static inline double *hyt_dmat_col(const hyt_dmat_t *A, int j)
 static inline int hyt_dmat_owner(const hyt_dmat_t *A, int j) { return j % A->ndev; }
 const void *hyt_dmat_col_key(const hyt_dmat_t *A, int j);
 
+/* A LAPACK array <-> a device matrix through the context's page-locked staging ring
+ * (dmat_ring.c): open (nb, mt: the device matrix's), stream in or out on a sequence (part
+ * 'A' all, 'L' / 'U' one triangle, the upper as the lower of A^T), copy back (out, done once
+ * more when it fails; *written = 1 once anything may have been written), close. */
+typedef struct hyt_ring {
+    hyt_context_t *ctx;
+    double *buf;       /* NSLOT slots of rt tiles */
+    int rt;            /* tiles per piece */
+    int64_t tile;
+    hyt_tokens_t *tok; /* the slots' tokens */
+    int next;          /* the next slot */
+    int broken;        /* a copy out left device tiles transposed: no second attempt */
+} hyt_ring_t;
+int hyt_ring_open(hyt_context_t *ctx, int nb, int mt, hyt_ring_t *r);
+void hyt_ring_close(hyt_ring_t *r);
+int hyt_ring_stream(hyt_sequence_t *seq, hyt_ring_t *r, hyt_dmat_t *A, double *a, int64_t lda,
+                    int in, char part);
+int hyt_ring_copy_back(hyt_ring_t *r, hyt_dmat_t *dA, double *a, int lda, char part,
+                       hyt_dmat_t *dB, double *b, int ldb, int *written);
+
 /* need[g] bytes more on each of the context's ndev devices: 0, or HYT_ERR_DEVICE_MEMORY with
  * "<what> needs X GiB on <device> but Y GiB are available (...)". */
 int hyt_hybrid_check_memory(hyt_context_t *ctx, int ndev, const size_t *need, const char *what);

@@ -13,23 +13,71 @@
  * Each task is RW on its slot's token, so a slot is packed, sent and reused in turn while the
  * other slots' pieces are in flight: the copies on the CPUs, the transfers and the device's
  * work overlap.  The pieces of a column are GATHER writers (or readers) of its token.
+ *
+ * Flags (the Cholesky's triangles):
+ *   HYT_PIECE_ROWS  the piece is a row strip: tiles (j, i0) .. (j, i0+ntiles-1) of the LAPACK
+ *                   array become tiles i0.. of the device's tile column j, transposed: a
+ *                   tile's column-major slot is its transpose's CRRB, so neither load nor
+ *                   store transposes on the device (the upper triangle of A as the lower
+ *                   triangle of A^T);
+ *   HYT_PIECE_TRI   unpack: the piece's first tile is a diagonal tile and only its lower
+ *                   (column pieces) or upper (HYT_PIECE_ROWS) triangle is written back.
  */
 #include "hyt_staging.h"
 
 #include <string.h>
 
 typedef struct pack_args {
-    double *a;       /* row 0 of the piece's first element column */
+    double *a;       /* row 0 of the piece's first element column (ROWS: row j nb, column 0) */
     int64_t lda;
-    int m, w, nb, i0, ntiles; /* rows of the matrix, width of the tile column */
+    int m, w, nb, i0, ntiles; /* rows of the matrix, width of the tile column (ROWS: columns
+                               * of the matrix, height of the tile row) */
     double *slot;
+    unsigned flags;
 } pack_args_t;
+
+/* A row strip: tile t of the slot holds A's tile (j, i0 + t) column-major, padding zero. */
+static void pack_rows(const pack_args_t *c)
+{
+    const int64_t tile = (int64_t)c->nb * c->nb;
+    for (int t = 0; t < c->ntiles; t++) {
+        const int i = c->i0 + t, cols = c->m - i * c->nb < c->nb ? c->m - i * c->nb : c->nb;
+        double *s = c->slot + t * tile;
+        const double *h = c->a + (int64_t)i * c->nb * c->lda;
+        for (int col = 0; col < cols; col++) {
+            memcpy(s + (int64_t)col * c->nb, h + col * c->lda, (size_t)c->w * sizeof *s);
+            if (c->w < c->nb)
+                memset(s + (int64_t)col * c->nb + c->w, 0, (size_t)(c->nb - c->w) * sizeof *s);
+        }
+        if (cols < c->nb)
+            memset(s + (int64_t)cols * c->nb, 0, (size_t)(c->nb - cols) * c->nb * sizeof *s);
+    }
+}
+
+static void unpack_rows(const pack_args_t *c)
+{
+    const int64_t tile = (int64_t)c->nb * c->nb;
+    for (int t = 0; t < c->ntiles; t++) {
+        const int i = c->i0 + t, cols = c->m - i * c->nb < c->nb ? c->m - i * c->nb : c->nb;
+        const int tri = t == 0 && (c->flags & HYT_PIECE_TRI);
+        const double *s = c->slot + t * tile;
+        double *h = c->a + (int64_t)i * c->nb * c->lda;
+        for (int col = 0; col < cols; col++) {
+            const int rows = tri && col + 1 < c->w ? col + 1 : c->w; /* the upper triangle */
+            memcpy(h + col * c->lda, s + (int64_t)col * c->nb, (size_t)rows * sizeof *s);
+        }
+    }
+}
 
 static int pack_body(const hyt_task_ctx_t *tc, void *p)
 {
     (void)tc;
     const pack_args_t *c = p;
     const int64_t tile = (int64_t)c->nb * c->nb;
+    if (c->flags & HYT_PIECE_ROWS) {
+        pack_rows(c);
+        return 0;
+    }
     for (int t = 0; t < c->ntiles; t++) {
         const int i = c->i0 + t, mb = c->m - i * c->nb < c->nb ? c->m - i * c->nb : c->nb;
         double *s = c->slot + t * tile;
@@ -50,12 +98,20 @@ static int unpack_body(const hyt_task_ctx_t *tc, void *p)
     (void)tc;
     const pack_args_t *c = p;
     const int64_t tile = (int64_t)c->nb * c->nb;
+    if (c->flags & HYT_PIECE_ROWS) {
+        unpack_rows(c);
+        return 0;
+    }
     for (int t = 0; t < c->ntiles; t++) {
         const int i = c->i0 + t, mb = c->m - i * c->nb < c->nb ? c->m - i * c->nb : c->nb;
+        const int tri = t == 0 && (c->flags & HYT_PIECE_TRI);
         const double *s = c->slot + t * tile;
         double *h = c->a + (int64_t)i * c->nb;
-        for (int col = 0; col < c->w; col++)
-            memcpy(h + col * c->lda, s + (int64_t)col * c->nb, (size_t)mb * sizeof *s);
+        for (int col = 0; col < c->w; col++) {
+            const int r0 = tri ? (col < mb ? col : mb) : 0; /* the lower triangle */
+            memcpy(h + col * c->lda + r0, s + (int64_t)col * c->nb + r0,
+                   (size_t)(mb - r0) * sizeof *s);
+        }
     }
     return 0;
 }
@@ -69,6 +125,7 @@ typedef struct piece_args {
     double *slot, *dcol; /* dcol: the piece's first tile on the device */
     int nb, ntiles;
     int *broken;         /* store: set when the device tiles could not be put back */
+    unsigned flags;      /* HYT_PIECE_ROWS: no transposition on the device */
 } piece_args_t;
 
 static int load_body(const hyt_devctx_t *dc, void *p)
@@ -76,17 +133,21 @@ static int load_body(const hyt_devctx_t *dc, void *p)
     const piece_args_t *c = p;
     int rc = hyt_dev_memcpy_h2d(dc, c->dcol, c->slot,
                                 (size_t)c->ntiles * c->nb * c->nb * sizeof(double));
-    return rc ? rc : hyt_gpu_transpose_tiles(dc, c->dcol, c->nb, c->ntiles);
+    if (rc || (c->flags & HYT_PIECE_ROWS))
+        return rc;
+    return hyt_gpu_transpose_tiles(dc, c->dcol, c->nb, c->ntiles);
 }
 
 static int store_body(const hyt_devctx_t *dc, void *p)
 {
     const piece_args_t *c = p;
+    const size_t bytes = (size_t)c->ntiles * c->nb * c->nb * sizeof(double);
+    if (c->flags & HYT_PIECE_ROWS)
+        return hyt_dev_memcpy_d2h(dc, c->slot, c->dcol, bytes);
     int rc = hyt_gpu_transpose_tiles(dc, c->dcol, c->nb, c->ntiles);
     if (rc)
         return rc;
-    rc = hyt_dev_memcpy_d2h(dc, c->slot, c->dcol,
-                            (size_t)c->ntiles * c->nb * c->nb * sizeof(double));
+    rc = hyt_dev_memcpy_d2h(dc, c->slot, c->dcol, bytes);
     int rc2 = hyt_gpu_transpose_tiles(dc, c->dcol, c->nb, c->ntiles);
     if (rc2)
         *c->broken = 1; /* the tiles stay CCRB: a second copy would be wrong */
@@ -119,32 +180,33 @@ static int insert_dev(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_kernel_t *k,
 
 int hyt_insert_lapack_pack(hyt_sequence_t *seq, hyt_tag_t tag, const double *a, int64_t lda,
                            int m, int w, int nb, int i0, int ntiles, double *slot,
-                           const void *slot_key)
+                           const void *slot_key, unsigned flags)
 {
-    pack_args_t args = {(double *)a, lda, m, w, nb, i0, ntiles, slot};
+    pack_args_t args = {(double *)a, lda, m, w, nb, i0, ntiles, slot, flags};
     return insert_cpu(seq, tag, &pack_kernel, &args, slot_key);
 }
 
 int hyt_insert_lapack_unpack(hyt_sequence_t *seq, hyt_tag_t tag, double *a, int64_t lda, int m,
                              int w, int nb, int i0, int ntiles, const double *slot,
-                             const void *slot_key)
+                             const void *slot_key, unsigned flags)
 {
-    pack_args_t args = {a, lda, m, w, nb, i0, ntiles, (double *)slot};
+    pack_args_t args = {a, lda, m, w, nb, i0, ntiles, (double *)slot, flags};
     return insert_cpu(seq, tag, &unpack_kernel, &args, slot_key);
 }
 
 int hyt_insert_gpu_piece_load(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dev,
                               const double *slot, double *dcol, int nb, int ntiles,
-                              const void *slot_key, const void *col_key)
+                              const void *slot_key, const void *col_key, unsigned flags)
 {
-    piece_args_t args = {(double *)slot, dcol, nb, ntiles, NULL};
+    piece_args_t args = {(double *)slot, dcol, nb, ntiles, NULL, flags};
     return insert_dev(seq, tag, &load_kernel, dev, HYT_STREAM_H2D, &args, slot_key, col_key);
 }
 
 int hyt_insert_gpu_piece_store(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dev,
                                double *slot, double *dcol, int nb, int ntiles,
-                               const void *slot_key, const void *col_key, int *broken)
+                               const void *slot_key, const void *col_key, int *broken,
+                               unsigned flags)
 {
-    piece_args_t args = {slot, dcol, nb, ntiles, broken};
+    piece_args_t args = {slot, dcol, nb, ntiles, broken, flags};
     return insert_dev(seq, tag, &store_kernel, dev, HYT_STREAM_D2H, &args, slot_key, col_key);
 }

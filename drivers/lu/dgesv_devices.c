@@ -2,7 +2,7 @@
  * The LAPACK-layout calls (hyt_dgetrf, hyt_dgetrs, hyt_dgesv and the LAPACK ABI) with GPU
  * panels on devices: the arrays go through device matrices, never through a host tile copy.
  *
- *   1. in      the tile columns of A (and B) stream to their devices through a ring of NSLOT
+ *   1. in      the tile columns of A (and B) stream to their devices through the ring of
  *              page-locked staging slots (tiles/staging.c): CPU workers copy a piece of
  *              tile column j into a slot while the pieces before it are in flight; the first
  *              panel starts as soon as column 0 has arrived (its token)
@@ -19,92 +19,22 @@
  * when that fails too (or the device tiles could not be put back), A (and B) are partly
  * written: *written = 1, and the message says so.
  *
- * The staging ring is the context's (hyt_host_staging_acquire): page-locked once per process,
- * not per call.  Device memory is allocated per call (cudaMalloc of the columns is cheap).
+ * The staging ring is the context's (drivers/dmat_ring.c): page-locked once per process, not
+ * per call.  Device memory is allocated per call (cudaMalloc of the columns is cheap).
  */
 #include "drv_internal.h"
-#include "hyt_staging.h"
 #include "hyt_hybrid.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Pieces in flight, and a piece's size (tiles of one column, about this much): 12 of 16 MiB
- * kept the copies in at ~19 GB/s beside the factorization (one H200), 24 of 16 MiB made the
- * process's first call 0.25 s slower (page-locking the ring). */
-enum { NSLOT = 24 };
-#define PIECE_BYTES ((size_t)8 << 20)
-#define PRIO_COPY (1 << 23)            /* the copies before the bulk: earlier columns first */
-
 hyt_lapack_dev_times_t hyt_lapack_dev_last;
-
-typedef struct ring {
-    hyt_context_t *ctx;
-    double *buf;        /* NSLOT slots of rt tiles */
-    int rt;             /* tiles per piece */
-    int64_t tile;
-    hyt_tokens_t *tok;  /* NSLOT slot tokens */
-    int next;           /* the next slot */
-    int broken;         /* a copy out left device tiles transposed: no second attempt */
-} ring_t;
 
 int hyt_drv_lapack_on_devices(hyt_context_t *ctx, int m, int n)
 {
     hyt_lu_params_t p;
     hyt_lu_params(ctx, m, n, &p);
     return p.ndevices > 0 && p.gpu_panel;
-}
-
-/* The pieces of every tile column of A, in or out (a, lda: the LAPACK array). */
-static int stream(hyt_sequence_t *seq, ring_t *r, hyt_dmat_t *A, double *a, int64_t lda, int in)
-{
-    int rc = 0;
-    for (int j = 0; j < A->nt && !rc; j++) {
-        const int w = j < A->nt - 1 ? A->nb : A->n - j * A->nb;
-        double *aj = a + (int64_t)j * A->nb * lda;
-        hyt_device_t *dev = hyt_context_device(A->ctx, hyt_dmat_owner(A, j));
-        for (int i0 = 0; i0 < A->mt && !rc; i0 += r->rt) {
-            const int nt = A->mt - i0 < r->rt ? A->mt - i0 : r->rt, s = r->next++ % NSLOT;
-            double *slot = r->buf + s * r->rt * r->tile, *dcol = hyt_dmat_col(A, j) + i0 * r->tile;
-            const void *key = hyt_token(r->tok, (size_t)s);
-            hyt_tag_t tag = {PRIO_COPY - j, -1, i0, j};
-            if (in) {
-                rc = hyt_insert_lapack_pack(seq, tag, aj, lda, A->m, w, A->nb, i0, nt, slot, key);
-                if (!rc)
-                    rc = hyt_insert_gpu_piece_load(seq, tag, dev, slot, dcol, A->nb, nt, key,
-                                                   hyt_dmat_col_key(A, j));
-            } else {
-                rc = hyt_insert_gpu_piece_store(seq, tag, dev, slot, dcol, A->nb, nt, key,
-                                                hyt_dmat_col_key(A, j), &r->broken);
-                if (!rc)
-                    rc = hyt_insert_lapack_unpack(seq, tag, aj, lda, A->m, w, A->nb, i0, nt, slot,
-                                                  key);
-            }
-        }
-    }
-    return rc;
-}
-
-/* Step 4: A (when given) and B (when given) back, once more when that fails. */
-static int copy_back(ring_t *r, hyt_dmat_t *dA, double *a, int lda, hyt_dmat_t *dB, double *b,
-                     int ldb, int *written)
-{
-    int rc = 0;
-    for (int attempt = 0; attempt < 2 && !r->broken; attempt++) {
-        hyt_sequence_t *seq;
-        rc = hyt_sequence_create(r->ctx, &seq);
-        if (rc)
-            continue; /* nothing written by this attempt */
-        *written = 1;
-        int irc = dA ? stream(seq, r, dA, a, lda, 0) : 0;
-        if (!irc && dB)
-            irc = stream(seq, r, dB, b, ldb, 0);
-        rc = hyt_sequence_finish(seq, irc);
-        if (!rc)
-            return 0;
-    }
-    return hyt_error(rc, "%s; copying the results back into the program's arrays failed: "
-                     "A%s is partly overwritten", hyt_last_error(), dB ? " (and B)" : "");
 }
 
 int hyt_drv_lapack_devices(hyt_context_t *ctx, char op, char trans, int m, int n, int nrhs,
@@ -122,10 +52,7 @@ int hyt_drv_lapack_devices(hyt_context_t *ctx, char op, char trans, int m, int n
     hyt_lu_params(ctx, m, n, &p);
     const int nb = p.nb, ndev = p.ndevices;
     hyt_dmat_t *dA = NULL, *dB = NULL;
-    ring_t r = {.ctx = ctx, .tile = (int64_t)nb * nb};
-    const int mt = (m + nb - 1) / nb;
-    r.rt = (int)(PIECE_BYTES / ((size_t)r.tile * sizeof(double)));
-    r.rt = r.rt < 1 ? 1 : r.rt > mt ? mt : r.rt;
+    hyt_ring_t r = {.ctx = ctx};
 
     // the device matrices (B's memory counted in A's check), the ring
     char what[160];
@@ -140,13 +67,8 @@ int hyt_drv_lapack_devices(hyt_context_t *ctx, char op, char trans, int m, int n
     free(need);
     if (!rc && solve)
         rc = hyt_dmat_alloc(ctx, n, nrhs, nb, NULL, what, &dB);
-    if (!rc) {
-        r.buf = hyt_host_staging_acquire(ctx, (size_t)NSLOT * r.rt * r.tile * sizeof(double));
-        r.tok = hyt_tokens_create(NSLOT);
-        if (!r.buf || !r.tok)
-            rc = hyt_error(HYT_ERR_NOMEM, "out of host memory for the staging buffers (%d MiB)",
-                           (int)(((size_t)NSLOT * r.rt * r.tile * sizeof(double)) >> 20));
-    }
+    if (!rc)
+        rc = hyt_ring_open(ctx, nb, (m + nb - 1) / nb, &r);
 
     // 1, 2: in and factor (the solve alone: in)
     int info = 0;
@@ -154,9 +76,9 @@ int hyt_drv_lapack_devices(hyt_context_t *ctx, char op, char trans, int m, int n
     if (!rc)
         rc = hyt_sequence_create(ctx, &seq);
     if (!rc) {
-        int irc = stream(seq, &r, dA, a, lda, 1);
+        int irc = hyt_ring_stream(seq, &r, dA, a, lda, 1, 'A');
         if (!irc && dB)
-            irc = stream(seq, &r, dB, b, ldb, 1);
+            irc = hyt_ring_stream(seq, &r, dB, b, ldb, 1, 'A');
         if (!irc && op != 's')
             irc = hyt_pdgetrf_dmat(seq, dA, ipiv, &info, &p, 1);
         rc = hyt_sequence_finish(seq, irc);
@@ -175,14 +97,12 @@ int hyt_drv_lapack_devices(hyt_context_t *ctx, char op, char trans, int m, int n
 
     // 4: out: the factors (not after a solve alone), X when solved
     if (!rc)
-        rc = copy_back(&r, op != 's' ? dA : NULL, a, lda, info == 0 ? dB : NULL, b, ldb,
-                       written);
+        rc = hyt_ring_copy_back(&r, op != 's' ? dA : NULL, a, lda, 'A', info == 0 ? dB : NULL, b,
+                                ldb, written);
     const double t3 = hyt_wtime();
     hyt_lapack_dev_last = (hyt_lapack_dev_times_t){t1 - t0, t2 - t1, t3 - t2, t3 - t0};
 
-    hyt_tokens_destroy(r.tok);
-    if (r.buf)
-        hyt_host_staging_release(ctx, r.buf);
+    hyt_ring_close(&r);
     hyt_dmat_free(dA);
     hyt_dmat_free(dB);
     return rc ? rc : info;
