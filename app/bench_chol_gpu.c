@@ -605,16 +605,25 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                     }
                     if (!hybrid)
                         continue;
-                    hyt_chol_params_t hp = {nbs[b], las[l]};
-                    hyt_chol_params(ctx, n, &hp);
-                    double th = NAN, res = NAN;
-                    if (run_hybrid(ctx, &q, H, F, dA, dz, &hp, reps, &th, &res)) {
-                        fprintf(stderr, "hytile bench-gpu --chol --hybrid: n = %d, uplo %c: %s\n",
-                                n, uplo, hyt_last_error());
-                        status = 1;
-                    } else if (!print_row(n, uplo, hp.nb, hp.lookahead, -1, th, res, tp, res_p,
-                                          "   hybrid, host to host")) {
-                        status = 1;
+                    /* hyt_dpotrf host to host: the hybrid (CPU panels), then on the devices */
+                    for (int g = 0; g < 2; g++) {
+                        hyt_chol_params_t hp = {nbs[b], las[l], "cg"[g]};
+                        double th = NAN, res = NAN;
+                        if (run_hybrid(ctx, &q, H, F, dA, dz, &hp, reps, &th, &res)) {
+                            fprintf(stderr, "hytile bench-gpu --chol --hybrid: n = %d, uplo %c, "
+                                    "chol.panel %s: %s\n", n, uplo, g ? "gpu" : "cpu",
+                                    hyt_last_error());
+                            status = 1;
+                            continue;
+                        }
+                        hyt_chol_dev_params_t dp = {nbs[b], las[l], 0};
+                        hyt_chol_params(ctx, n, &hp);
+                        hyt_chol_params_device(ctx, n, &dp);
+                        if (!print_row(n, uplo, g ? dp.nb : hp.nb, g ? dp.lookahead
+                                                                      : hp.lookahead, -1, th,
+                                       res, tp, res_p, g ? "   hyt_dpotrf on the devices, host "
+                                                           "to host" : "   hybrid, host to host"))
+                            status = 1;
                     }
                 }
             probe_free(&q);

@@ -155,7 +155,7 @@ static int bench_chol(hyt_context_t *ctx, int n, char uplo, int nb, int la, int 
             A0[c + (int64_t)r * n] = A0[r + (int64_t)c * n];
         A0[c + (int64_t)c * n] += n;
     }
-    hyt_chol_params_t p = {nb, la};
+    hyt_chol_params_t p = {nb, la, 0};
     hyt_chol_params(ctx, n, &p);
     const int nw = hyt_context_num_workers(ctx);
     const double flops = (double)n * n * n / 3.0 + (double)n * n / 2.0 + n / 6.0;

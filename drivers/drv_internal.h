@@ -102,4 +102,7 @@ typedef struct hyt_lapack_dev_times {
 } hyt_lapack_dev_times_t;
 extern hyt_lapack_dev_times_t hyt_lapack_dev_last;
 
+/* The validator of the panel keys (lu.panel, chol.panel): cpu, gpu or auto. */
+int hyt_drv_check_panel(const char *value, char *err, size_t errlen);
+
 #endif

@@ -1,9 +1,10 @@
 #!/bin/sh
 # hytile bench-gpu --chol --hybrid on host devices (no peer): the hybrid Cholesky (hyt_dpotrf),
 # timed host to host, in a row after the device-resident row of each setting, its factor checked
-# by the benchmark itself (a solve residual >= 16 prints FAILED and exits 1).  Passes when the
-# benchmark exits 0 and prints every expected row: per setting a device row, then a hybrid row of
-# the same n, triangle, nb and lookahead with a time; no FAILED.  Runs the sweep on the GPU-only
+# by the benchmark itself (a solve residual >= 16 prints FAILED and exits 1), and hyt_dpotrf with
+# chol.panel = gpu (the array streamed to a device matrix).  Passes when the benchmark exits 0
+# and prints every expected row: per setting a device row, then the hybrid's and the devices'
+# rows of the same n and triangle with a time; no FAILED.  Runs the sweep on the GPU-only
 # Cholesky and on the device matrix (--dmat).
 #
 #   tests/bench_chol_hybrid.sh HYTILE
@@ -26,21 +27,25 @@ run() {
     if printf '%s\n' "$out" | grep -q FAILED; then
         fail "a row FAILED"
     fi
-    # each hybrid row (leaf "-") follows a device row (leaf a number) of the same setting, and
-    # has a positive time; count the pairs
+    # after each device row (leaf a number), two rows of the same setting with a positive
+    # time: the hybrid's, then hyt_dpotrf's on the devices (nb and lookahead: their own);
+    # count the settings
     pairs=$(printf '%s\n' "$out" | awk '
         /^#/ { next }
-        $5 ~ /^[0-9]+$/ && $6 == "|" { key = $1 " " $2 " " $3 " " $4; next }
+        $5 ~ /^[0-9]+$/ && $6 == "|" { key = $1 " " $2; k = 0; next }
         $5 == "-" && $6 == "|" {
-            if ($1 " " $2 " " $3 " " $4 != key || !($7 + 0 > 0) || $0 !~ /hybrid, host to host$/) {
+            want = k == 0 ? "hybrid, host to host$" : "on the devices, host to host$"
+            if ($1 " " $2 != key || !($7 + 0 > 0) || $0 !~ want) {
                 print "bad row: " $0 > "/dev/stderr"
                 bad = 1
             }
-            key = ""
-            n++
+            if (++k == 2) {
+                key = ""
+                n++
+            }
         }
         END { print bad ? -1 : n + 0 }')
-    [ "$pairs" -eq "$want" ] || fail "$pairs device / hybrid row pairs, expected $want"
+    [ "$pairs" -eq "$want" ] || fail "$pairs settings with their three rows, expected $want"
 }
 
 # 2 sizes x 2 triangles x 2 nb x 2 lookaheads

@@ -17,7 +17,7 @@
 /* hyt_dpotrf with chosen parameters (LAPACK view, tiles nb x nb). */
 static int factor_view(hyt_context_t *ctx, char uplo, int n, double *a, int lda, int nb, int la)
 {
-    hyt_chol_params_t p = {nb, la};
+    hyt_chol_params_t p = {nb, la, 0};
     return hyt_dpotrf_params(ctx, hyt_norm_uplo(uplo), n, a, lda, &p);
 }
 
@@ -232,7 +232,7 @@ static void check_keys(hyt_context_t *ctx)
     p = HYT_CHOL_PARAMS_AUTO;
     hyt_chol_params(ctx, 5000, &p);
     CHECK(p.nb == 96 && p.lookahead == 3, "set: nb %d lookahead %d", p.nb, p.lookahead);
-    p = (hyt_chol_params_t){40, 0};
+    p = (hyt_chol_params_t){40, 0, 0};
     hyt_chol_params(ctx, 5000, &p);
     CHECK(p.nb == 40 && p.lookahead == 0, "the caller's values win: nb %d lookahead %d", p.nb,
           p.lookahead);

@@ -49,7 +49,7 @@ static int factor(hyt_context_t *ctx, char uplo, int n, double *a, int lda, int 
                   int tiles)
 {
     if (!tiles) {
-        hyt_chol_params_t p = {nb, la};
+        hyt_chol_params_t p = {nb, la, 0};
         return hyt_dpotrf_params(ctx, uplo, n, a, lda, &p);
     }
     char b[16];
@@ -141,7 +141,7 @@ static void check_nan(hyt_context_t *ctx, char uplo, int n, int nb, int la)
         else
             for (int64_t i = 0; i < (int64_t)n * n; i++)
                 A[i] = NAN;
-        hyt_chol_params_t p = {nb, la};
+        hyt_chol_params_t p = {nb, la, 0};
         chol_check_nan_result(uplo, n, A, hyt_dpotrf_params(ctx, uplo, n, A, n, &p), variant);
     }
     free(A);
@@ -173,7 +173,7 @@ static int check_fault(int ndev, long fault, char uplo, int n, int nb)
     double *A0 = malloc((size_t)n * n * sizeof *A0), *A = malloc((size_t)n * n * sizeof *A);
     chol_matrix(A0, n, n, 0, (unsigned long long)fault);
     memcpy(A, A0, (size_t)n * n * sizeof *A);
-    hyt_chol_params_t p = {nb, 1};
+    hyt_chol_params_t p = {nb, 1, 0};
     int rc = hyt_dpotrf_params(ctx, uplo, n, A, n, &p), failed = rc < -1000;
     if (failed)
         CHECK(strlen(hyt_last_error()) > 0, "fault %ld: error %d without a message", fault, rc);

@@ -5,19 +5,29 @@
 #include "drv_internal.h"
 
 /* The Cholesky's tunables.  A caller sets the fields it wants and leaves the others "auto"
- * (nb <= 0, lookahead < 0); hyt_chol_params fills those in for an n x n problem on ctx's
- * workers.  (Configuration keys chol.* are to come; until then these are the only way in.) */
+ * (nb <= 0, lookahead < 0, panel 0); hyt_chol_params fills those in for an n x n problem on
+ * ctx's workers and devices from the chol.* keys. */
 typedef struct hyt_chol_params {
     int nb;         /* tile size of a LAPACK-layout matrix (a tile matrix has its own) */
     int lookahead;  /* tile columns right of the panel updated at high priority, 0.. */
+    char panel;     /* LAPACK layout with devices: 'g' on the devices (dpotrf_devices.c), 'c'
+                     * the hybrid (CPU panels); always 'c' without devices */
 } hyt_chol_params_t;
-#define HYT_CHOL_PARAMS_AUTO ((hyt_chol_params_t){0, -1})
+#define HYT_CHOL_PARAMS_AUTO ((hyt_chol_params_t){0, -1, 0})
 void hyt_chol_params(hyt_context_t *ctx, int n, hyt_chol_params_t *p);
 
 /* hyt_dpotrf (uplo 'L' or 'U', arguments checked) with the caller's parameters, the "auto"
  * ones chosen as hyt_dpotrf chooses them: for tests and benchmarks. */
 int hyt_dpotrf_params(hyt_context_t *ctx, char uplo, int n, double *a, int lda,
                       const hyt_chol_params_t *p);
+
+/* hyt_dpotrf on the devices (dpotrf_devices.c): the uplo triangle of the LAPACK array streams
+ * into a device matrix, is factored there (hyt_pdpotrf_dmat) and streams back; the other
+ * triangle is neither read nor written.  nb, la: the device Cholesky's (<= 0, < 0: auto).
+ * Returns INFO or an error; A is untouched when the error came before the copy back
+ * (*written = 0; written may be NULL). */
+int hyt_chol_lapack_devices(hyt_context_t *ctx, char uplo, int n, double *a, int lda, int nb,
+                            int la, int *written);
 
 /* LAPACK's LSAME for uplo: 'L' or 'U' in either case, else 0. */
 char hyt_norm_uplo(char uplo);

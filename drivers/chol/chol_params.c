@@ -3,11 +3,13 @@
  * workers; measured on a 2-core VM at N = 4000, docs/performance.md):
  *   nb: 256 from n >= 3000, 128 from 600, else 64 (smaller tiles give idle workers work at the
  *       end of the factorization; larger ones a faster GEMM);
- *   lookahead: 1.
+ *   lookahead: 1;
+ *   panel (chol.panel; LAPACK-layout calls with devices): auto, gpu with CUDA devices.
  */
 #include "chol_internal.h"
 
 #include <ctype.h>
+#include <string.h>
 
 /* The Cholesky's keys (read by hyt_chol_params below).  Keep in sync with the README's
  * configuration section. */
@@ -20,6 +22,11 @@ static const hyt_config_keydef_t chol_keys[] = {
     {{"chol.lookahead", "HYT_CHOL_LOOKAHEAD", "auto",
       "Cholesky lookahead depth (0..64): tile columns updated ahead of the rest; auto: 1"},
      HYT_KEY_INT, 0, 64, 1, 1, NULL},
+    {{"chol.panel", "HYT_CHOL_PANEL", "auto",
+      "where the LAPACK-layout Cholesky factors its diagonal tiles and panels with devices: "
+      "gpu (the array streamed to a device matrix, every step there), cpu (the hybrid: CPU "
+      "panels, updates on the devices), or auto (gpu with CUDA GPUs, cpu otherwise)"},
+     HYT_KEY_STRING, 0, 0, 0, 1, hyt_drv_check_panel},
 };
 
 int hyt_chol_register_keys(void)
@@ -35,6 +42,15 @@ void hyt_chol_params(hyt_context_t *ctx, int n, hyt_chol_params_t *p)
         p->nb = nb > 0 ? (int)nb : n >= 3000 ? 256 : n >= 600 ? 128 : 64;
     if (p->lookahead < 0)
         p->lookahead = la >= 0 ? (int)la : 1;
+    const int ndev = hyt_context_num_devices(ctx);
+    if (!p->panel) {
+        const char *panel = hyt_config_get(cfg, "chol.panel", NULL);
+        const int cuda = ndev && hyt_device_backend(hyt_context_device(ctx, 0)) ==
+                                     HYT_BACKEND_CUDA;
+        p->panel = !strcmp(panel, "gpu") || (!strcmp(panel, "auto") && cuda) ? 'g' : 'c';
+    }
+    if (!ndev)
+        p->panel = 'c';
 }
 
 char hyt_norm_uplo(char uplo)

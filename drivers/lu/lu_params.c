@@ -25,7 +25,7 @@
 /* GPU panels on one GPU: nb 1024 from this min(m,n) on (docs/performance.md, 2026-11-24) */
 #define NB1024_MIN 32768
 
-static int check_panel(const char *value, char *err, size_t errlen)
+int hyt_drv_check_panel(const char *value, char *err, size_t errlen)
 {
     if (strcmp(value, "cpu") && strcmp(value, "gpu") && strcmp(value, "auto")) {
         snprintf(err, errlen, "'%.40s': expected cpu, gpu or auto", value);
@@ -54,7 +54,7 @@ static const hyt_config_keydef_t lu_keys[] = {
     {{"lu.panel", "HYT_PANEL", "auto",
       "where panels are factored with devices: cpu, gpu, or auto (gpu with CUDA GPUs, cpu "
       "otherwise)"},
-     HYT_KEY_STRING, 0, 0, 0, 1, check_panel},
+     HYT_KEY_STRING, 0, 0, 0, 1, hyt_drv_check_panel},
     {{"gpu.panel_ctas", "HYT_GPU_PANEL_CTAS", "0",
       "GPU panels: 0 factors them with cuSOLVER; 1..4096 or auto with hytile's native panel "
       "LU on that many CTAs (fewer where they would not all fit on the GPU or the panel is "

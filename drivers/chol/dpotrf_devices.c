@@ -1,0 +1,69 @@
+/*
+ * The LAPACK-layout Cholesky (hyt_dpotrf, hyt_dposv, dpotrf_) with GPU panels (chol.panel =
+ * gpu, auto with CUDA devices): the array never gets a host tile copy.
+ *
+ *   1. in      the uplo triangle's tiles stream to a device matrix (1D block-cyclic over the
+ *              context's devices) through the context's staging ring (drivers/dmat_ring.c):
+ *              'L' as they are, 'U' as the lower triangle of A^T; the first panel starts as
+ *              soon as column 0 has arrived (its token), the later columns arrive behind it
+ *   2. factor  hyt_pdpotrf_dmat, every step on the devices (the potf2 in pieces and the TRSM
+ *              on the owner's panel stream, the updates on the others)
+ *   3. out     the factor streams back the same way, the diagonal tiles' triangle only
+ *
+ * Steps 1 and 2 are one sequence, 3 another: A is written only after the factorization
+ * finished (with any INFO), so an error before that leaves A untouched (*written = 0).  With
+ * INFO = i > 0 the tile columns left of the one holding column i are L's (U's), the rest is
+ * undefined (LAPACK leaves it partly updated too).
+ *
+ * Against the hybrid (CPU diagonal tiles and panels, pdpotrf_hybrid.c) this moves each element
+ * across the bus twice instead of once per step, needs no page-locked copy of the whole matrix
+ * (page-locking 8.6 GB took longer than the factorization, docs/performance.md), and keeps the
+ * CPUs, 50-100 times slower than a GPU at the panels' TRSM and the lookahead updates, off the
+ * critical path.
+ */
+#include "chol_internal.h"
+#include "hyt_hybrid.h"
+
+#include <stdio.h>
+
+int hyt_chol_lapack_devices(hyt_context_t *ctx, char uplo, int n, double *a, int lda, int nb,
+                            int la, int *written)
+{
+    int dummy;
+    if (!written)
+        written = &dummy;
+    *written = 0;
+    if (n == 0)
+        return 0;
+    hyt_chol_dev_params_t p = HYT_CHOL_DEV_PARAMS_AUTO;
+    p.nb = nb;
+    p.lookahead = la;
+    hyt_chol_params_device(ctx, n, &p);
+
+    char what[128];
+    snprintf(what, sizeof what, "the Cholesky of a %d x %d matrix on the devices (nb %d, %d "
+             "devices)", n, n, p.nb, hyt_context_num_devices(ctx));
+    hyt_dmat_t *dA = NULL;
+    hyt_ring_t r = {.ctx = ctx};
+    int rc = hyt_dmat_alloc(ctx, n, n, p.nb, NULL, what, &dA);
+    if (!rc)
+        rc = hyt_ring_open(ctx, p.nb, dA->mt, &r);
+
+    // 1, 2: in and factor
+    int info = 0;
+    hyt_sequence_t *seq = NULL;
+    if (!rc)
+        rc = hyt_sequence_create(ctx, &seq);
+    if (!rc) {
+        int irc = hyt_ring_stream(seq, &r, dA, a, lda, 1, uplo);
+        if (!irc)
+            irc = hyt_pdpotrf_dmat(seq, dA, &info, p.lookahead);
+        rc = hyt_sequence_finish(seq, irc);
+    }
+    // 3: out
+    if (!rc)
+        rc = hyt_ring_copy_back(&r, dA, a, lda, uplo, NULL, NULL, 0, written);
+    hyt_ring_close(&r);
+    hyt_dmat_free(dA);
+    return rc ? rc : info;
+}
