@@ -36,37 +36,15 @@ typedef struct pack_args {
     unsigned flags;
 } pack_args_t;
 
-/* A row strip: tile t of the slot holds A's tile (j, i0 + t) column-major, padding zero. */
-static void pack_rows(const pack_args_t *c)
+/* Tile t of a piece in the array: its first element *h, its rows and columns there (a
+ * column piece: tile (i0 + t, j), mb x w; a row strip: tile (j, i0 + t), w x its width). */
+static void piece_tile(const pack_args_t *c, int t, double **h, int *rows, int *cols)
 {
-    const int64_t tile = (int64_t)c->nb * c->nb;
-    for (int t = 0; t < c->ntiles; t++) {
-        const int i = c->i0 + t, cols = c->m - i * c->nb < c->nb ? c->m - i * c->nb : c->nb;
-        double *s = c->slot + t * tile;
-        const double *h = c->a + (int64_t)i * c->nb * c->lda;
-        for (int col = 0; col < cols; col++) {
-            memcpy(s + (int64_t)col * c->nb, h + col * c->lda, (size_t)c->w * sizeof *s);
-            if (c->w < c->nb)
-                memset(s + (int64_t)col * c->nb + c->w, 0, (size_t)(c->nb - c->w) * sizeof *s);
-        }
-        if (cols < c->nb)
-            memset(s + (int64_t)cols * c->nb, 0, (size_t)(c->nb - cols) * c->nb * sizeof *s);
-    }
-}
-
-static void unpack_rows(const pack_args_t *c)
-{
-    const int64_t tile = (int64_t)c->nb * c->nb;
-    for (int t = 0; t < c->ntiles; t++) {
-        const int i = c->i0 + t, cols = c->m - i * c->nb < c->nb ? c->m - i * c->nb : c->nb;
-        const int tri = t == 0 && (c->flags & HYT_PIECE_TRI);
-        const double *s = c->slot + t * tile;
-        double *h = c->a + (int64_t)i * c->nb * c->lda;
-        for (int col = 0; col < cols; col++) {
-            const int rows = tri && col + 1 < c->w ? col + 1 : c->w; /* the upper triangle */
-            memcpy(h + col * c->lda, s + (int64_t)col * c->nb, (size_t)rows * sizeof *s);
-        }
-    }
+    const int i = c->i0 + t, ext = c->m - i * c->nb < c->nb ? c->m - i * c->nb : c->nb;
+    const int by_rows = c->flags & HYT_PIECE_ROWS;
+    *h = c->a + (int64_t)i * c->nb * (by_rows ? c->lda : 1);
+    *rows = by_rows ? c->w : ext;
+    *cols = by_rows ? ext : c->w;
 }
 
 static int pack_body(const hyt_task_ctx_t *tc, void *p)
@@ -74,21 +52,17 @@ static int pack_body(const hyt_task_ctx_t *tc, void *p)
     (void)tc;
     const pack_args_t *c = p;
     const int64_t tile = (int64_t)c->nb * c->nb;
-    if (c->flags & HYT_PIECE_ROWS) {
-        pack_rows(c);
-        return 0;
-    }
     for (int t = 0; t < c->ntiles; t++) {
-        const int i = c->i0 + t, mb = c->m - i * c->nb < c->nb ? c->m - i * c->nb : c->nb;
-        double *s = c->slot + t * tile;
-        const double *h = c->a + (int64_t)i * c->nb;
-        for (int col = 0; col < c->w; col++) {
-            memcpy(s + (int64_t)col * c->nb, h + col * c->lda, (size_t)mb * sizeof *s);
-            if (mb < c->nb)
-                memset(s + (int64_t)col * c->nb + mb, 0, (size_t)(c->nb - mb) * sizeof *s);
+        double *h, *s = c->slot + t * tile;
+        int rows, cols;
+        piece_tile(c, t, &h, &rows, &cols);
+        for (int col = 0; col < cols; col++) {
+            memcpy(s + (int64_t)col * c->nb, h + col * c->lda, (size_t)rows * sizeof *s);
+            if (rows < c->nb)
+                memset(s + (int64_t)col * c->nb + rows, 0, (size_t)(c->nb - rows) * sizeof *s);
         }
-        if (c->w < c->nb)
-            memset(s + (int64_t)c->w * c->nb, 0, (size_t)(c->nb - c->w) * c->nb * sizeof *s);
+        if (cols < c->nb)
+            memset(s + (int64_t)cols * c->nb, 0, (size_t)(c->nb - cols) * c->nb * sizeof *s);
     }
     return 0;
 }
@@ -98,19 +72,21 @@ static int unpack_body(const hyt_task_ctx_t *tc, void *p)
     (void)tc;
     const pack_args_t *c = p;
     const int64_t tile = (int64_t)c->nb * c->nb;
-    if (c->flags & HYT_PIECE_ROWS) {
-        unpack_rows(c);
-        return 0;
-    }
     for (int t = 0; t < c->ntiles; t++) {
-        const int i = c->i0 + t, mb = c->m - i * c->nb < c->nb ? c->m - i * c->nb : c->nb;
         const int tri = t == 0 && (c->flags & HYT_PIECE_TRI);
         const double *s = c->slot + t * tile;
-        double *h = c->a + (int64_t)i * c->nb;
-        for (int col = 0; col < c->w; col++) {
-            const int r0 = tri ? (col < mb ? col : mb) : 0; /* the lower triangle */
-            memcpy(h + col * c->lda + r0, s + (int64_t)col * c->nb + r0,
-                   (size_t)(mb - r0) * sizeof *s);
+        double *h;
+        int rows, cols;
+        piece_tile(c, t, &h, &rows, &cols);
+        for (int col = 0; col < cols; col++) {
+            /* a diagonal tile: rows col.. (L) or ..col (U, a row strip) */
+            int lo = 0, hi = rows;
+            if (tri && (c->flags & HYT_PIECE_ROWS))
+                hi = col + 1 < rows ? col + 1 : rows;
+            else if (tri)
+                lo = col < rows ? col : rows;
+            memcpy(h + col * c->lda + lo, s + (int64_t)col * c->nb + lo,
+                   (size_t)(hi - lo) * sizeof *s);
         }
     }
     return 0;
