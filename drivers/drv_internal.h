@@ -25,25 +25,35 @@ int hyt_pdgetrs_dmat(hyt_sequence_t *seq, char trans, const hyt_dmat_t *dA, cons
 int hyt_pdgetrs(hyt_sequence_t *seq, char trans, const hyt_desc_t *A, const int *ipiv,
                 const hyt_desc_t *B);
 
-/* Device tasks of that solve (gpu_dgetrs_dmat.c).  B's local columns of one device: ncols CRRB
- * columns colsz doubles apart from bcols.  The interchanges of IPIV (n of them, host) on them,
- * forward or in reverse (P^T), through the device copy dpiv (n ints); on the compute stream. */
+/* The interchanges of that solve (gpu_dgetrs_dmat.c).  B's local columns of one device: ncols
+ * CRRB columns colsz doubles apart from bcols.  The interchanges of IPIV (n of them, host) on
+ * them, forward or in reverse (P^T), through the device copy dpiv (n ints); on the compute
+ * stream. */
 int hyt_insert_gpu_dmat_laswp(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dev,
                               double *bcols, int64_t colsz, int ncols, int nb, int n,
                               const int *ipiv, int *dpiv, int reverse, const hyt_dep_t *deps,
                               int ndeps);
 /* bytes from src (another device) to dst, on dst_dev's H2D stream: src_key READ, dst_key
- * WRITE. */
+ * WRITE (dmat_trs.c). */
 int hyt_insert_gpu_dmat_copy(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dst_dev,
                              double *dst, const double *src, size_t bytes, const void *src_key,
                              const void *dst_key);
-/* Step k of the solve with the factor uplo ('L' unit lower, 'U' upper) of A, trans 'N' or
- * 'T', on B's local columns (mrhs <= nb right-hand sides each: nb, or the width of a single
- * narrow column); acol: A's tile column k on this device (dk columns wide). */
-int hyt_insert_gpu_dmat_trs_step(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dev,
-                                 char uplo, char trans, double *bcols, int64_t colsz, int ncols,
-                                 int mrhs, int nb, int n, int k, int dk, const double *acol,
-                                 const hyt_dep_t *deps, int ndeps);
+
+/* Triangular sweeps with a factor held in the device matrix A on B's devices (dmat_trs.c; A n x
+ * n, B n x nrhs, same tile size): open checks the memory and allocates the slots (several
+ * devices) and, with pivots, an n-int copy of the pivots on each of B's devices (dpiv); each
+ * sweep (uplo 'L' or 'U' of A's CRRB tiles, trans 'N' or 'T', diag: 'U' for a unit L) inserts
+ * device g's tasks on all its columns of B; deps lists B's column tokens of device g (RW) and
+ * extra when its key is set, in a scratch valid until the next call; close inserts the task
+ * that frees it all after every task of the solve and returns rc, or its own error. */
+typedef struct hyt_dmat_trs hyt_dmat_trs_t;
+int hyt_dmat_trs_open(hyt_sequence_t *seq, const hyt_dmat_t *A, const hyt_dmat_t *B,
+                      int pivots, hyt_dmat_trs_t **s);
+int *hyt_dmat_trs_dpiv(const hyt_dmat_trs_t *s, int g);
+int hyt_dmat_trs_deps(hyt_dmat_trs_t *s, int g, hyt_dep_t extra, const hyt_dep_t **deps);
+int hyt_dmat_trs_sweep(hyt_sequence_t *seq, hyt_dmat_trs_t *s, int g, char uplo, char trans,
+                       char diag);
+int hyt_dmat_trs_close(hyt_sequence_t *seq, hyt_dmat_trs_t *s, int rc);
 
 /* Registration of each algorithm's configuration keys (drv_keys.c calls them). */
 int hyt_lu_register_keys(void);

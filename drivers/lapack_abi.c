@@ -326,11 +326,15 @@ static void abi_call(const abi_call_t *c, int *info)
     }
     int rc;
     hyt_context_t *ctx = abi_enter(&rc);
-    /* The LU calls on devices with GPU panels write A and B only after everything else
-     * succeeded (drivers/lu/dgesv_devices.c): a failure leaves them untouched (written = 0),
-     * so they need no copy for a redo.  Other calls may write A (not the solves) and B
-     * before they fail: a copy of those is kept for the redo. */
-    int on_dev = ctx && strchr("fsv", c->op) && hyt_drv_lapack_on_devices(ctx, c->m, c->n);
+    /* The LU calls and the Cholesky's factorizations on devices with GPU panels write A and
+     * B only after everything else succeeded (drivers/lu/dgesv_devices.c,
+     * drivers/chol/dpotrf_devices.c): a failure leaves them untouched (written = 0), so they
+     * need no copy for a redo.  Other calls may write A (not the solves) and B before they
+     * fail: a copy of those is kept for the redo. */
+    const int chol = c->op == 'F' || c->op == 'V';
+    int on_dev = ctx && (chol ? hyt_chol_lapack_on_devices(ctx, c->n)
+                              : strchr("fsv", c->op) && hyt_drv_lapack_on_devices(ctx, c->m,
+                                                                                  c->n));
     int writes_a = c->op != 's' && c->op != 'S', am = writes_a ? c->m : 0, bn = c->b ? c->nrhs : 0;
     double *a_copy = NULL, *b_copy = NULL;
     if (next && !on_dev) {
@@ -349,8 +353,10 @@ static void abi_call(const abi_call_t *c, int *info)
     if (ctx) {
         if (on_dev) {
             hyt_error_clear();
-            rc = hyt_drv_lapack_call(ctx, c->op, c->trans, c->m, c->n, c->nrhs, c->a, c->lda,
-                                     c->ipiv, c->b, c->ldb, &written);
+            rc = chol ? hyt_chol_lapack_devices(ctx, c->trans, c->n, c->op == 'V' ? c->nrhs : 0,
+                                                c->a, c->lda, c->b, c->ldb, 0, -1, &written)
+                      : hyt_drv_lapack_call(ctx, c->op, c->trans, c->m, c->n, c->nrhs, c->a,
+                                            c->lda, c->ipiv, c->b, c->ldb, &written);
         } else {
             rc = run_hytile(ctx, c);
         }

@@ -64,6 +64,12 @@ HYT_API int hyt_dgetrf_dmat(hyt_context_t *ctx, hyt_dmat_t *dA, int *ipiv);
  * steps after the failure run on garbage, and may give NaN).  Tile size: the matrix's;
  * lookahead: chol.lookahead (auto: 1). */
 HYT_API int hyt_dpotrf_dmat(hyt_context_t *ctx, hyt_dmat_t *dA);
+/* A X = B with the factor L of hyt_dpotrf_dmat (dB n x nrhs with dA's tile size; X overwrites
+ * it; only dA's lower triangle is read); hyt_dposv_dmat: both, the solve only when INFO is 0
+ * (else dB is untouched).  Returns 0, -1 (dA), -2 (dB: NULL, of another context, not n rows or
+ * another tile size), +i (hyt_dposv_dmat: INFO) or HYT_ERR_*. */
+HYT_API int hyt_dpotrs_dmat(hyt_context_t *ctx, const hyt_dmat_t *dA, hyt_dmat_t *dB);
+HYT_API int hyt_dposv_dmat(hyt_context_t *ctx, hyt_dmat_t *dA, hyt_dmat_t *dB);
 /* op(A) X = B with the factors of hyt_dgetrf_dmat (trans 'N', 'T' or 'C'); X overwrites B. */
 HYT_API int hyt_dgetrs_dmat(hyt_context_t *ctx, char trans, const hyt_dmat_t *dA,
                             const int *ipiv, hyt_dmat_t *dB);
@@ -77,6 +83,9 @@ HYT_API int hyt_dgetrs_dmat_async(hyt_sequence_t *seq, char trans, const hyt_dma
                                   const int *ipiv, hyt_dmat_t *dB);
 /* info: argument 2 (-2 when NULL). */
 HYT_API int hyt_dpotrf_dmat_async(hyt_sequence_t *seq, hyt_dmat_t *dA, int *info);
+/* The solve after hyt_dpotrf_dmat_async in the same sequence: it runs whatever INFO becomes
+ * (check INFO before using dB). */
+HYT_API int hyt_dpotrs_dmat_async(hyt_sequence_t *seq, const hyt_dmat_t *dA, hyt_dmat_t *dB);
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,10 @@
  * tile columns left of the failing one, all their rows, checked by backward error); NaN (no
  * hang); bad arguments (-i and the called function in the message); the asynchronous call with
  * two matrices in one sequence, after the LU's solve and late tasks writing the same matrix and
- * before a solve reading it; injected faults (an error or a correct result).  Host
+ * before a solve reading it; injected faults (an error or a correct result).  The solve with
+ * the factor (hyt_dpotrs_dmat, hyt_dposv_dmat, hyt_dpotrs_dmat_async after the factorization
+ * in one sequence): ||B - A X|| / (||A|| ||X|| n eps) per column for one right-hand side and
+ * for several tile columns of them spread over the devices; B untouched when INFO > 0.  Host
  * devices (quick suite; HYT_CHAOS applies) or CUDA GPUs (argument "cuda": the gpu suite, exit
  * 77 without one).
  *
@@ -145,6 +148,75 @@ static void check(hyt_context_t *ctx, int n, int nb, int la, int fail, const cha
     free(F);
 }
 
+/* The solves: hyt_dposv_dmat and hyt_dpotrs_dmat after hyt_dpotrf_dmat (nrhs right-hand
+ * sides), then the factorization and the solve in one sequence; a failing matrix leaves B as
+ * it was.  Checked by the solve's backward error against the symmetric matrix. */
+static void check_solve(hyt_context_t *ctx, int n, int nb, int nrhs, int la, const char *what)
+{
+    const int lda = n + 3, ldb = n + 1;
+    double *A0 = xmalloc(((size_t)lda * n + 1) * sizeof(double));
+    double *S = xmalloc(((size_t)lda * n + 1) * sizeof(double));
+    double *B0 = xmalloc(((size_t)ldb * nrhs + 1) * sizeof(double));
+    double *X = xmalloc(((size_t)ldb * nrhs + 1) * sizeof(double));
+    const unsigned long long seed = (unsigned long long)(n * 3 + nrhs);
+    make_matrix(A0, n, lda, 0, seed);
+    chol_matrix(S, n, lda, 0, seed); /* A0's lower triangle, symmetric */
+    fill_random(B0, n, nrhs, ldb, seed + 5);
+    set_lookahead(ctx, la);
+    for (int variant = 0; variant < 3; variant++) {
+        hyt_dmat_t *dA, *dB;
+        REQUIRE(!hyt_dmat_create(ctx, n, n, nb, &dA) && !hyt_dmat_create(ctx, n, nrhs, nb, &dB),
+                "%s", hyt_last_error());
+        REQUIRE(!hyt_dmat_set(dA, A0, lda) && !hyt_dmat_set(dB, B0, ldb), "%s",
+                hyt_last_error());
+        int rc, info = -99;
+        if (variant == 0) {
+            rc = info = hyt_dposv_dmat(ctx, dA, dB);
+        } else if (variant == 1) {
+            rc = info = hyt_dpotrf_dmat(ctx, dA);
+            if (!rc)
+                rc = hyt_dpotrs_dmat(ctx, dA, dB);
+        } else {
+            hyt_sequence_t *seq;
+            REQUIRE(!hyt_sequence_create(ctx, &seq), "%s", hyt_last_error());
+            rc = hyt_dpotrf_dmat_async(seq, dA, &info);
+            if (!rc)
+                rc = hyt_dpotrs_dmat_async(seq, dA, dB);
+            rc = hyt_sequence_finish(seq, rc);
+        }
+        CHECK(rc == 0 && info == 0, "%s: solve %d, n %d nb %d nrhs %d la %d: rc %d info %d (%s)",
+              what, variant, n, nb, nrhs, la, rc, info, hyt_last_error());
+        REQUIRE(!hyt_dmat_get(dB, X, ldb), "%s", hyt_last_error());
+        double e = solve_backward_error('N', n, nrhs, S, lda, X, ldb, B0, ldb);
+        CHECK(e < LU_THRESH, "%s: solve %d, n %d nb %d nrhs %d la %d: ||B-AX||/(||A|| ||X|| n "
+              "eps) = %g", what, variant, n, nb, nrhs, la, e);
+        hyt_dmat_destroy(dA);
+        hyt_dmat_destroy(dB);
+    }
+    /* not positive definite: INFO, and B not written */
+    const int fail = n / 2 + 1;
+    make_matrix(A0, n, lda, fail, seed);
+    hyt_dmat_t *dA, *dB;
+    REQUIRE(!hyt_dmat_create(ctx, n, n, nb, &dA) && !hyt_dmat_create(ctx, n, nrhs, nb, &dB),
+            "%s", hyt_last_error());
+    REQUIRE(!hyt_dmat_set(dA, A0, lda) && !hyt_dmat_set(dB, B0, ldb), "%s", hyt_last_error());
+    int info = hyt_dposv_dmat(ctx, dA, dB);
+    REQUIRE(!hyt_dmat_get(dB, X, ldb), "%s", hyt_last_error());
+    int same = 1;
+    for (int c = 0; c < nrhs; c++)
+        for (int r = 0; r < n; r++)
+            same &= X[r + (int64_t)c * ldb] == B0[r + (int64_t)c * ldb];
+    CHECK(info == fail && same, "%s: dposv of a matrix failing at %d: info %d, B %s", what, fail,
+          info, same ? "untouched" : "WRITTEN");
+    hyt_dmat_destroy(dA);
+    hyt_dmat_destroy(dB);
+    set_lookahead(ctx, -1);
+    free(A0);
+    free(S);
+    free(B0);
+    free(X);
+}
+
 /* NaN input: returns (no hang), INFO in range, INFO > 0 or NaN in the factor. */
 static void check_nan(hyt_context_t *ctx, int n, int nb, int la)
 {
@@ -186,7 +258,28 @@ static void check_args(hyt_context_t *ctx, const char *devs)
     EXPECT_ARG(hyt_dpotrf_dmat_async(seq, dR, &info), -1, "square");
     EXPECT_ARG(hyt_dpotrf_dmat_async(seq, dA, NULL), -2,
                "hyt_dpotrf_dmat_async: argument 2 (info)");
+    EXPECT_ARG(hyt_dpotrs_dmat_async(seq, NULL, dR), -1,
+               "hyt_dpotrs_dmat_async: argument 1 (dA)");
+    EXPECT_ARG(hyt_dpotrs_dmat_async(seq, dA, NULL), -2,
+               "hyt_dpotrs_dmat_async: argument 2 (dB)");
+    EXPECT_ARG(hyt_dpotrs_dmat_async(NULL, dA, dR), HYT_ERR_INVALID, "NULL sequence");
     CHECK(!hyt_sequence_finish(seq, 0), "an empty sequence: %s", hyt_last_error());
+    /* the solves: dB's rows and tile size must be A's */
+    hyt_dmat_t *dB, *dW, *dBo, *dM;
+    REQUIRE(!hyt_dmat_create(ctx, 20, 3, 8, &dB) && !hyt_dmat_create(ctx, 20, 3, 4, &dW) &&
+            !hyt_dmat_create(other, 20, 3, 8, &dBo) && !hyt_dmat_create(ctx, 19, 3, 8, &dM),
+            "%s", hyt_last_error());
+    EXPECT_ARG(hyt_dpotrs_dmat(NULL, dA, dB), HYT_ERR_INVALID, "hyt_dpotrs_dmat: NULL context");
+    EXPECT_ARG(hyt_dpotrs_dmat(ctx, dR, dB), -1, "hyt_dpotrs_dmat: argument 1 (dA)");
+    EXPECT_ARG(hyt_dpotrs_dmat(ctx, dA, NULL), -2, "hyt_dpotrs_dmat: argument 2 (dB)");
+    EXPECT_ARG(hyt_dpotrs_dmat(ctx, dA, dW), -2, "tile size 4");
+    EXPECT_ARG(hyt_dpotrs_dmat(ctx, dA, dBo), -2, "another context");
+    EXPECT_ARG(hyt_dposv_dmat(ctx, dA, dM), -2, "has 19 rows");
+    EXPECT_ARG(hyt_dposv_dmat(ctx, dO, dB), -1, "hyt_dposv_dmat: argument 1 (dA)");
+    hyt_dmat_destroy(dB);
+    hyt_dmat_destroy(dW);
+    hyt_dmat_destroy(dBo);
+    hyt_dmat_destroy(dM);
     hyt_dmat_destroy(dA);
     hyt_dmat_destroy(dR);
     hyt_dmat_destroy(dO);
@@ -440,6 +533,11 @@ int main(int argc, char **argv)
         check(ctx, 1100, 520, 1, 515, devs);
         check(ctx, 1100, 520, 0, 1090, devs);
         count += 2;
+
+        /* the solves: one right-hand side, several tile columns of them */
+        check_solve(ctx, 3 * nb + 7, nb, 1, nd % 2, devs);
+        check_solve(ctx, 4 * nb + 3, nb, 2 * nb + 5, 1, devs);
+        count += 8;
 
         check_nan(ctx, 5 * nb + 3, nb, nd % 3);
         check_async(ctx);

@@ -21,14 +21,16 @@ void hyt_chol_params(hyt_context_t *ctx, int n, hyt_chol_params_t *p);
 int hyt_dpotrf_params(hyt_context_t *ctx, char uplo, int n, double *a, int lda,
                       const hyt_chol_params_t *p);
 
-/* hyt_dpotrf on the devices (dpotrf_devices.c): the uplo triangle of the LAPACK array streams
- * into a device matrix, is factored there (hyt_pdpotrf_dmat) and streams back; the other
- * triangle is neither read nor written.  nb, la: the device Cholesky's (<= 0, < 0: auto).
- * Returns INFO or an error; A is untouched when the error came before the copy back
- * (*written = 0; written may be NULL). */
-int hyt_chol_lapack_devices(hyt_context_t *ctx, char uplo, int n, double *a, int lda, int nb,
-                            int la, int *written);
-
+/* hyt_dpotrf / hyt_dposv on the devices (dpotrf_devices.c): the uplo triangle of the LAPACK
+ * array streams into a device matrix, is factored there (hyt_pdpotrf_dmat), B (nrhs > 0 and b
+ * not NULL) is solved there when INFO is 0 (hyt_pdpotrs_dmat), and both stream back; the
+ * other triangle is neither read nor written, B not with INFO > 0.  nb, la: the device
+ * Cholesky's (<= 0, < 0: auto).  Arguments checked.  Returns INFO or an error; A and B are
+ * untouched when the error came before the copy back (*written = 0; written may be NULL).
+ * hyt_chol_lapack_on_devices: whether hyt_dpotrf and hyt_dposv take this path for n. */
+int hyt_chol_lapack_devices(hyt_context_t *ctx, char uplo, int n, int nrhs, double *a,
+                            int lda, double *b, int ldb, int nb, int la, int *written);
+int hyt_chol_lapack_on_devices(hyt_context_t *ctx, int n);
 /* LAPACK's LSAME for uplo: 'L' or 'U' in either case, else 0. */
 char hyt_norm_uplo(char uplo);
 
@@ -183,6 +185,9 @@ int hyt_insert_gpu_chol_dinfo(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol
  * top of pdpotrf_hybrid.c): dA square, n > 0, its lower triangle factored, la the lookahead.
  * *info (0 on entry) is set by the last task: LAPACK's INFO. */
 int hyt_pdpotrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *info, int la);
+/* A X = B with the factor L of hyt_pdpotrf_dmat in dA, on B's devices (pdpotrs_dmat.c): dB n x
+ * nrhs with dA's tile size, X overwrites it.  Inserts tasks only. */
+int hyt_pdpotrs_dmat(hyt_sequence_t *seq, const hyt_dmat_t *dA, hyt_dmat_t *dB);
 /* CPU copy of the uplo triangle of tile column j of the lower CCRB matrix T from A (back = 0:
  * T(i,j) = A(i,j) for 'L', A(j,i)^T for 'U', i >= j) or to A (back = 1, the inverse), the
  * diagonal tile's triangle only: the other triangle of A is never written. */

@@ -53,6 +53,13 @@ void hyt_chol_params(hyt_context_t *ctx, int n, hyt_chol_params_t *p)
         p->panel = 'c';
 }
 
+int hyt_chol_lapack_on_devices(hyt_context_t *ctx, int n)
+{
+    hyt_chol_params_t p = HYT_CHOL_PARAMS_AUTO;
+    hyt_chol_params(ctx, n, &p);
+    return p.panel == 'g';
+}
+
 char hyt_norm_uplo(char uplo)
 {
     switch (uplo) {

@@ -1,5 +1,7 @@
 /* hyt_dposv at the three levels: factor, and solve when A is positive definite (otherwise B
- * is untouched and INFO says which leading minor is not). */
+ * is untouched and INFO says which leading minor is not).  The LAPACK-layout call with GPU
+ * panels factors and solves on the devices (dpotrf_devices.c), else it factors as hyt_dpotrf
+ * and solves as hyt_dpotrs. */
 #include "chol_internal.h"
 
 int hyt_dposv(hyt_context_t *ctx, char uplo, int n, int nrhs, double *a, int lda, double *b,
@@ -12,6 +14,9 @@ int hyt_dposv(hyt_context_t *ctx, char uplo, int n, int nrhs, double *a, int lda
     if (!rc && !ctx)
         rc = hyt_error(HYT_ERR_INVALID, "%s: NULL context", func);
     const char u = hyt_norm_uplo(uplo);
+    if (!rc && n > 0 && hyt_chol_lapack_on_devices(ctx, n))
+        return hyt_error_return(func, hyt_chol_lapack_devices(ctx, u, n, nrhs, a, lda, b, ldb,
+                                                              0, -1, NULL));
     if (!rc && n > 0) {
         hyt_chol_params_t p = HYT_CHOL_PARAMS_AUTO;
         rc = hyt_dpotrf_params(ctx, u, n, a, lda, &p); /* INFO > 0: no solve */

@@ -1,19 +1,23 @@
 /*
- * The LAPACK-layout Cholesky (hyt_dpotrf, hyt_dposv, dpotrf_) with GPU panels (chol.panel =
- * gpu, auto with CUDA devices): the array never gets a host tile copy.
+ * The LAPACK-layout Cholesky and its solve (hyt_dpotrf, hyt_dposv, dpotrf_, dposv_) with GPU
+ * panels (chol.panel = gpu, auto with CUDA devices): the array never gets a host tile copy.
  *
  *   1. in      the uplo triangle's tiles stream to a device matrix (1D block-cyclic over the
  *              context's devices) through the context's staging ring (drivers/dmat_ring.c):
  *              'L' as they are, 'U' as the lower triangle of A^T; the first panel starts as
- *              soon as column 0 has arrived (its token), the later columns arrive behind it
+ *              soon as column 0 has arrived (its token), the later columns arrive behind it;
+ *              B (dposv) behind A
  *   2. factor  hyt_pdpotrf_dmat, every step on the devices (the potf2 in pieces and the TRSM
  *              on the owner's panel stream, the updates on the others)
- *   3. out     the factor streams back the same way, the diagonal tiles' triangle only
+ *   3. solve   (dposv, INFO 0) hyt_pdpotrs_dmat on the devices: the factor is there already
+ *   4. out     the factor streams back the same way, the diagonal tiles' triangle only, and X
+ *              (INFO 0)
  *
- * Steps 1 and 2 are one sequence, 3 another: A is written only after the factorization
- * finished (with any INFO), so an error before that leaves A untouched (*written = 0).  With
- * INFO = i > 0 the tile columns left of the one holding column i are L's (U's), the rest is
- * undefined (LAPACK leaves it partly updated too).
+ * Steps 1 and 2 are one sequence, 3 and 4 one each: A and B are written only after the
+ * factorization and the solve finished (with any INFO), so an error before that leaves them
+ * untouched (*written = 0).  With INFO = i > 0 the tile columns left of the one holding column
+ * i are L's (U's), the rest is undefined (LAPACK leaves it partly updated too), and B is not
+ * written.
  *
  * Against the hybrid (CPU diagonal tiles and panels, pdpotrf_hybrid.c) this moves each element
  * across the bus twice instead of once per step, needs no page-locked copy of the whole matrix
@@ -25,9 +29,10 @@
 #include "hyt_hybrid.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
-int hyt_chol_lapack_devices(hyt_context_t *ctx, char uplo, int n, double *a, int lda, int nb,
-                            int la, int *written)
+int hyt_chol_lapack_devices(hyt_context_t *ctx, char uplo, int n, int nrhs, double *a,
+                            int lda, double *b, int ldb, int nb, int la, int *written)
 {
     int dummy;
     if (!written)
@@ -43,9 +48,18 @@ int hyt_chol_lapack_devices(hyt_context_t *ctx, char uplo, int n, double *a, int
     char what[128];
     snprintf(what, sizeof what, "the Cholesky of a %d x %d matrix on the devices (nb %d, %d "
              "devices)", n, n, p.nb, hyt_context_num_devices(ctx));
-    hyt_dmat_t *dA = NULL;
+    const int ndev = hyt_context_num_devices(ctx), solve = b && nrhs > 0;
+    hyt_dmat_t *dA = NULL, *dB = NULL;
     hyt_ring_t r = {.ctx = ctx};
-    int rc = hyt_dmat_alloc(ctx, n, n, p.nb, NULL, what, &dA);
+    size_t *need = calloc((size_t)ndev, sizeof *need); /* B's memory counted in A's check */
+    int rc = need ? 0 : hyt_error(HYT_ERR_NOMEM, "out of memory");
+    for (int g = 0; g < ndev && solve && need; g++)
+        need[g] = hyt_dmat_bytes(n, nrhs, p.nb, ndev, g);
+    if (!rc)
+        rc = hyt_dmat_alloc(ctx, n, n, p.nb, need, what, &dA);
+    free(need);
+    if (!rc && solve)
+        rc = hyt_dmat_alloc(ctx, n, nrhs, p.nb, NULL, what, &dB);
     if (!rc)
         rc = hyt_ring_open(ctx, p.nb, dA->mt, &r);
 
@@ -56,14 +70,20 @@ int hyt_chol_lapack_devices(hyt_context_t *ctx, char uplo, int n, double *a, int
         rc = hyt_sequence_create(ctx, &seq);
     if (!rc) {
         int irc = hyt_ring_stream(seq, &r, dA, a, lda, 1, uplo);
+        if (!irc && dB)
+            irc = hyt_ring_stream(seq, &r, dB, b, ldb, 1, 'A');
         if (!irc)
             irc = hyt_pdpotrf_dmat(seq, dA, &info, p.lookahead);
         rc = hyt_sequence_finish(seq, irc);
     }
-    // 3: out
+    // 3: solve
+    if (!rc && dB && info == 0 && !(rc = hyt_sequence_create(ctx, &seq)))
+        rc = hyt_sequence_finish(seq, hyt_pdpotrs_dmat(seq, dA, dB));
+    // 4: out
     if (!rc)
-        rc = hyt_ring_copy_back(&r, dA, a, lda, uplo, NULL, NULL, 0, written);
+        rc = hyt_ring_copy_back(&r, dA, a, lda, uplo, info == 0 ? dB : NULL, b, ldb, written);
     hyt_ring_close(&r);
     hyt_dmat_free(dA);
+    hyt_dmat_free(dB);
     return rc ? rc : info;
 }
