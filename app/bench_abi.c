@@ -6,9 +6,11 @@
  * (context, CUDA, handles, page-locking the staging ring) and its later calls are timed apart;
  * then the same call made in this process's own copy of the library splits a call into its
  * phases (copies in + factorization, solve, copies out: drivers/lu/dgesv_devices.c).  Every
- * result is checked by HPL's scaled residual < 16; exit 1 when one fails.
+ * result is checked by HPL's scaled residual < 16; exit 1 when one fails.  --chol: dposv_
+ * ('L') on a symmetric positive definite matrix instead, against dpotrf_ followed by dpotrs_
+ * (the factor back on the host, the solve on the CPUs) and OpenBLAS's dposv_.
  *
- *   hytile bench-gpu --abi [-n N[,N...]] [--reps R] [--lib PATH] [--no-peer]
+ *   hytile bench-gpu --abi [--chol] [-n N[,N...]] [--reps R] [--lib PATH] [--no-peer]
  */
 #include "bench_common.h"
 #include "drv_internal.h"
@@ -25,7 +27,33 @@
 
 typedef void dgesv_fn(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv,
                       double *b, const int *ldb, int *info);
+typedef void dposv_fn(const char *uplo, const int *n, const int *nrhs, double *a,
+                      const int *lda, double *b, const int *ldb, int *info, size_t len);
+typedef void dpotrf_fn(const char *uplo, const int *n, double *a, const int *lda, int *info,
+                       size_t len);
+typedef void dpotrs_fn(const char *uplo, const int *n, const int *nrhs, const double *a,
+                       const int *lda, double *b, const int *ldb, int *info, size_t len);
 extern void openblas_set_num_threads(int n);
+
+/* The Cholesky's calls as dgesv_ (ipiv unused): dposv_, or dpotrf_ then dpotrs_, of the
+ * library chosen by chol_lib. */
+static dposv_fn *chol_posv;
+static dpotrf_fn *chol_potrf;
+static dpotrs_fn *chol_potrs;
+static void as_dposv(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv,
+                     double *b, const int *ldb, int *info)
+{
+    (void)ipiv;
+    chol_posv("L", n, nrhs, a, lda, b, ldb, info, 1);
+}
+static void as_potrf_potrs(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv,
+                           double *b, const int *ldb, int *info)
+{
+    (void)ipiv;
+    chol_potrf("L", n, a, lda, info, 1);
+    if (*info == 0)
+        chol_potrs("L", n, nrhs, a, lda, b, ldb, info, 1);
+}
 
 /* One call of f on a fresh copy of A0 and b0: seconds, residual, INFO. */
 static double run(dgesv_fn *f, int n, const double *A0, const double *b0, double *A, double *x,
@@ -51,7 +79,7 @@ static void split_dgesv(const int *n, const int *nrhs, double *a, const int *lda
 
 int hyt_bench_abi(int argc, char **argv)
 {
-    int ns[16] = {10000, 20000, 30000}, nn = 3, reps = 3, peer = 1;
+    int ns[16] = {10000, 20000, 30000}, nn = 3, reps = 3, peer = 1, chol = 0;
     char lib[4096] = "";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -59,6 +87,8 @@ int hyt_bench_abi(int argc, char **argv)
             continue;
         if (!strcmp(a, "--no-peer")) {
             peer = 0;
+        } else if (!strcmp(a, "--chol")) {
+            chol = 1;
         } else if (!strcmp(a, "-n") && v) {
             nn = hyt_parse_sizes(v, ns, 16);
             i++;
@@ -69,8 +99,8 @@ int hyt_bench_abi(int argc, char **argv)
             snprintf(lib, sizeof lib, "%s", v);
             i++;
         } else {
-            fprintf(stderr, "usage: hytile bench-gpu --abi [-n N[,N...]] [--reps R] [--lib "
-                    "libhytile.so] [--no-peer]\n");
+            fprintf(stderr, "usage: hytile bench-gpu --abi [--chol] [-n N[,N...]] [--reps R] "
+                    "[--lib libhytile.so] [--no-peer]\n");
             return 2;
         }
     }
@@ -85,14 +115,22 @@ int hyt_bench_abi(int argc, char **argv)
         snprintf(lib, sizeof lib, "%s/libhytile.so", dirname(exe));
     }
     void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-    dgesv_fn *hyt = h ? (dgesv_fn *)dlsym(h, "dgesv_") : NULL;
-    if (!hyt) {
-        fprintf(stderr, "hytile bench-gpu --abi: no dgesv_ in %s (%s); give --lib\n", lib,
+    const char *sym = chol ? "dposv_" : "dgesv_";
+    void *hsym = h ? dlsym(h, sym) : NULL;
+    if (!hsym) {
+        fprintf(stderr, "hytile bench-gpu --abi: no %s in %s (%s); give --lib\n", sym, lib,
                 dlerror());
         return 2;
     }
     const char *ob_lib;
-    dgesv_fn *ob = (dgesv_fn *)hyt_bench_openblas_sym("dgesv_", (void *)hyt, &ob_lib);
+    void *osym = hyt_bench_openblas_sym(sym, hsym, &ob_lib);
+    dgesv_fn *hyt = (dgesv_fn *)hsym, *ob = (dgesv_fn *)osym;
+    if (chol) { /* hytile's through the wrappers; OpenBLAS's dposv_ called directly below */
+        chol_posv = (dposv_fn *)hsym;
+        chol_potrf = (dpotrf_fn *)dlsym(h, "dpotrf_");
+        chol_potrs = (dpotrs_fn *)dlsym(h, "dpotrs_");
+        hyt = as_dposv;
+    }
     if (peer && !ob)
         fprintf(stderr, "hytile bench-gpu --abi: no OpenBLAS dgesv_ found: no peer\n");
     long ncores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -110,21 +148,32 @@ int hyt_bench_abi(int argc, char **argv)
             return 2;
         }
         hyt_bench_fill(A0, n, n, n, 1u + (unsigned)n);
+        for (int j = 0; chol && j < n; j++) { /* symmetric, diagonally dominant */
+            for (int i = 0; i < j; i++)
+                A0[i + (size_t)j * n] = A0[j + (size_t)i * n];
+            A0[j + (size_t)j * n] += n;
+        }
         for (int i = 0; i < n; i++)
             b0[i] = A0[i] * 0.5 + 0.25;
         double res, t;
         for (int r = 0; r <= reps; r++) {
             t = run(hyt, n, A0, b0, A, x, ipiv, &res, &inf);
             char what[32];
-            snprintf(what, sizeof what, "hytile dgesv_ %s", q == 0 && r == 0 ? "first" :
+            snprintf(what, sizeof what, "hytile %s %s", sym, q == 0 && r == 0 ? "first" :
                      r == 0 ? "1st at n" : "later");
             printf("%7d %-22s %9.3f %10.3g %s\n", n, what, t, res,
                    inf ? "INFO != 0" : res < 16 ? "PASSED" : "FAILED");
             failed |= inf != 0 || !(res < 16);
             fflush(stdout);
         }
+        if (chol && chol_potrf && chol_potrs) { /* the factor back, the solve on the CPUs */
+            t = run(as_potrf_potrs, n, A0, b0, A, x, ipiv, &res, &inf);
+            printf("%7d %-22s %9.3f %10.3g %s\n", n, "hytile dpotrf_+dpotrs_", t, res,
+                   inf ? "INFO != 0" : res < 16 ? "PASSED" : "FAILED");
+            failed |= inf != 0 || !(res < 16);
+        }
         /* the phases, in this process's copy of the library */
-        if (!split_ctx && hyt_context_create(NULL, &split_ctx)) {
+        if (!chol && !split_ctx && hyt_context_create(NULL, &split_ctx)) {
             fprintf(stderr, "%s\n", hyt_last_error());
             split_ctx = NULL;
         }
@@ -141,9 +190,13 @@ int hyt_bench_abi(int argc, char **argv)
         }
         if (peer && ob) {
             openblas_set_num_threads((int)ncores);
-            t = run(ob, n, A0, b0, A, x, ipiv, &res, &inf);
+            chol_posv = (dposv_fn *)osym;
+            t = run(chol ? as_dposv : ob, n, A0, b0, A, x, ipiv, &res, &inf);
+            chol_posv = (dposv_fn *)hsym;
             openblas_set_num_threads(1);
-            printf("%7d %-22s %9.3f %10.3g %s\n", n, "OpenBLAS dgesv_", t, res,
+            char what[32];
+            snprintf(what, sizeof what, "OpenBLAS %s", sym);
+            printf("%7d %-22s %9.3f %10.3g %s\n", n, what, t, res,
                    inf ? "INFO != 0" : res < 16 ? "PASSED" : "FAILED");
         }
         fflush(stdout);
@@ -155,6 +208,7 @@ int hyt_bench_abi(int argc, char **argv)
     }
     if (split_ctx)
         hyt_context_destroy(split_ctx);
-    printf("targets (n = 30000, one H200): first call <= 1.5 s, later calls <= 1.0 s\n");
+    if (!chol)
+        printf("targets (n = 30000, one H200): first call <= 1.5 s, later calls <= 1.0 s\n");
     return failed ? 1 : 0;
 }
