@@ -449,3 +449,29 @@ int hyt_gpu_dsyrk(const hyt_devctx_t *dc, char uplo, char trans, int n, int k, d
     return no_cuda(dc, fn);
 #endif
 }
+
+int hyt_gpu_dlaset(const hyt_devctx_t *dc, char uplo, int m, int n, double alpha, double beta,
+                   double *A, int lda)
+{
+    static const char fn[] = "hyt_gpu_dlaset";
+    int rc = check_dc(dc, fn);
+    if (rc)
+        return rc;
+    if (m < 0 || n < 0 || lda < max1(m))
+        return hyt_error(HYT_ERR_INVALID, "%s: m = %d, n = %d, lda = %d", fn, m, n, lda);
+    if (m == 0 || n == 0)
+        return HYT_SUCCESS;
+    if (!A)
+        return hyt_error(HYT_ERR_INVALID, "%s: A is NULL", fn);
+    if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
+        if ((rc = host_fault(dc, fn)))
+            return rc;
+        hyt_ref_dlaset(uplo, m, n, alpha, beta, A, lda);
+        return HYT_SUCCESS;
+    }
+#if HYT_HAVE_CUDA
+    return hyt_cuda_dlaset(dc->dev, dc->cuda_stream, uplo, m, n, alpha, beta, A, lda);
+#else
+    return no_cuda(dc, fn);
+#endif
+}

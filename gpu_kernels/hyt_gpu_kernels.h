@@ -130,6 +130,12 @@ int hyt_gpu_dtrsm(const hyt_devctx_t *dc, char side, char uplo, char transa, cha
                   int n, double alpha, const double *A, int lda, double *B, int ldb);
 int hyt_gpu_dsyrk(const hyt_devctx_t *dc, char uplo, char trans, int n, int k, double alpha,
                   const double *A, int lda, double beta, double *C, int ldc);
+/*   hyt_gpu_dlaset: LAPACK's DLASET: the strictly lower (uplo 'L'), strictly upper ('U') or
+ *     whole (any other letter) off-diagonal part of the m x n A set to alpha, its diagonal to
+ *     beta (the identity: alpha 0, beta 1); any stream (CUDA: gpu_dlaset.cu). */
+int hyt_gpu_dlaset(const hyt_devctx_t *dc, char uplo, int m, int n, double alpha, double beta,
+                   double *A, int lda);
+void hyt_ref_dlaset(char uplo, int m, int n, double alpha, double beta, double *A, int lda);
 
 #if HYT_HAVE_CUDA
 /* The CUDA versions (the .cu files of gpu_kernels/), asynchronous on `stream`.  They return 0 or
@@ -162,6 +168,8 @@ int hyt_cuda_hpl_norms(hyt_device_t *dev, void *stream, int64_t n, int nparts, c
 /* One cooperative launch on `stream`; *info (device memory) is set when it completes. */
 int hyt_cuda_dpotf2(hyt_device_t *dev, void *stream, char uplo, int n, double *A, int lda,
                     int *info);
+int hyt_cuda_dlaset(hyt_device_t *dev, void *stream, char uplo, int m, int n, double alpha,
+                    double beta, double *A, int lda);
 #endif
 
 #ifdef __cplusplus

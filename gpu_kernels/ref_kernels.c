@@ -85,3 +85,15 @@ int hyt_ref_dpotf2(char uplo, int n, double *a, int lda)
 {
     return hyt_core_dpotrf(uplo, n, a, lda);
 }
+
+void hyt_ref_dlaset(char uplo, int m, int n, double alpha, double beta, double *A, int lda)
+{
+    const int lower = uplo == 'L' || uplo == 'l', upper = uplo == 'U' || uplo == 'u';
+    for (int64_t c = 0; c < n; c++)
+        for (int64_t r = 0; r < m; r++) {
+            if (r == c)
+                A[r + c * lda] = beta;
+            else if ((r > c && !upper) || (r < c && !lower))
+                A[r + c * lda] = alpha;
+        }
+}

@@ -6,8 +6,8 @@
  *     launches enumerated and huge ones sampled on the host, so the index arithmetic is checked
  *     even where no GPU is present;
  *   - the dispatchers in device tasks through the runtime (copies in, kernel, copies out),
- *     compared with the references: exactly for transposition and interchanges, to 1e-12
- *     (relative) for GEMM; argument checks; fault injection reaching the kernels.
+ *     compared with the references: exactly for transposition, interchanges and dlaset, to
+ *     1e-12 (relative) for GEMM; argument checks; fault injection reaching the kernels.
  * Without arguments it runs on a host device ("host:1"); with the argument "cuda" it runs the
  * device part on the first GPU ("cuda:0") and exits 77 when the build has no CUDA or no GPU is
  * usable.
@@ -522,6 +522,19 @@ static int mm_body(const hyt_devctx_t *dc, void *p)
                                              g->ldc, g->sc, g->batch, a->per_call));
 }
 
+typedef struct ls_args {
+    char uplo;
+    int m, n, lda;
+    double alpha, beta, *A;
+} ls_args_t;
+
+static int ls_body(const hyt_devctx_t *dc, void *p)
+{
+    ls_args_t *a = p;
+    return forward(dc, hyt_gpu_dlaset(dc, a->uplo, a->m, a->n, a->alpha, a->beta, a->A, a->lda));
+}
+
+static const hyt_kernel_t ls_kernel = {.name = "dlaset", .dev = ls_body, .cat = HYT_CAT_GPU};
 static const hyt_kernel_t tr_kernel = {.name = "transpose", .dev = tr_body, .cat = HYT_CAT_GPU};
 static const hyt_kernel_t sw_kernel = {.name = "dlaswp_crrb", .dev = sw_body, .cat = HYT_CAT_GPU};
 static const hyt_kernel_t mm_kernel = {.name = "dgemm_batched", .dev = mm_body,
@@ -633,6 +646,62 @@ static int dev_gemm(hyt_context_t *ctx, const gcase_t *g, const double *A, const
     }
     dfree(&d);
     return rc;
+}
+
+/* dlaset: the reference against its definition, then the dispatcher on the device (a
+ * task on the panel stream, as the Cholesky calls it) against the reference, exactly; the rows
+ * between m and lda untouched. */
+static void test_dlaset(hyt_context_t *ctx)
+{
+    static const int cases[][3] = {{1, 1, 1}, {5, 3, 7}, {3, 5, 3}, {64, 64, 64}, {300, 17, 301},
+                                   {17, 700, 20}, {1024, 1024, 1024}};
+    test_rng_t rng = {33};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int u = 0; u < 4; u++) {
+            const char uplo = "LUAl"[u];
+            const int m = cases[i][0], n = cases[i][1], lda = cases[i][2];
+            const size_t len = (size_t)lda * n;
+            double *a = hmalloc(ctx, len), *ref = xmalloc(len * sizeof *a);
+            double *a0 = xmalloc(len * sizeof *a);
+            fill(&rng, a0, len);
+            memcpy(ref, a0, len * sizeof *a);
+            hyt_ref_dlaset(uplo, m, n, -2.5, 3.0, ref, lda);
+            int def_ok = 1;
+            for (int c = 0; c < n; c++)
+                for (int r = 0; r < lda; r++) {
+                    const size_t e = r + (size_t)c * lda;
+                    const int lo = uplo == 'L' || uplo == 'l', up = uplo == 'U';
+                    double want = r >= m ? a0[e] : r == c ? 3.0
+                                  : (r > c && !up) || (r < c && !lo) ? -2.5 : a0[e];
+                    def_ok &= ref[e] == want;
+                }
+            CHECK(def_ok, "hyt_ref_dlaset '%c' %d x %d (lda %d): not LAPACK's dlaset", uplo, m,
+                  n, lda);
+            dbufs_t d = {hyt_context_device(ctx, 0), {0}, 0};
+            void *x;
+            hyt_sequence_t *seq = NULL;
+            memcpy(a, a0, len * sizeof *a);
+            int rc = dalloc(&d, len * sizeof *a, &x);
+            if (!rc)
+                rc = hyt_sequence_create(ctx, &seq);
+            if (!rc) {
+                ls_args_t la = {uplo, m, n, lda, -2.5, 3.0, x};
+                hyt_dep_t dep = {x, HYT_RW};
+                rc = insert_copy(seq, x, a, len * sizeof *a, 0);
+                if (!rc)
+                    rc = insert_dev(seq, &ls_kernel, &la, sizeof la, HYT_STREAM_PANEL, &dep, 1);
+                if (!rc)
+                    rc = insert_copy(seq, a, x, len * sizeof *a, 1);
+                rc = hyt_sequence_finish(seq, rc);
+            }
+            dfree(&d);
+            CHECK(rc == 0, "dlaset '%c' %d x %d: %s", uplo, m, n, hyt_last_error());
+            CHECK(!rc && !memcmp(a, ref, len * sizeof *a), "dlaset '%c' %d x %d (lda %d): "
+                  "differs from the reference", uplo, m, n, lda);
+            hyt_host_free(ctx, a);
+            free(ref);
+            free(a0);
+        }
 }
 
 static void test_dev_transpose(hyt_context_t *ctx)
@@ -787,6 +856,14 @@ static void test_dev_args(hyt_context_t *ctx)
     EXPECT(hyt_gpu_transpose_tiles(&dc, x, 1 << 20, INT64_MAX / 1000), HYT_ERR_TOO_LARGE);
     EXPECT(hyt_gpu_transpose_tiles(&dc, NULL, 8, 0), 0);
     EXPECT(hyt_gpu_transpose_tiles(&dc, x, 1, 64), 0);
+
+    EXPECT(hyt_gpu_dlaset(NULL, 'A', 2, 2, 0, 1, x, 2), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaset(&dc, 'A', -1, 2, 0, 1, x, 2), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaset(&dc, 'A', 2, -1, 0, 1, x, 2), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaset(&dc, 'A', 3, 2, 0, 1, x, 2), HYT_ERR_INVALID); /* lda < m */
+    EXPECT(hyt_gpu_dlaset(&dc, 'L', 2, 2, 0, 1, NULL, 2), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaset(&dc, 'U', 0, 2, 0, 1, NULL, 1), 0);
+    EXPECT(hyt_gpu_dlaset(&dc, 'U', 2, 0, 0, 1, NULL, 2), 0);
 
     EXPECT(hyt_gpu_dlaswp_crrb(NULL, x, 16, 2, 2, 0, 2, ip), HYT_ERR_INVALID);
     EXPECT(hyt_gpu_dlaswp_crrb(&dc, x, 16, 2, 0, 0, 2, ip), HYT_ERR_INVALID);
@@ -947,6 +1024,7 @@ int main(int argc, char **argv)
     test_dev_transpose(ctx);
     test_dev_laswp(ctx);
     test_dev_gemm(ctx);
+    test_dlaset(ctx);
     test_dev_args(ctx);
     hyt_context_destroy(ctx);
     test_dev_faults(devices);
