@@ -225,7 +225,7 @@ static int usage(void)
             "usage: hytile bench-gpu --chol N [N...] [--uplo L|U|L,U] [--nb NB[,NB...]]\n"
             "                        [--lookahead L[,L...]] [--leaf W[,W...]] [--reps R]\n"
             "                        [--gemm] [--devices cuda:0|host:1] [--no-peer] [--dmat]\n"
-            "                        [--hybrid] [--mg-block B[,B...]]\n"
+            "                        [--hybrid] [--mg-block B[,B...]] [--inv-rows R[,R...]]\n"
             "  hytile's GPU-only Cholesky (hyt_dpotrf_device) against cusolverDnDpotrf on the\n"
             "  same SPD matrix, both on the GPU; best of R runs each, residuals checked; every\n"
             "  combination of the lists; --gemm: cuBLAS DGEMM rates at M = N = n, n/2, K = nb.\n"
@@ -234,7 +234,9 @@ static int usage(void)
             "  diagonal tiles, device updates), timed host to host, a row of its own.\n"
             "  The peer: cusolverDnDpotrf on device 0; with several CUDA devices and --dmat or\n"
             "  --hybrid (lower), cusolverMgPotrf on them all, each block of --mg-block (default\n"
-            "  256,512), the fastest compared.\n");
+            "  256,512), the fastest compared.  --inv-rows: chol.inv_rows (rows from which a\n"
+            "  panel's solve is a GEMM with the inverse; auto, or a count, 1: always), a row\n"
+            "  each.\n");
     return 2;
 }
 
@@ -249,6 +251,30 @@ static int parse_ints(const char *t, int *v, int room, long max)
             return -1;
         v[k++] = (int)x;
         t = *end ? end + 1 : end;
+    }
+    return *t ? -1 : k;
+}
+
+/* "auto,1,16384" into v (auto: 0, else 1..2^30); the count, or -1. */
+static int parse_rows(const char *t, int *v, int room)
+{
+    int k = 0;
+    while (*t && k < room) {
+        const char *end = strchr(t, ',');
+        size_t len = end ? (size_t)(end - t) : strlen(t);
+        if (len == 4 && !strncmp(t, "auto", 4))
+            v[k++] = 0;
+        else {
+            char num[16];
+            if (len < 1 || len >= sizeof num)
+                return -1;
+            memcpy(num, t, len);
+            num[len] = 0;
+            if (parse_ints(num, v + k, 1, 1L << 30) != 1 || v[k] < 1)
+                return -1;
+            k++;
+        }
+        t = end ? end + 1 : t + len;
     }
     return *t ? -1 : k;
 }
@@ -440,7 +466,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
 {
     int ns[32], nn = 0, nbs[16] = {0}, nnb = 1, las[16] = {-1}, nla = 1, leafs[16] = {0};
     int nleaf = 1, reps = 1, peer = 1, gemm = 0, dmat = 0, hybrid = 0, mgs[8] = {256, 512};
-    int nmg = 2;
+    int nmg = 2, invs[16] = {0}, ninv = 1, inv_given = 0;
     char uplos[2] = {'L'};
     int nuplo = 1;
     const char *devices = "cuda:0";
@@ -493,6 +519,11 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             for (int m = 0; m < nmg; m++)
                 if (mgs[m] < 1)
                     return usage();
+            i++;
+        } else if (!strcmp(a, "--inv-rows")) {
+            if ((ninv = parse_rows(v, invs, 16)) < 1)
+                return usage();
+            inv_given = 1;
             i++;
         } else if (!strcmp(a, "--reps")) {
             if (parse_ints(v, &reps, 1, 1000) != 1 || reps < 1)
@@ -586,21 +617,37 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             }
             for (int b = 0; b < nnb; b++)
                 for (int l = 0; l < nla; l++) {
-                    for (int f = 0; f < nleaf; f++) {
-                        hyt_chol_dev_params_t p = {nbs[b], las[l], leafs[f]};
+                    for (int f = 0; f < nleaf * ninv; f++) {
+                        hyt_chol_dev_params_t p = {nbs[b], las[l], leafs[f % nleaf],
+                                                   invs[f / nleaf]};
                         hyt_chol_params_device(ctx, n, &p);
+                        char iv[16] = "auto", what[48] = "";
+                        if (p.inv_rows > 0)
+                            snprintf(iv, sizeof iv, "%d", p.inv_rows);
+                        if (inv_given) /* a device matrix's solve is of the upper form */
+                            snprintf(what, sizeof what, "   inv_rows %d",
+                                     p.inv_rows > 0 ? p.inv_rows
+                                                     : hyt_chol_inv_rows(ctx, dmat ? 'U' : uplo));
                         double th = NAN, res = NAN;
                         if (dmat)
                             p.leaf = 0;
-                        if (dmat ? run_dmat(ctx, &q, H, F, dA, dz, p.nb, las[l], reps, &th, &res)
-                                 : run_hytile(ctx, &q, H, dA, dz, &p, reps, &th, &res)) {
+                        /* the device matrix takes it from chol.inv_rows, for this run */
+                        const int setkey = dmat && inv_given;
+                        int brc = setkey ? hyt_context_set(ctx, "chol.inv_rows", iv) : 0;
+                        if (!brc)
+                            brc = dmat ? run_dmat(ctx, &q, H, F, dA, dz, p.nb, las[l], reps, &th,
+                                                  &res)
+                                       : run_hytile(ctx, &q, H, dA, dz, &p, reps, &th, &res);
+                        if (!brc && setkey)
+                            brc = hyt_context_set(ctx, "chol.inv_rows", "auto");
+                        if (brc) {
                             fprintf(stderr, "hytile bench-gpu --chol: n = %d, uplo %c: %s\n", n,
                                     uplo, hyt_last_error());
                             status = 1;
                             continue;
                         }
                         if (!print_row(n, uplo, p.nb, p.lookahead, p.leaf, th, res, tp, res_p,
-                                       ""))
+                                       what))
                             status = 1;
                     }
                     if (!hybrid)
@@ -616,7 +663,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                             status = 1;
                             continue;
                         }
-                        hyt_chol_dev_params_t dp = {nbs[b], las[l], 0};
+                        hyt_chol_dev_params_t dp = {nbs[b], las[l], 0, 0};
                         hyt_chol_params(ctx, n, &hp);
                         hyt_chol_params_device(ctx, n, &dp);
                         if (!print_row(n, uplo, g ? dp.nb : hp.nb, g ? dp.lookahead
@@ -640,7 +687,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
         hyt_host_free(ctx, F);
         /* the DGEMM ceiling at this n, with the device matrix freed */
         for (int b = 0; b < nnb && gemm && cuda; b++) {
-            hyt_chol_dev_params_t p = {nbs[b], -1, 0};
+            hyt_chol_dev_params_t p = {nbs[b], -1, 0, 0};
             hyt_chol_params_device(ctx, n, &p);
             gemm_rates(hyt_device_ordinal(dev), n, p.nb, reps > 3 ? reps : 3);
         }

@@ -3,7 +3,7 @@
 # panel modes (hytile hpl -n 3000 --devices cuda, HYT_PANEL=gpu and cpu: every GPU), on the
 # native panel LU's test and the fused potf2's test (small cases), and on small GPU-only
 # Cholesky runs (hytile bench-gpu --chol: both triangles on cuda:0, blocks of 256 and of 768
-# in pieces; the device matrix's on every GPU).
+# in pieces; the device matrix's on every GPU; the panels' solve both ways).
 # Usage: gpu-sanitize.sh HYTILE TEST_GPU_PANEL TEST_GPU_DPOTF2.
 # Exits 77 (skipped) without compute-sanitizer or without a usable GPU.
 hytile=$1
@@ -45,6 +45,9 @@ for tool in memcheck racecheck synccheck initcheck; do
         fail=1
     fi
     for chol in "--uplo L,U --nb 256,768 --devices cuda:0" "--nb 256 --dmat --devices cuda"; do
+        # --inv-rows: the panels' solve as chosen (a TRSM at this size) and as a GEMM with the
+        # inverse of the diagonal block on every panel
+        chol="$chol --inv-rows auto,1"
         echo "== $tool: hytile bench-gpu --chol 1100 $chol --no-peer"
         # shellcheck disable=SC2086
         if ! "$cs" --tool "$tool" --error-exitcode 99 "$hytile" bench-gpu --chol 1100 $chol \

@@ -12,7 +12,9 @@
  * before a solve reading it; injected faults (an error or a correct result).  The solve with
  * the factor (hyt_dpotrs_dmat, hyt_dposv_dmat, hyt_dpotrs_dmat_async after the factorization
  * in one sequence): ||B - A X|| / (||A|| ||X|| n eps) per column for one right-hand side and
- * for several tile columns of them spread over the devices; B untouched when INFO > 0.  Host
+ * for several tile columns of them spread over the devices; B untouched when INFO > 0.  The
+ * panels' solve as a GEMM with the inverse of the diagonal tile (chol.inv_rows 1: every panel;
+ * 4 nb: the first ones), faults injected there too.  Host
  * devices (quick suite; HYT_CHAOS applies) or CUDA GPUs (argument "cuda": the gpu suite, exit
  * 77 without one).
  *
@@ -435,7 +437,8 @@ static void check_late_writer(hyt_context_t *ctx)
 /* Injected faults (key = k: the k-th device call, allocation or task fails): an error with a
  * message, or INFO 0 and a correct factor; nothing hangs or leaks (the cleanup task runs also
  * after a failure). */
-static void check_faults(const char *devs, const char *key, int kmax, int stride)
+static void check_faults(const char *devs, const char *key, int kmax, int stride,
+                         const char *inv_rows)
 {
     const int n = 90, nb = 16;
     double *A0 = xmalloc((size_t)n * n * sizeof *A0), *F = xmalloc((size_t)n * n * sizeof *F);
@@ -449,7 +452,8 @@ static void check_faults(const char *devs, const char *key, int kmax, int stride
         REQUIRE(!hyt_config_create(&cfg) &&
                     !hyt_config_set(cfg, "runtime.workers", "2", HYT_SRC_API, NULL) &&
                     !hyt_config_set(cfg, "runtime.devices", devs, HYT_SRC_API, NULL) &&
-                    !hyt_config_set(cfg, key, kb, HYT_SRC_API, NULL),
+                    !hyt_config_set(cfg, key, kb, HYT_SRC_API, NULL) &&
+                    !hyt_config_set(cfg, "chol.inv_rows", inv_rows, HYT_SRC_API, NULL),
                 "%s", hyt_last_error());
         int rc = hyt_context_create(cfg, &ctx);
         hyt_config_destroy(cfg);
@@ -477,7 +481,8 @@ static void check_faults(const char *devs, const char *key, int kmax, int stride
         hyt_dmat_destroy(dA);
         hyt_context_destroy(ctx);
     }
-    printf("%s on %s, k = 1..%d: %d failed cleanly, %d correct\n", key, devs, kmax, failed, ok);
+    printf("%s on %s (chol.inv_rows %s), k = 1..%d: %d failed cleanly, %d correct\n", key, devs,
+           inv_rows, kmax, failed, ok);
     CHECK(failed > 0, "%s: no fault reported (%d correct)", key, ok);
     free(A0);
     free(F);
@@ -539,6 +544,25 @@ int main(int argc, char **argv)
         check_solve(ctx, 4 * nb + 3, nb, 2 * nb + 5, 1, devs);
         count += 8;
 
+        /* the panels' solve as a GEMM with the inverse of the diagonal tile: on every panel
+         * (chol.inv_rows 1), on the first ones only (more than 4 nb rows below them) */
+        for (int g = 0; g < 2; g++) {
+            char v[16];
+            snprintf(v, sizeof v, "%d", g ? 4 * nb : 1);
+            REQUIRE(!hyt_context_set(ctx, "chol.inv_rows", v), "%s", hyt_last_error());
+            check(ctx, 7 * nb + 13, nb, 1 + g, 0, devs);
+            check(ctx, n, nb, g, fails[g ? 4 : 3], devs);
+            count += 2;
+            if (g)
+                continue;
+            check(ctx, 1100, 520, nd - 1, 0, devs);
+            check(ctx, 1100, 520, 1, 515, devs);
+            check_solve(ctx, 4 * nb + 3, nb, 2 * nb + 5, 1, devs);
+            check_nan(ctx, 5 * nb + 3, nb, nd % 3);
+            count += 6;
+        }
+        REQUIRE(!hyt_context_set(ctx, "chol.inv_rows", "auto"), "%s", hyt_last_error());
+
         check_nan(ctx, 5 * nb + 3, nb, nd % 3);
         check_async(ctx);
         check_ordered(ctx);
@@ -547,9 +571,12 @@ int main(int argc, char **argv)
         hyt_context_destroy(ctx);
     }
     const char *fdevs = use_cuda ? (maxdev > 1 ? "cuda:0,1" : "cuda:0") : "host:2";
-    check_faults(fdevs, "debug.fault_device", use_cuda ? 400 : 300, 7);
-    check_faults(fdevs, "debug.fault_alloc", 40, 3);
-    check_faults(fdevs, "debug.fault_task", 200, 7);
+    check_faults(fdevs, "debug.fault_device", use_cuda ? 400 : 300, 7, "auto");
+    check_faults(fdevs, "debug.fault_alloc", 40, 3, "auto");
+    check_faults(fdevs, "debug.fault_task", 200, 7, "auto");
+    /* the panels' solve as a GEMM with the inverse: its device calls and its workspace */
+    check_faults(fdevs, "debug.fault_device", use_cuda ? 400 : 300, 5, "1");
+    check_faults(fdevs, "debug.fault_alloc", 40, 3, "1");
     printf("%d device-matrix Cholesky factorizations checked on 1..%d %s device(s)\n", count,
            maxdev, use_cuda ? "CUDA" : "host");
     return test_result(use_cuda ? "test_chol_dmat (cuda)" : "test_chol_dmat");

@@ -8,7 +8,10 @@
  * pieces), lookahead 0..2; matrices that are not positive definite (INFO exactly the first
  * failing minor: at the start, inside a block, at both sides of a block boundary, in the second
  * piece of a wide block, at the end); NaN (no hang); every bad argument, a context without
- * devices refused; the asynchronous call, two factorizations in one sequence.
+ * devices refused; the asynchronous call, two factorizations in one sequence.  The panels' solve
+ * both ways (gpu_chol_trsm.c): as the defaults choose it, then a GEMM with the inverse of the
+ * diagonal block on every panel (chol.inv_rows 1: the same cases again), on the first panels
+ * only, and on an ill-conditioned matrix against the TRSM.
  *
  * Usage: test_chol_gpu          on one host device (the same task graph with the host
  *                               references: quick suite)
@@ -43,7 +46,7 @@ static int factor(char uplo, int n, double *A, int lda, int nb, int la, int leaf
             hyt_last_error());
     memcpy(h, A, bytes);
     copy(dA, h, bytes, 0);
-    hyt_chol_dev_params_t p = {nb, la, leaf};
+    hyt_chol_dev_params_t p = {nb, la, leaf, 0};
     int info = public ? hyt_dpotrf_device(ctx, uplo, n, dA, lda)
                       : hyt_dpotrf_device_params(ctx, uplo, n, dA, lda, &p);
     copy(h, dA, bytes, 1);
@@ -111,6 +114,50 @@ static void check_nan(char uplo, int n, int nb, int r, int c)
     int info = factor(uplo, n, A, lda, nb, 1, 0, 0);
     chol_check_nan_result(uplo, n, A, info, r == 0 && c == 0 ? 0 : 1);
     free(A);
+}
+
+/* chol.inv_rows for the factorizations that follow ("auto", or a row count). */
+static void set_inv_rows(const char *v)
+{
+    REQUIRE(!hyt_context_set(ctx, "chol.inv_rows", v), "chol.inv_rows %s: %s", v,
+            hyt_last_error());
+}
+
+/* An SPD matrix whose unit triangle is ill-conditioned, A = L L^T with L = I + 0.3 E (E random
+ * in [-1, 1], strictly lower), n = 1024: the panels' solve with the inverse of the diagonal
+ * block against the TRSM (chol.inv_rows 1 against a count no panel reaches), nb 256.  Both
+ * factors pass the backward-error check (on the host device: 0.021 and 0.039 with the inverse,
+ * lower and upper, 0.002 with the TRSM; threshold 30). */
+static void check_illcond(char uplo, unsigned long long seed)
+{
+    enum { N = 1024 };
+    const size_t sz = ((size_t)N * N + 1) * sizeof(double);
+    double *A0 = malloc(sz), *A = malloc(sz), *L = calloc(1, sz);
+    fill_random(L, N, N, N, seed);
+    for (int c = 0; c < N; c++)
+        for (int r = 0; r <= c; r++)
+            L[r + (int64_t)c * N] = r == c ? 1.0 : 0.0;
+    for (int64_t i = 0; i < (int64_t)N * N; i++)
+        if (i % N > i / N)
+            L[i] *= 0.3;
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, N, N, N, 1.0, L, N, L, N, 0.0, A0, N);
+    for (int c = 0; c < N; c++) /* exactly symmetric */
+        for (int r = c + 1; r < N; r++)
+            A0[c + (int64_t)r * N] = A0[r + (int64_t)c * N];
+    for (int g = 0; g < 2; g++) {
+        set_inv_rows(g ? "1" : "1000000");
+        memcpy(A, A0, sz);
+        int info = factor(uplo, N, A, N, 256, 1, 0, 0);
+        CHECK(info == 0, "%c ill-conditioned, %s: info %d (%s)", uplo, g ? "inverse" : "TRSM",
+              info, hyt_last_error());
+        double e = info ? INFINITY : chol_backward_error(uplo, N, A0, N, A, N);
+        CHECK(e < LU_THRESH, "%c ill-conditioned, %s: backward error %g", uplo,
+              g ? "inverse" : "TRSM", e);
+    }
+    set_inv_rows("auto");
+    free(A0);
+    free(A);
+    free(L);
 }
 
 static void check_args(void)
@@ -198,12 +245,17 @@ int main(int argc, char **argv)
     static const int nbs[] = {16, 32, 64};
     static const int fails[] = {1, 2, 20, 32, 33, 64, 65, 90, 100};
     unsigned long long seed = 1;
+    /* the panels' solve: pass 0 as the defaults choose it (a TRSM at these sizes but the
+     * largest), pass 1 a GEMM with the block's inverse on every panel (chol.inv_rows 1; the
+     * small sizes with lookahead 1 only) */
+    for (int pass = 0; pass < 2; pass++)
     for (int u = 0; u < 2; u++) {
         const char uplo = "LU"[u];
+        set_inv_rows(pass ? "1" : "auto");
         /* SPD: sizes around the block size, n < nb, 0 and 1, lookahead 0..2 */
         for (int i = 0; i < (int)(sizeof ns / sizeof ns[0]); i++)
             for (int b = 0; b < 3; b++)
-                for (int la = 0; la <= 2; la++)
+                for (int la = pass; la <= 2 - pass; la++)
                     check(uplo, ns[i], nbs[b], la, 0, 0, seed++);
         /* the largest block the fused potf2 takes, and wider ones (in pieces of 512) */
         check(uplo, 600, 512, 1, 0, 0, seed++);
@@ -212,9 +264,11 @@ int main(int argc, char **argv)
         /* trailing parts wider than the recursive update's leaf (default 1024, and 512) */
         check(uplo, 1300, 96, 0, 0, 0, seed++);
         check(uplo, 1300, 96, 1, 0, 0, seed++);
-        check(uplo, 2100, 200, 2, 0, 0, seed++);
-        check_leaf(uplo, 1500, 128, 1, 512, 0, 0, seed++);
-        check_leaf(uplo, 2100, 100, 2, 2048, 0, 0, seed++);
+        if (!pass) { /* the trailing update's recursion: the same either way */
+            check(uplo, 2100, 200, 2, 0, 0, seed++);
+            check_leaf(uplo, 1500, 128, 1, 512, 0, 0, seed++);
+            check_leaf(uplo, 2100, 100, 2, 2048, 0, 0, seed++);
+        }
         /* the public call, automatic parameters */
         check(uplo, 300, 0, -1, 0, 1, seed++);
         check(uplo, 1, 0, -1, 0, 1, seed++);
@@ -239,7 +293,20 @@ int main(int argc, char **argv)
         check_nan(uplo, 100, 32, 99, 99);
         if (use_cuda) /* the GPU's own block size and a large trailing update */
             check(uplo, 4100, 512, 1, 0, 0, seed++);
+        if (pass)
+            continue;
+        /* the inverse on the first panels only (more than 600 rows below them), then TRSMs */
+        set_inv_rows("600");
+        check(uplo, 1300, 96, 1, 0, 0, seed++);
+        check(uplo, 1300, 128, 2, 1200, 0, seed++);
+        check_illcond(uplo, seed++);
     }
+    set_inv_rows("auto");
+    /* the key: a count from 1, or auto */
+    CHECK(hyt_context_set(ctx, "chol.inv_rows", "0") == HYT_ERR_CONFIG &&
+              hyt_context_set(ctx, "chol.inv_rows", "-3") == HYT_ERR_CONFIG &&
+              !hyt_context_set(ctx, "chol.inv_rows", "auto"),
+          "chol.inv_rows 0 and -3 refused, auto accepted: %s", hyt_last_error());
     hyt_context_destroy(ctx);
     return test_result("test_chol_gpu");
 }

@@ -92,18 +92,39 @@ typedef struct hyt_chol_dev {
     double *A;       /* device memory (host memory on host devices) */
     int *dinfo;      /* ceil(n / nb) * ceil(nb / HYT_CHOL_DEV_PIECE) device ints: the potf2
                       * INFO of piece p of step k at k * pieces + p */
+    int inv_rows;    /* the panels' solve is a GEMM with the inverse from this many rows */
+    double *work;    /* its workspace (hyt_chol_trsm): lwork device doubles, NULL when no
+                      * panel reaches inv_rows */
+    size_t lwork;
 } hyt_chol_dev_t;
 
-/* The device Cholesky's tunables ("auto": nb <= 0, lookahead < 0, leaf <= 0). */
+/* The solve under a panel's diagonal block on a device (gpu_chol_trsm.c), in a device task on
+ * a stream with a cuBLAS handle:
+ *   uplo 'L': B (m x kb) = B inv(T)^T, T the kb x kb lower factor (side R, lower, trans T);
+ *   uplo 'U': B (kb x m) = inv(T)^T B, T upper (side L, upper, trans T);
+ * from min_rows rows (m >= min_rows) as a GEMM with inv(T) through work (lwork doubles of
+ * device memory, at least hyt_chol_trsm_work(kb, m); it may be NULL when m < min_rows), else
+ * one TRSM.  The tasks that share a workspace must run in order on one stream.
+ * hyt_chol_inv_rows: min_rows for a solve of that form, from chol.inv_rows (auto: the
+ * measured defaults, by uplo). */
+size_t hyt_chol_trsm_work(int nb, int64_t rows);
+int hyt_chol_trsm(const hyt_devctx_t *dc, char uplo, int m, int kb, const double *T, int ldt,
+                  double *B, int ldb, int min_rows, double *work, size_t lwork);
+int hyt_chol_inv_rows(hyt_context_t *ctx, char uplo);
+
+/* The device Cholesky's tunables ("auto": nb <= 0, lookahead < 0, leaf <= 0, inv_rows <= 0). */
 typedef struct hyt_chol_dev_params {
     int nb;         /* block size */
     int lookahead;  /* block columns updated on the lookahead stream */
     int leaf;       /* the width of the trailing update's SYRK leaves */
+    int inv_rows;   /* the panels' solve is a GEMM with the inverse from this many rows (1:
+                     * always) */
 } hyt_chol_dev_params_t;
-#define HYT_CHOL_DEV_PARAMS_AUTO ((hyt_chol_dev_params_t){0, -1, 0})
+#define HYT_CHOL_DEV_PARAMS_AUTO ((hyt_chol_dev_params_t){0, -1, 0, 0})
 
 /* The device Cholesky's parameters: the caller's where set, else chol.nb and chol.lookahead
- * where set, else the device defaults (dpotrf_gpu.c, measured in docs/performance.md). */
+ * where set, else the device defaults (dpotrf_gpu.c, measured in docs/performance.md); an
+ * "auto" inv_rows stays (hyt_chol_inv_rows resolves it by triangle). */
 void hyt_chol_params_device(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p);
 
 /* hyt_dpotrf_device with the caller's parameters ("auto" ones as hyt_dpotrf_device chooses
@@ -119,8 +140,8 @@ int hyt_pdpotrf_gpu(hyt_sequence_t *seq, const hyt_chol_dev_t *D, int lookahead,
 
 /* The device tasks (gpu_dpotrf_tasks.c), all on device D->device (in the terms of the lower
  * case; upper: the transposes):
- *   panel k:   potf2 of the diagonal block k in pieces (INFO to D->dinfo), then the TRSM of
- *              the rows below it;
+ *   panel k:   potf2 of the diagonal block k in pieces (INFO to D->dinfo), then the solve of
+ *              the rows below it (hyt_chol_trsm);
  *   column j:  the update of block column j by the panel of step k (SYRK of the diagonal
  *              block, GEMM of the rows below);
  *   trailing:  the update of block columns j0.. by the panel of step k (A22 -= L L^T on the
@@ -161,6 +182,11 @@ typedef struct hyt_chol_hdev {
     double *slots; /* nslot * colsz */
     int *dinfo;    /* GPU panels only: ncols * ceil(nb / HYT_CHOL_DEV_PIECE) device ints, the
                     * potf2 INFO of piece q of the panel of local column l at l * pieces + q */
+    int inv_rows;  /* GPU panels only: the panels' solve (hyt_chol_trsm, upper form) is a GEMM
+                    * with the inverse from this many rows, through work (lwork doubles,
+                    * NULL when no panel reaches inv_rows) */
+    double *work;
+    size_t lwork;
 } hyt_chol_hdev_t;
 
 /* Panel broadcast of step k: host tiles (i0..mt-1, k) of the CCRB matrix A to slot k % nslot of
@@ -175,7 +201,8 @@ int hyt_insert_gpu_chol_cols(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_
                              const hyt_dep_t *deps, int ndeps);
 /* GPU panels (hyt_pdpotrf_dmat): the panel of step k on d's device (the owner of column k),
  * in place in its column: potf2 of the diagonal tile in pieces of HYT_CHOL_DEV_PIECE (INFO to
- * d->dinfo), then the TRSM of the tiles below.  On `stream`; dependencies the caller's. */
+ * d->dinfo), then the solve of the tiles below (hyt_chol_trsm, through d->work: every panel of
+ * d's device on the same stream).  On `stream`; dependencies the caller's. */
 int hyt_insert_gpu_chol_dpanel(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_hdev_t *d,
                                int k, int stream, const hyt_dep_t *deps, int ndeps);
 /* d->dinfo (all its d->ncols * pieces entries) to h_info (page-locked), on the D2H stream. */

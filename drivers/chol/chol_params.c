@@ -4,7 +4,8 @@
  *   nb: 256 from n >= 3000, 128 from 600, else 64 (smaller tiles give idle workers work at the
  *       end of the factorization; larger ones a faster GEMM);
  *   lookahead: 1;
- *   panel (chol.panel; LAPACK-layout calls with devices): auto, gpu with CUDA devices.
+ *   panel (chol.panel; LAPACK-layout calls with devices): auto, gpu with CUDA devices;
+ *   inv_rows (chol.inv_rows; the device panels' solve): auto, gpu_chol_trsm.c's defaults.
  */
 #include "chol_internal.h"
 
@@ -22,6 +23,11 @@ static const hyt_config_keydef_t chol_keys[] = {
     {{"chol.lookahead", "HYT_CHOL_LOOKAHEAD", "auto",
       "Cholesky lookahead depth (0..64): tile columns updated ahead of the rest; auto: 1"},
      HYT_KEY_INT, 0, 64, 1, 1, NULL},
+    {{"chol.inv_rows", "HYT_CHOL_INV_ROWS", "auto",
+      "device Cholesky panels (hyt_dpotrf_device, device matrices): the rows below a diagonal "
+      "block from which their solve is a GEMM with the block's inverse instead of a TRSM "
+      "(1..2^30, 1: always); auto: 16384 for lower, 6144 for upper and for device matrices"},
+     HYT_KEY_INT, 1, 1L << 30, 1, 1, NULL},
     {{"chol.panel", "HYT_CHOL_PANEL", "auto",
       "where the LAPACK-layout Cholesky factors its diagonal tiles and panels with devices: "
       "gpu (the array streamed to a device matrix, every step there), cpu (the hybrid: CPU "

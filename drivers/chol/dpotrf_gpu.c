@@ -42,6 +42,9 @@ typedef struct dev_call {
     int *h_info;        /* page-locked copy of dinfo */
     int *dinfo;
     size_t ninfo;
+    double *work;       /* the panels' solve: hyt_chol_trsm_work(nb, n - nb) doubles, when
+                         * a panel has inv_rows rows below it */
+    size_t lwork;
     int nb, pieces;
     int *info;          /* the caller's */
 } dev_call_t;
@@ -50,6 +53,8 @@ static void call_free(dev_call_t *c)
 {
     if (c->dinfo)
         hyt_device_free(c->dev, c->dinfo);
+    if (c->work)
+        hyt_device_free(c->dev, c->work);
     hyt_host_free(c->ctx, c->h_info);
     hyt_tokens_destroy(c->tok);
     free(c);
@@ -139,12 +144,17 @@ static int device_async(hyt_sequence_t *seq, const char *fn, char uplo, int n, d
     int rc = c->tok && c->h_info ? HYT_SUCCESS : hyt_error(HYT_ERR_NOMEM, "%s: out of memory", fn);
     if (!rc)
         rc = hyt_device_malloc(c->dev, (void **)&c->dinfo, c->ninfo * sizeof *c->dinfo);
+    const int inv_rows = p.inv_rows > 0 ? p.inv_rows : hyt_chol_inv_rows(ctx, u);
+    c->lwork = n - p.nb >= inv_rows && n > p.nb ? hyt_chol_trsm_work(p.nb, n - p.nb) : 0;
+    if (!rc && c->lwork)
+        rc = hyt_device_malloc(c->dev, (void **)&c->work, c->lwork * sizeof *c->work);
     if (rc) {
         call_free(c);
         return rc;
     }
     hyt_chol_dev_t D = {.device = 0, .uplo = u, .n = n, .ld = ldda, .nb = p.nb, .leaf = p.leaf,
-                        .A = dA, .dinfo = c->dinfo};
+                        .A = dA, .dinfo = c->dinfo, .inv_rows = inv_rows, .work = c->work,
+                        .lwork = c->lwork};
     rc = hyt_pdpotrf_gpu(seq, &D, p.lookahead, c->tok, c->h_info);
     if (!rc)
         rc = insert_after_all(seq, &info_kernel, c);

@@ -9,7 +9,11 @@
  *                                                 potrf inside the block: potf2, TRSM of the
  *                                                 block's rows below the piece, SYRK of the
  *                                                 rest), piece p's INFO to D->dinfo[k P + p]
- *              L_ik = A_ik inv(L_kk)^T, i > k     one TRSM on all rows below the block
+ *              L_ik = A_ik inv(L_kk)^T, i > k     all rows below the block at once: from
+ *                                                 D->inv_rows rows (chol.inv_rows) a GEMM with
+ *                                                 inv(L_kk) (a TRSM on the identity) into
+ *                                                 D->work and a copy back, else one TRSM
+ *                                                 (gpu_chol_trsm.c)
  *   update     A(c0:n, c0:c1) -= L(c0:n, k) L(c0:c1, k)^T on the lower triangle only:
  *              the square part c0..c1 cut recursively in halves (SYRK on the diagonal
  *              halves, one GEMM for the rectangle under the first half) down to SYRKs of at
@@ -17,12 +21,21 @@
  *              below c1 in one GEMM.
  *   info       D->dinfo -> host.
  *
+ * Why the GEMM: cuBLAS's DTRSM runs the panel's shapes at a quarter of the GEMM rate (2.23 ms
+ * for 32768 x 1024 against 1.47 ms for the GEMM with the inverse plus the copy back; upper 3.87
+ * against 1.44), and the panel's solve runs beside the trailing update (lookahead), so its SM
+ * time is the update's; below inv_rows rows the inverse's own latency (a TRSM of 0.49 ms at
+ * nb 1024) costs more than the solve saves, and the late panels are on the critical path.
+ * Measured in docs/performance.md (one H200): 3-7% faster for upper, 1% for lower at N = 32768
+ * and 65536.  One workspace serves every panel: they run in order on the panel stream.
+ *
  * Upper (A = U^T U) is the same algorithm on the transposed view L = U^T, with no data moved:
  * view element (r, c) is A(c, r), so the view's block column k is the block ROW k of U (a
  * kb x (n - k nb) strip), and each call is the transpose of its lower one:
  *
  *   potf2      the fused kernel's upper variant (A_kk = U_kk^T U_kk)
- *   TRSM       U_kj = inv(U_kk)^T A_kj:          side L, upper, trans T (instead of R, L, T)
+ *   TRSM       U_kj = inv(U_kk)^T A_kj:          side L, upper, trans T (instead of R, L, T);
+ *              as a GEMM: inv(U_kk)^T A_kj, 'T','N'
  *   SYRK       C -= U^T U on the upper triangle:  uplo U, trans T (instead of L, N)
  *   GEMM       C(r, r+h ..) -= U(:, r ..)^T U(:, r+h ..): trans T, N (instead of N, T), the
  *              rectangle right of the first half instead of under it
@@ -116,7 +129,8 @@ static int panel_body(const hyt_devctx_t *dc, void *p)
             rc = syrk(dc, D, c + p0, w, c + p0 + w, rest);
     }
     if (!rc)
-        rc = trsm(dc, D, below, kb, c + kb, c);
+        rc = hyt_chol_trsm(dc, D->uplo, below, kb, AT(D, c, c), D->ld, VIEW(D, c + kb, c), D->ld,
+                           D->inv_rows, D->work, D->lwork);
     return forward(dc, rc);
 }
 

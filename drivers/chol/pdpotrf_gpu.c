@@ -8,7 +8,8 @@
  * Right-looking, block size nb, nt = ceil(n / nb) block columns; step k:
  *
  *   panel k        potf2 of A_kk (the fused kernel, in pieces of at most      PANEL stream
- *                  512 columns), TRSM of the rows below
+ *                  512 columns), the solve of the rows below (a GEMM with
+ *                  inv(L_kk) from chol.inv_rows rows, else a TRSM)
  *   lookahead      block columns k+1 .. k+la, one task each: SYRK of the      LOOKAHEAD stream
  *                  diagonal block, GEMM of the rows below
  *   trailing       block columns k+la+1 .. nt-1 in one task (the bulk of      COMPUTE stream

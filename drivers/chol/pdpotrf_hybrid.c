@@ -42,8 +42,9 @@
  * GPU panels (hyt_pdpotrf_dmat: a device matrix, factored in place, no host tiles): the same
  * loop nest with every column on the devices from the start (no loads, no returns).  Step k:
  *
- *   panel             potf2 of the diagonal tile (in pieces), TRSM   owner of k, PANEL stream
- *                     of the tiles below, in column k itself         (gpu_dpotrf_hybrid_tasks.c)
+ *   panel             potf2 of the diagonal tile (in pieces), the    owner of k, PANEL stream
+ *                     solve of the tiles below (a GEMM with the      (gpu_dpotrf_hybrid_tasks.c)
+ *                     inverse, or a TRSM), in column k itself
  *   panel copies      tiles k..mt-1 of column k to the slot of every  D2D, a copy per device,
  *                     device that owns a column > k (its owner too)   on the receiver's H2D
  *   lookahead         columns k+1 .. lead-1, one task each            owner, LOOKAHEAD stream
@@ -114,6 +115,8 @@ static void hchol_free(hchol_t *h)
         hyt_device_free(h->d[g].dev, h->d[g].slots);
         if (h->d[g].dinfo)
             hyt_device_free(h->d[g].dev, h->d[g].dinfo);
+        if (h->d[g].work)
+            hyt_device_free(h->d[g].dev, h->d[g].work);
     }
     if (h->own_dA)
         hyt_dmat_free(h->dA);
@@ -172,9 +175,15 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA
     }
     /* the slots; with GPU panels the INFO ints too (ncols * pieces) */
     const size_t ninfo = h->gpu ? (size_t)h->pieces * sizeof(int) : 0;
+    /* GPU panels: the workspace of the panels' solve, when one has inv_rows rows below it */
+    const int inv_rows = h->gpu ? hyt_chol_inv_rows(ctx, 'U') : 0;
+    const size_t lwork = h->gpu && T->n - nb >= inv_rows && T->n > nb
+                             ? hyt_chol_trsm_work(nb, T->n - nb)
+                             : 0;
     for (int g = 0; g < ndev; g++)
         need[g] = g < nt ? (size_t)h->nslot * (size_t)(tile * mt) * sizeof(double) +
-                               ninfo * (size_t)((nt - g + ndev - 1) / ndev)
+                               ninfo * (size_t)((nt - g + ndev - 1) / ndev) +
+                               lwork * sizeof(double)
                          : 0;
     char what[160];
     snprintf(what, sizeof what, "the %s Cholesky of a %d x %d matrix (nb %d, %d devices)",
@@ -192,12 +201,16 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA
         *d = (hyt_chol_hdev_t){.dev = hyt_context_device(ctx, g), .index = g, .ndev = ndev,
                                .n = T->n, .nb = nb, .mt = mt, .ncols = h->dA->ncols[g],
                                .nslot = h->nslot, .tile = tile, .colsz = tile * mt,
-                               .cols = h->dA->cols[g]};
+                               .cols = h->dA->cols[g], .inv_rows = inv_rows};
         if (need[g])
             rc = hyt_device_malloc(d->dev, (void **)&d->slots,
                                    (size_t)h->nslot * (size_t)(tile * mt) * sizeof(double));
         if (!rc && need[g] && h->gpu)
             rc = hyt_device_malloc(d->dev, (void **)&d->dinfo, ninfo * (size_t)d->ncols);
+        if (!rc && need[g] && lwork) {
+            d->lwork = lwork;
+            rc = hyt_device_malloc(d->dev, (void **)&d->work, lwork * sizeof(double));
+        }
     }
     free(need);
     if (rc) {

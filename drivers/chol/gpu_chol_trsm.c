@@ -1,0 +1,73 @@
+/*
+ * The solve under a Cholesky panel's diagonal block on a device (both device Cholesky paths:
+ * gpu_dpotrf_tasks.c and gpu_dpotrf_hybrid_tasks.c), as a GEMM with the block's inverse when
+ * there are enough rows (the seed's "TRSM as a GEMM", as the LU's GPU panels do it):
+ *
+ *   W = inv(T)          the identity (hyt_gpu_dlaset) solved by one TRSM, side L, no
+ *                       transpose: W's other triangle stays exactly zero
+ *   C = B W^T           lower: one GEMM 'N','T' (m x kb x kb) into the workspace
+ *     = W^T B           upper: one GEMM 'T','N' (kb x m x kb)
+ *   B = C               a device 2D copy back (the GEMM cannot write in place)
+ *
+ * and as one cuBLAS TRSM below `min_rows` rows.  Why (one H200, cuBLAS 13.1, one call at a
+ * time, docs/performance.md, 2026-11-24): cuBLAS's DTRSM runs these shapes at 14-15 TFLOP/s
+ * (side R, lower, trans T: 2.23 ms for 32768 x 1024) and the transposed side-L upper one at
+ * half that (3.87 ms), while the GEMM with the inverse plus the copy takes 1.44-1.47 ms; but
+ * the inverse is itself a TRSM whose cost is latency (0.49 ms at kb = 1024, 0.24 at 512:
+ * faster than halving it recursively with TRMMs or cusolverDnXtrtri, 0.58-0.99 ms), so the
+ * GEMM wins from about 16384 rows for the lower solve and from about 6144 for the upper one
+ * (hyt_chol_inv_rows).  One GEMM over all rows was as fast as row chunks of 8192 or 16384
+ * (faster at 65536 rows: 2.55 against 2.91 ms upper), so the workspace holds all of them:
+ * (n - nb) x nb doubles, 1.6% of the matrix at n = 65536.
+ *
+ * Numerics: the rows are multiplied by a computed inverse instead of being solved, so their
+ * error grows with cond(T) (cond(L_kk) = sqrt(cond(A_kk)) for the Cholesky) where the TRSM's
+ * does not; the LU's GPU panels accept the same, and the tests check the factor's backward error
+ * and the solve residuals with the GEMM forced on every step (chol.inv_rows = 1).
+ */
+#include "chol_internal.h"
+#include "hyt_gpu_kernels.h"
+
+/* The defaults of chol.inv_rows (measured: above). */
+#define INV_ROWS_LOWER 16384
+#define INV_ROWS_UPPER 6144
+
+int hyt_chol_inv_rows(hyt_context_t *ctx, char uplo)
+{
+    long r = hyt_config_get_int(hyt_context_config(ctx), "chol.inv_rows");
+    return r > 0 ? (int)r : uplo == 'L' ? INV_ROWS_LOWER : INV_ROWS_UPPER;
+}
+
+size_t hyt_chol_trsm_work(int nb, int64_t rows)
+{
+    return (size_t)nb * nb + (size_t)nb * (size_t)(rows > 0 ? rows : 0);
+}
+
+int hyt_chol_trsm(const hyt_devctx_t *dc, char uplo, int m, int kb, const double *T, int ldt,
+                  double *B, int ldb, int min_rows, double *work, size_t lwork)
+{
+    const int lower = uplo == 'L';
+    if (m <= 0 || kb <= 0)
+        return HYT_SUCCESS;
+    if (m < min_rows)
+        return lower ? hyt_gpu_dtrsm(dc, 'R', 'L', 'T', 'N', m, kb, 1.0, T, ldt, B, ldb)
+                     : hyt_gpu_dtrsm(dc, 'L', 'U', 'T', 'N', kb, m, 1.0, T, ldt, B, ldb);
+    if (!work || lwork < hyt_chol_trsm_work(kb, m))
+        return hyt_error(HYT_ERR_INVALID, "hyt_chol_trsm: a workspace of %zu doubles for %d x %d "
+                         "(need %zu)", lwork, m, kb, hyt_chol_trsm_work(kb, m));
+    double *W = work, *C = work + (size_t)kb * kb;
+    const size_t d = sizeof(double);
+    int rc = hyt_gpu_dlaset(dc, 'A', kb, kb, 0.0, 1.0, W, kb);
+    if (!rc)
+        rc = hyt_gpu_dtrsm(dc, 'L', uplo, 'N', 'N', kb, kb, 1.0, T, ldt, W, kb);
+    if (rc)
+        return rc;
+    if (lower) {
+        rc = hyt_gpu_dgemm_batched(dc, 'N', 'T', m, kb, kb, 1.0, B, ldb, 0, W, kb, 0, 0.0, C, m,
+                                   0, 1, 1);
+        return rc ? rc : hyt_dev_memcpy2d(dc, B, ldb * d, C, m * d, m * d, kb, 2);
+    }
+    rc = hyt_gpu_dgemm_batched(dc, 'T', 'N', kb, m, kb, 1.0, W, kb, 0, B, ldb, 0, 0.0, C, kb, 0,
+                               1, 1);
+    return rc ? rc : hyt_dev_memcpy2d(dc, B, ldb * d, C, kb * d, kb * d, m, 2);
+}
