@@ -21,8 +21,8 @@
  *   tiles below     L_ik = A_ik L_kk^-T, i.e. X_k(:, r) = U^-T X_k(:, r) for the rows r below
  *                   the tile, all at once (hyt_chol_trsm, the upper form): from d->inv_rows
  *                   rows (chol.inv_rows) a GEMM 'T','N' with inv(U) into d->work and a copy
- *                   back, else one TRSM, side L, upper, trans T, non-unit (the GEMM: 0.27 s
- *                   against 0.29 at n = 32768 on one H200, docs/performance.md)
+ *                   back, else one TRSM, side L, upper, trans T, non-unit (the GEMM: 0.265 s
+ *                   against 0.292 at n = 32768 on one H200, docs/performance.md)
  * Only the upper triangle of X_kk (A's lower) is read or written, so A's strictly upper
  * triangle is never touched.
  * Every kernel goes through the gpu_kernels/ dispatchers: cuBLAS on CUDA devices, CBLAS on

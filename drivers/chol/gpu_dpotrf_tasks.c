@@ -21,13 +21,15 @@
  *              below c1 in one GEMM.
  *   info       D->dinfo -> host.
  *
- * Why the GEMM: cuBLAS's DTRSM runs the panel's shapes at a quarter of the GEMM rate (2.23 ms
- * for 32768 x 1024 against 1.47 ms for the GEMM with the inverse plus the copy back; upper 3.87
- * against 1.44), and the panel's solve runs beside the trailing update (lookahead), so its SM
- * time is the update's; below inv_rows rows the inverse's own latency (a TRSM of 0.49 ms at
- * nb 1024) costs more than the solve saves, and the late panels are on the critical path.
- * Measured in docs/performance.md (one H200): 3-7% faster for upper, 1% for lower at N = 32768
- * and 65536.  One workspace serves every panel: they run in order on the panel stream.
+ * Why the GEMM: cuBLAS's DTRSM runs the panel's shapes at 14-15 TFLOP/s, a quarter of its GEMM
+ * rate (2.23 ms for 32768 x 1024 against 1.47 ms for the GEMM with the inverse plus the copy
+ * back; the upper form 3.87 against 1.44), and the panel's solve runs beside the trailing
+ * update (lookahead), so its SM time is taken from the update; below inv_rows rows the
+ * inverse's own latency (a TRSM on the identity, 0.49 ms at nb 1024) costs more than the solve
+ * saves, and the late panels are on the critical path.  Measured on one H200
+ * (docs/performance.md): upper 6-11% faster at N = 16384..65536, lower 2% at 32768 and 1% at
+ * 65536 (the same path at 16384).  One workspace serves every panel: they run in order on the
+ * panel stream.
  *
  * Upper (A = U^T U) is the same algorithm on the transposed view L = U^T, with no data moved:
  * view element (r, c) is A(c, r), so the view's block column k is the block ROW k of U (a
