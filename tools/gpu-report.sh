@@ -7,8 +7,9 @@
 # STEPS (default "suite sanitize hpl lu chol") picks the parts ("suite": the gpu suite but
 # compute-sanitizer, "sanitize": that test alone; "lu1": the LU on the first GPU alone, for
 # the scaling of "lu" on every GPU; "trace": hytile hpl -n TRACE_N on every GPU with an SVG
-# Gantt chart of its trace); NS, NS1, CHOL_NS, TRACE_N the sizes; LIMIT the seconds a step
-# may take (default 300).
+# Gantt chart of its trace; "lapack": LAPACK's DGE/DPO tests preloaded on the GPUs; "abi":
+# dgesv_ and dposv_ through the ABI against OpenBLAS); NS, NS1, CHOL_NS, TRACE_N, ABI_N the
+# sizes; LIMIT the seconds a step may take (default 300).
 set -u
 out=${OUT:-/tmp/hytile-gpu}
 mkdir -p "$out"
@@ -68,6 +69,22 @@ for s in $steps; do
         timeout "$lim" $hy bench-gpu --chol ${CHOL_NS:-32768 65536} --dmat --devices cuda --reps "${REPS:-2}" >"$out/chol_dmat.log" 2>&1
         stamp "bench-gpu --chol --dmat: exit $?"
         tail -n 6 "$out/chol_dmat.log" | tee -a "$out/summary.txt"
+        ;;
+    lapack)
+        # LAPACK's DGE and DPO tests with the library preloaded, every call on the GPUs
+        xl=${HYTILE_XLINTSTD:-$(ls /opt/deps/usr/lib/*/lapack/xlintstd 2>/dev/null | head -n 1)}
+        HYTILE_XLINTSTD=$xl HYT_DEVICES=cuda timeout "$lim" tests/lapack-testing \
+            build-gpu/libhytile.so >"$out/lapack.log" 2>&1
+        stamp "LAPACK DGE/DPO tests, preloaded, HYT_DEVICES=cuda: exit $?"
+        grep -iE "passed|failed|tests run" "$out/lapack.log" | tail -n 10 | tee -a "$out/summary.txt"
+        ;;
+    abi)
+        # dgesv_ and dposv_ as an unmodified program calls them, against OpenBLAS
+        timeout "$lim" $hy bench-gpu --abi -n "${ABI_N:-30000}" --reps 2 >"$out/abi.log" 2>&1
+        stamp "bench-gpu --abi: exit $?"
+        timeout "$lim" $hy bench-gpu --abi --chol -n "${ABI_N:-30000}" --reps 2 >>"$out/abi.log" 2>&1
+        stamp "bench-gpu --abi --chol: exit $?"
+        grep -E "^ *[0-9]+ " "$out/abi.log" | tee -a "$out/summary.txt"
         ;;
     hpl)
         h0=$(date +%s.%N)
