@@ -5,324 +5,451 @@
  * GPU-only execution", GPGPU 2017, section 4: fused, loop-inclusive, the panel factored where
  * it is held).
  *
- * Right-looking over 32 x 32 tiles, T = ceil(n / 32) tile columns, one cooperative grid with a
- * block per tile (i, j), 1 <= j <= i < T, of the trailing matrix (n = 512: 120 blocks, one per
- * SM).  A block keeps its tile in registers from the start until its last update.  Step
- * k = 0 .. T-1:
- *   1. warp 0 holds the diagonal tile (k, k) a row per lane and tile (i, k) below it, warp 1 the
- *      diagonal tile again and tile (j, k); each factors the diagonal tile in registers
- *      (warp-synchronous, no block barrier) and solves its rows with it in the same loop:
- *      L(i, k) = A(i, k) L(k, k)^-T.  Every block does this, the blocks with nothing left to
- *      update too: the same data and instructions, so every block sees the same failure at
- *      the same column and all stop together (no grid barrier is left waiting, NaN included);
- *   2. the tile update A(i, j) -= L(i, k) L(j, k)^T by the whole block from shared memory; at
- *      k = j - 1 the tile is final and goes back to A for step j to read;
- *   grid sync (T - 1 of them in all).
- * The solved tiles are not written back during step k, since other blocks are still reading
- * A(i, k) then; block (i, k + 1) writes L(i, k) (and block (k + 1, k + 1) L(k, k)) from its
- * registers after the next grid sync, when column k is read by nobody any more.  The critical
- * path per step is one 32-column factor-and-solve, a 32 x 32 x 32 tile update and a grid sync.
+ * Right-looking over 32 x 32 tiles, T = ceil(n / 32) tile columns, a block of 256 threads per
+ * tile (i, j), 1 <= j <= i < T, of the trailing matrix (n = 512: 120 blocks).  A block keeps
+ * its tile in registers from the start until its last update.  Step k = 0 .. j - 1 of block
+ * (i, j):
+ *   1. wait until the tiles (k, k), (i, k) and (j, k) are final (their owners' flags);
+ *   2. warp 0 loads the diagonal tile (k, k) a row per lane and factors it in registers (in
+ *      panels of PANEL columns: shuffles inside a panel, one shared-memory round trip per
+ *      panel); warps 1 and 2 load the tiles (i, k) and (j, k) meanwhile.  Every block factors
+ *      the diagonal tile itself, the same data and instructions, so every block sees the same
+ *      failure at the same column and all stop there (NaN included);
+ *   3. warps 1 and 2 solve their rows with it, L(i, k) = A(i, k) L(k, k)^-T (a row per lane);
+ *   4. the tile update A(i, j) -= L(i, k) L(j, k)^T by the whole block from shared memory; at
+ *      k = j - 1 the tile is final: it goes back to A and its flag is raised.
+ * The last block, (T - 1, T - 1), also factors the last diagonal tile.
+ *
+ * Flags instead of grid barriers (the previous version: a cooperative launch and T - 1 grid
+ * syncs): a block waits only for the three tiles it reads, so the blocks of column k + 1 (the
+ * next step's inputs) run ahead of the others and no step waits for the slowest block of the
+ * grid.  Each tile is read, and solved, by several blocks; the last reader to count itself (a
+ * counter per tile) writes L back over it, so no block writes where another may still read
+ * and none waits for that.  The last reader also resets the counter and the flag, so the small
+ * workspace (HYT_DPOTF2_WS_BYTES, zeroed once) is clean after every launch, failures included;
+ * calls that share one must be ordered (one stream).  A flag is released after the tile's
+ * stores (st.release.gpu by one thread after a block barrier) and acquired before the loads
+ * (ld.acquire.gpu, then a block barrier; the loads bypass L1).
+ *
+ * Progress without a cooperative launch: blocks take their tile from a ticket counter, in
+ * column order, and wait only for tiles of earlier columns, i.e. for blocks that took their
+ * ticket, and so started, before them.  So the launch never needs all its blocks resident at
+ * once: beside GEMMs on another stream it starts on the SMs that are free, cannot deadlock, and
+ * runs on GPUs with fewer SMs than blocks.
  *
  * Upper: the same algorithm on the transposed view, L = U^T: element (r, c) of the lower view
  * is A[c + r lda] (a template parameter, so each variant compiles to its own index arithmetic).
- * The accesses that would then stride across the lanes go through shared memory instead: a
- * warp's row tiles (diagonal tile, solved tile) are loaded and stored a column of the view per
- * instruction, coalesced, through a 32 x 33 staging buffer (the block's sX buffer of that warp,
- * free at those moments), and a block's own tile is held by a thread per view column instead of
- * a thread per view row.
+ * A lane's row of the view is then a column of A, which the lane loads itself (in aligned pairs
+ * when A and lda allow), and a block's own tile is held by a thread per view column instead of
+ * a thread per view row, so that its loads and stores stay coalesced.
  *
  * INFO as LAPACK's dpotf2: the first j with A(j,j) <= 0 or NaN after its update; the
  * factorization stops at that tile (A beyond it is unspecified; the failing diagonal tile holds
- * the columns factored so far and the partly updated rest).
+ * the columns factored so far and the partly updated rest).  Measured on an H200
+ * (docs/performance.md, "Third version"): 0.128 ms lower, 0.130 ms upper for n = 512.
  */
 #include "hyt_cuda_check.h"
 #include "hyt_gpu_kernels.h"
 
-#include <cooperative_groups.h>
-
-namespace cg = cooperative_groups;
-
 #define NB 32          /* tile = warp width: a lane holds a row */
+#define TMAX (HYT_DPOTF2_MAX_N / NB)
 #define THREADS 256
+#define PANEL 2        /* the factor's panel width (2, 4, 8, 16 measured: 2 fastest) */
 #define FULL 0xffffffffu
 
-/* Block b -> tile (i, j) of the trailing matrix, 1 <= j <= i, in the order (1,1) (2,1) (2,2)
- * (3,1) ... */
-__device__ static void block_tile(int b, int *i, int *j)
+/* The workspace of one stream: the ticket counter, and per tile (r, c) (r * TMAX + c) its flag
+ * (1: final, not yet solved) and the number of blocks that have read it at step c. */
+struct potf2_ws {
+    unsigned ticket;
+    unsigned flag[TMAX * TMAX];
+    unsigned cnt[TMAX * TMAX];
+};
+static_assert(sizeof(potf2_ws) <= HYT_DPOTF2_WS_BYTES, "HYT_DPOTF2_WS_BYTES too small");
+
+__device__ __forceinline__ static unsigned ld_acquire(const unsigned *p)
 {
-    int ii = 0;
-    while ((ii + 1) * (ii + 2) / 2 <= b)
-        ii++;
-    *i = ii + 1;
-    *j = b - ii * (ii + 1) / 2 + 1;
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
 }
 
-/* The diagonal tile a[] (lane r: row r, lower part; the upper part is scratch) factored in
- * place and the rows x[] (lane r: row r of a tile below) solved with it, column by column.
- * Lane r's diagonal element ends up in *diag.  Returns the first column whose pivot is not
- * positive (or NaN), NB if none; the pivot is shuffled from one lane, so the answer is the
- * same in every lane.  Column c of L reaches the lanes through scol (the warp's own two
- * buffers, alternating, so one __syncwarp per column suffices): measured on the H200, 2 us
- * per step faster than a shuffle per element, and the diagonal as d rsqrt(d) another 2 us
- * faster than a sqrt in one lane (docs/performance.md). */
-__device__ __forceinline__ static int factor_solve(double (&a)[NB], double (&x)[NB],
-                                                   double *diag, int lane, double (*scol)[NB])
+__device__ __forceinline__ static void st_release(unsigned *p, unsigned v)
 {
-    int fail = NB;
-#pragma unroll
-    for (int c = 0; c < NB; c++) {
-        const double d = __shfl_sync(FULL, a[c], c);
-        if (!(d > 0.0)) { /* <= 0 or NaN */
-            fail = c;
-            break;
-        }
-        const double rs = rsqrt(d);
-        if (lane == c)
-            *diag = d * rs; /* sqrt(d); only written back */
-        a[c] *= rs;         /* column c of L (rows > c) */
-        x[c] *= rs;
-        scol[c & 1][lane] = a[c];
-        __syncwarp();
-#pragma unroll
-        for (int c2 = c + 1; c2 < NB; c2++) {
-            const double l = scol[c & 1][c2]; /* L(c2, c), the same address in every lane */
-            a[c2] -= a[c] * l;
-            x[c2] -= x[c] * l;
-        }
-    }
-    return fail;
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+/* Adds one to a counter (the ticket; the readers of a tile) and returns the old value.  Relaxed:
+ * a reader's loads of the tile have returned before it counts (their values were used before
+ * the block barrier that precedes the count), so the last reader's stores, issued after its
+ * count came back, cannot reach them.  (Measured: acq_rel atomics, waited for before the
+ * flag, cost about 1 us a step.) */
+__device__ __forceinline__ static unsigned count(unsigned *p)
+{
+    unsigned old;
+    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(p) : "memory");
+    return old;
+}
+
+__device__ __forceinline__ static void wait_flag(const unsigned *p)
+{
+    while (!ld_acquire(p))
+        ;
 }
 
 /* Element (r, c) of the lower view: A(r, c) (lower) or A(c, r) (upper, L = U^T). */
 template <bool UP>
-__device__ __forceinline__ static double &at(double *A, int lda, int r, int c)
+__device__ __forceinline__ static double *at(double *A, int lda, int r, int c)
 {
-    return UP ? A[(int64_t)c + (int64_t)r * lda] : A[(int64_t)r + (int64_t)c * lda];
+    return UP ? A + (int64_t)c + (int64_t)r * lda : A + (int64_t)r + (int64_t)c * lda;
 }
 
-/* Loads rows r0 .. r0+31 of the view, columns c0 .. c0+31, a row per lane, into v; element
- * (lane, c) is read when ok(lane, c), else it is fill(lane, c).  Upper: a view column per
- * instruction through st (coalesced), then the rows out of it. */
+/* Loads rows r0 .. r0+31 of the view, columns c0 .. c0+31, a row per lane, into v, from L2
+ * (__ldcg: other blocks wrote them); element (lane, c) is read when ok(lane, c), else it is
+ * fill(lane, c) (ok(r, c + 1) implies ok(r, c)).  Lower: a column per instruction, coalesced.
+ * Upper: the lane's row of the view is a column of A, read by the lane itself (in aligned pairs
+ * when A and lda allow: vec), straight into registers. */
 template <bool UP, typename Ok, typename Fill>
-__device__ __forceinline__ static void load_rows(double *A, int lda, int r0, int c0, int lane,
-                                                 double (&v)[NB], double (*st)[NB + 1], Ok ok,
-                                                 Fill fill)
+__device__ __forceinline__ static void load_rows(double *A, int lda, bool vec, int r0, int c0,
+                                                 int lane, double (&v)[NB], Ok ok, Fill fill)
 {
-    if (UP) {
-        __syncwarp();
+    if (UP && vec) {
+        const double *p = A + c0 + (int64_t)(r0 + lane) * lda;
 #pragma unroll
-        for (int r = 0; r < NB; r++) /* lane reads view element (r, lane): A(c0 + lane, r0 + r) */
-            st[r][lane] = ok(r, lane) ? at<UP>(A, lda, r0 + r, c0 + lane) : fill(r, lane);
-        __syncwarp();
-#pragma unroll
-        for (int c = 0; c < NB; c++)
-            v[c] = st[lane][c];
+        for (int c = 0; c < NB; c += 2) {
+            if (ok(lane, c + 1)) {
+                const double2 u = __ldcg((const double2 *)(p + c));
+                v[c] = u.x;
+                v[c + 1] = u.y;
+            } else {
+                v[c] = ok(lane, c) ? __ldcg(p + c) : fill(lane, c);
+                v[c + 1] = fill(lane, c + 1);
+            }
+        }
     } else {
 #pragma unroll
         for (int c = 0; c < NB; c++)
-            v[c] = ok(lane, c) ? at<UP>(A, lda, r0 + lane, c0 + c) : fill(lane, c);
+            v[c] = ok(lane, c) ? __ldcg(at<UP>(A, lda, r0 + lane, c0 + c)) : fill(lane, c);
     }
 }
 
-/* Stores v (a row per lane: view row r0 + lane, columns c0 + c) where ok(lane, c). */
-template <bool UP, typename Ok>
-__device__ __forceinline__ static void store_rows(double *A, int lda, int r0, int c0, int lane,
-                                                  const double (&v)[NB], double (*st)[NB + 1],
-                                                  Ok ok)
+/* The diagonal tile factored in place in a[] (lane r: row r, lower part; the upper part is
+ * scratch), in panels of W columns (W even): inside a panel a column at a time, its entries
+ * L(c2, c) shuffled to the lanes of the panel's later columns; at the end of the panel each lane
+ * stores its row of the panel to sL (sL[r][c] = L(r, c); the diagonal at sL[c][c]) and updates
+ * its later columns from the rows there (W FMAs from W / 2 broadcast 16-byte loads per column).
+ * 1 / L(c, c) goes to srs[c].  The dependent chain per column inside a panel: the next pivot is
+ * lane c+1's a[c+1] minus its own L(c+1, c) squared (the same FMA as its column update, so the
+ * two agree to the bit), shuffled, then its rsqrt; one shared-memory round trip per panel.
+ * Returns the first column whose pivot is not positive (or NaN), NB if none; the pivot is
+ * shuffled from one lane, so the answer is the same in every lane. */
+template <int W>
+__device__ __forceinline__ static int factor(double (&a)[NB], int lane, double (*sL)[NB + 2],
+                                             double *srs)
 {
-    if (UP) {
+#pragma unroll
+    for (int c0 = 0; c0 < NB; c0 += W) {
+        double d = __shfl_sync(FULL, a[c0], c0);
+#pragma unroll
+        for (int c = c0; c < c0 + W; c++) {
+            if (!(d > 0.0)) /* <= 0 or NaN */
+                return c;
+            const double rs = rsqrt(d);
+            a[c] *= rs; /* column c of L (rows > c); lane c: d rsqrt(d) = sqrt(d) */
+            if (lane == 0)
+                srs[c] = rs;
+            if (c + 1 < c0 + W) {
+                d = __shfl_sync(FULL, fma(-a[c], a[c], a[c + 1]), c + 1);
+#pragma unroll
+                for (int c2 = c + 1; c2 < c0 + W; c2++)
+                    a[c2] = fma(-a[c], __shfl_sync(FULL, a[c], c2), a[c2]);
+            }
+        }
+#pragma unroll
+        for (int m = 0; m < W; m += 2)
+            *(double2 *)&sL[lane][c0 + m] = make_double2(a[c0 + m], a[c0 + m + 1]);
         __syncwarp();
 #pragma unroll
-        for (int c = 0; c < NB; c++)
-            st[lane][c] = v[c];
-        __syncwarp();
+        for (int c2 = c0 + W; c2 < NB; c2++) {
 #pragma unroll
-        for (int r = 0; r < NB; r++)
-            if (ok(r, lane))
-                at<UP>(A, lda, r0 + r, c0 + lane) = st[r][lane];
-    } else {
-#pragma unroll
-        for (int c = 0; c < NB; c++)
-            if (ok(lane, c))
-                at<UP>(A, lda, r0 + lane, c0 + c) = v[c];
+            for (int m = 0; m < W; m += 2) {
+                const double2 l = *(const double2 *)&sL[c2][c0 + m]; /* the same in every lane */
+                a[c2] = fma(-a[c0 + m], l.x, a[c2]);
+                a[c2] = fma(-a[c0 + m + 1], l.y, a[c2]);
+            }
+        }
     }
+    return NB;
 }
 
-/* Loads diagonal tile k (kb x kb, padded with the identity) a row per lane. */
-template <bool UP>
-__device__ __forceinline__ static void load_diag(double *A, int lda, int k0, int kb, int lane,
-                                                 double (&a)[NB], double (*st)[NB + 1])
+/* x (a row per lane) = x L^-T, L by rows in sL and 1 / L(c, c) in srs, in the factor's panels. */
+template <int W>
+__device__ __forceinline__ static void solve(double (&x)[NB], const double (*sL)[NB + 2],
+                                             const double *srs)
 {
-    load_rows<UP>(A, lda, k0, k0, lane, a, st,
-                  [=](int r, int c) { return r < kb && c <= r; },
-                  [](int r, int c) { return c == r ? 1.0 : 0.0; });
-}
-
-/* Writes the lower part (of the view) of a factored diagonal tile (kb x kb) back: column c's
- * diagonal is diag (lane c's) when c < done, else a[c] (not yet factored). */
-template <bool UP>
-__device__ __forceinline__ static void store_diag(double *A, int lda, int k0, int kb, int lane,
-                                                  const double (&a)[NB], double diag, int done,
-                                                  double (*st)[NB + 1])
-{
-    double v[NB];
 #pragma unroll
-    for (int c = 0; c < NB; c++)
-        v[c] = c == lane && c < done ? diag : a[c];
-    store_rows<UP>(A, lda, k0, k0, lane, v, st, [=](int r, int c) { return r < kb && c <= r; });
+    for (int c0 = 0; c0 < NB; c0 += W) {
+#pragma unroll
+        for (int c = c0; c < c0 + W; c++) {
+            x[c] *= srs[c];
+#pragma unroll
+            for (int c2 = c + 1; c2 < c0 + W; c2++)
+                x[c2] = fma(-x[c], sL[c2][c], x[c2]);
+        }
+#pragma unroll
+        for (int c2 = c0 + W; c2 < NB; c2++) {
+#pragma unroll
+            for (int m = 0; m < W; m += 2) {
+                const double2 l = *(const double2 *)&sL[c2][c0 + m];
+                x[c2] = fma(-x[c0 + m], l.x, x[c2]);
+                x[c2] = fma(-x[c0 + m + 1], l.y, x[c2]);
+            }
+        }
+    }
 }
 
 template <bool UP>
 __global__ void __launch_bounds__(THREADS, 1)
-hyt_dpotf2_kernel(int n, double *__restrict__ A, int lda, int *info)
+hyt_dpotf2_kernel(int n, double *A, int lda, int *info, potf2_ws *ws)
 {
-    cg::grid_group grid = cg::this_grid();
-    /* L(i, k), L(j, k) (padded against bank conflicts); upper: also each warp's staging buffer
-     * for its row tiles, at moments when the update does not read it */
-    __shared__ double sX[2][NB][NB + 1];
-    __shared__ double scol[2][2][NB];    /* per solving warp: column c of L, two buffers */
-    __shared__ int sfail;
-    const int t = threadIdx.x, lane = t % 32, warp = t / 32, b = blockIdx.x;
-    const int T = (n + NB - 1) / NB;
-    int i = 0, j = 0; /* this block's tile; j = 0: none (n <= 32) */
-    if (T > 1)
-        block_tile(b, &i, &j);
-    /* the tile in registers: element (tr(q), tc(q)) of tile (i, j) of the view, q < NB / 8;
-     * lower: thread t holds row t % 32, columns t / 32 + 8 q; upper: the transpose (column
-     * t % 32, rows t / 32 + 8 q), so that consecutive threads read consecutive addresses */
-    const int rr = t % NB, cc = t / NB;
-#define TR(q) (UP ? cc + 8 * (q) : rr)
-#define TC(q) (UP ? rr : cc + 8 * (q))
-    double C[NB / 8];
-#pragma unroll
-    for (int q = 0; q < NB / 8; q++) {
-        int gr = i * NB + TR(q), gc = j * NB + TC(q);
-        C[q] = j > 0 && gr < n && gc < n && (i != j || TR(q) >= TC(q)) ? at<UP>(A, lda, gr, gc)
-                                                                       : 0.0;
-    }
-    double a[NB], x[NB], diag = 0.0; /* warps 0 and 1 */
-    int fail = NB, kb = 0, k = 0;
-    for (k = 0; k < T; k++) {
-        const int k0 = k * NB, active = j > k;
-        kb = min(NB, n - k0);
-        if (k > 0)
-            grid.sync();
-        if (warp == 0 && j == k && k > 0) {
-            /* last step's solved tile, and the diagonal tile, now that nobody reads them */
-            const int r0 = i * NB;
-            store_rows<UP>(A, lda, r0, k0 - NB, lane, x, sX[0],
-                           [=](int r, int) { return r0 + r < n; });
-            if (i == j)
-                store_diag<UP>(A, lda, k0 - NB, NB, lane, a, diag, NB, sX[0]);
-        }
-        const int solver = warp == 0 || (warp == 1 && active && i != j);
-        if (solver) {
-            const int r0 = (warp == 0 ? i : j) * NB;
-            load_diag<UP>(A, lda, k0, kb, lane, a, sX[warp]);
-            load_rows<UP>(A, lda, r0, k0, lane, x, sX[warp],
-                          [=](int r, int) { return active && r0 + r < n; },
-                          [](int, int) { return 0.0; });
-            fail = factor_solve(a, x, &diag, lane, scol[warp]);
-            if (active) {
-                __syncwarp();
-#pragma unroll
-                for (int c = 0; c < NB; c++)
-                    sX[warp][lane][c] = x[c];
-            }
-            if (t == 0)
-                sfail = fail;
+    /* L(k, k) by rows; the solved row tiles i and j by columns, sX[s][c][r] = X(r, c) */
+    __shared__ __align__(16) double sL[NB][NB + 2];
+    __shared__ __align__(16) double sX[2][NB][NB + 2];
+    __shared__ double srs[NB];
+    __shared__ int sb, sfail, slast[3];
+    const int t = threadIdx.x, lane = t % 32, warp = t / 32;
+    const int T = (n + NB - 1) / NB, nblocks = T > 1 ? T * (T - 1) / 2 : 1;
+    const bool vec = UP && !(((uintptr_t)A | ((uintptr_t)lda * sizeof(double))) & 15);
+    int b = 0;
+    if (nblocks > 1) {
+        if (t == 0) {
+            unsigned tk = count(&ws->ticket);
+            if ((int)tk == nblocks - 1) /* the last one: reset for the next launch */
+                ws->ticket = 0;
+            sb = (int)tk;
         }
         __syncthreads();
-        if (sfail < NB)
+        b = sb;
+    }
+    /* this block's tile (i, j): column-major over 1 <= j <= i < T (T = 1: the one block (0, 0)) */
+    int i = 0, j = 0;
+    if (T > 1) {
+        j = 1;
+        while (b >= T - j) {
+            b -= T - j;
+            j++;
+        }
+        i = j + b;
+    }
+    const int last = i == T - 1 && j == T - 1 ? T - 1 : j - 1; /* the block's last step */
+    /* the tile in registers: element (TR(q), TC(q)) of tile (i, j) of the view; lower: thread t
+     * holds row t % 32, columns 4 (t / 32) + q; upper: the transpose (column t % 32, rows
+     * 4 (t / 32) + q), so that consecutive threads read consecutive addresses */
+    const int rr = t % NB, cq = t / NB;
+#define TR(q) (UP ? 4 * cq + (q) : rr)
+#define TC(q) (UP ? rr : 4 * cq + (q))
+    double C[4];
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+        int gr = i * NB + TR(q), gc = j * NB + TC(q);
+        C[q] = j > 0 && gr < n && gc < n && (i != j || TR(q) >= TC(q)) ? *at<UP>(A, lda, gr, gc)
+                                                                       : 0.0;
+    }
+    double a[NB], x[NB];
+    for (int k = 0; k <= last; k++) {
+        const int k0 = k * NB, kb = min(NB, n - k0), rows = k < j;
+        const bool solver = rows && (warp == 1 || (warp == 2 && i != j));
+        if (t == 0 && k > 0) {
+            wait_flag(&ws->flag[k * TMAX + k]);
+            if (rows) {
+                wait_flag(&ws->flag[i * TMAX + k]);
+                if (j != i)
+                    wait_flag(&ws->flag[j * TMAX + k]);
+            }
+        }
+        __syncthreads();
+        /* warp 0: the diagonal tile, factored; warps 1 and 2: the row tiles i and j, loaded */
+        if (warp == 0) {
+            load_rows<UP>(A, lda, vec, k0, k0, lane, a,
+                          [=](int r, int c) { return r < kb && c <= r; },
+                          [](int r, int c) { return c == r ? 1.0 : 0.0; });
+            const int fail = factor<PANEL>(a, lane, sL, srs);
+            if (t == 0)
+                sfail = fail;
+        } else if (solver) {
+            const int rw = (warp == 1 ? i : j) * NB;
+            load_rows<UP>(A, lda, vec, rw, k0, lane, x,
+                          [=](int r, int) { return rw + r < n; }, [](int, int) { return 0.0; });
+        }
+        __syncthreads();
+        const int fail = sfail;
+        if (fail == NB && solver) {
+            solve<PANEL>(x, sL, srs);
+#pragma unroll
+            for (int c = 0; c < NB; c++)
+                sX[warp - 1][c][lane] = x[c];
+        }
+        __syncthreads();
+        /* this block has read tiles (k, k), (i, k), (j, k): count it (the results are used
+         * after the update); the last reader of a tile writes its L back and resets its counter
+         * and flag (at a failure, only the diagonal tile is written, as far as it got) */
+        unsigned od = 0, oi = 0, oj = 0;
+        if (t == 0) {
+            od = count(&ws->cnt[k * TMAX + k]);
+            if (rows) {
+                oi = count(&ws->cnt[i * TMAX + k]);
+                if (j != i)
+                    oj = count(&ws->cnt[j * TMAX + k]);
+            }
+        }
+        const unsigned nd = (unsigned)((T - 1 - k) * (T - k) / 2 + (k == T - 1)),
+                       nr = (unsigned)(T - 1 - k);
+        if (fail < NB) {
+            if (warp == 0) {
+                int ld = 0;
+                if (t == 0) {
+                    ld = od == nd - 1;
+                    if (ld)
+                        ws->cnt[k * TMAX + k] = 0, ws->flag[k * TMAX + k] = 0;
+                    if (rows && oi == nr - 1)
+                        ws->cnt[i * TMAX + k] = 0, ws->flag[i * TMAX + k] = 0;
+                    if (rows && j != i && oj == nr - 1)
+                        ws->cnt[j * TMAX + k] = 0, ws->flag[j * TMAX + k] = 0;
+                }
+                if (__shfl_sync(FULL, ld, 0)) {
+                    /* the failing diagonal tile from the registers: the columns factored
+                     * so far and the partly updated rest */
+#pragma unroll
+                    for (int c = 0; c < NB; c++)
+                        if (lane < kb && c <= lane)
+                            *at<UP>(A, lda, k0 + lane, k0 + c) = a[c];
+                    if (lane == 0)
+                        *info = k0 + fail + 1;
+                }
+            }
             break;
-        if (active) {
-            const double (*Xj)[NB + 1] = i == j ? sX[0] : sX[1];
+        }
+        if (rows) {
+            const double(*Xi)[NB + 2] = sX[0];
+            const double(*Xj)[NB + 2] = sX[i == j ? 0 : 1];
 #pragma unroll 8
             for (int p = 0; p < NB; p++) {
-                if (UP) {
-                    const double xj = Xj[rr][p];
-#pragma unroll
-                    for (int q = 0; q < NB / 8; q++)
-                        C[q] -= sX[0][cc + 8 * q][p] * xj;
-                } else {
-                    const double xi = sX[0][rr][p];
-#pragma unroll
-                    for (int q = 0; q < NB / 8; q++)
-                        C[q] -= xi * Xj[cc + 8 * q][p];
-                }
+                const double2 u0 = *(const double2 *)&(UP ? Xi : Xj)[p][4 * cq];
+                const double2 u1 = *(const double2 *)&(UP ? Xi : Xj)[p][4 * cq + 2];
+                const double v = (UP ? Xj : Xi)[p][rr];
+                C[0] = fma(-v, u0.x, C[0]);
+                C[1] = fma(-v, u0.y, C[1]);
+                C[2] = fma(-v, u1.x, C[2]);
+                C[3] = fma(-v, u1.y, C[3]);
             }
             if (k == j - 1) {
 #pragma unroll
-                for (int q = 0; q < NB / 8; q++) {
+                for (int q = 0; q < 4; q++) {
                     int gr = i * NB + TR(q), gc = j * NB + TC(q);
                     if (gr < n && gc < n && (i != j || TR(q) >= TC(q)))
-                        at<UP>(A, lda, gr, gc) = C[q];
+                        __stcg(at<UP>(A, lda, gr, gc), C[q]);
                 }
+            }
+        }
+        __syncthreads();
+        /* the tile is final: raised as soon as its stores are done (the release orders them) */
+        if (rows && k == j - 1 && t == 0)
+            st_release(&ws->flag[i * TMAX + j], 1);
+        if (t == 0) {
+            slast[0] = od == nd - 1;
+            slast[1] = rows && oi == nr - 1;
+            slast[2] = rows && j != i && oj == nr - 1;
+            if (slast[0])
+                ws->cnt[k * TMAX + k] = 0, ws->flag[k * TMAX + k] = 0;
+            if (slast[1])
+                ws->cnt[i * TMAX + k] = 0, ws->flag[i * TMAX + k] = 0;
+            if (slast[2])
+                ws->cnt[j * TMAX + k] = 0, ws->flag[j * TMAX + k] = 0;
+        }
+        __syncthreads();
+        if (slast[0]) { /* L(k, k), lower part of the view */
+#pragma unroll
+            for (int q = 0; q < NB / 8; q++) {
+                const int r = UP ? warp + 8 * q : lane, c = UP ? lane : warp + 8 * q;
+                if (r < kb && c <= r)
+                    *at<UP>(A, lda, k0 + r, k0 + c) = sL[r][c];
+            }
+            if (k == T - 1 && t == 0)
+                *info = 0;
+        }
+#pragma unroll
+        for (int s = 0; s < 2; s++) {
+            if (!slast[1 + s])
+                continue;
+            const int rt = (s == 0 ? i : j) * NB;
+#pragma unroll
+            for (int q = 0; q < NB / 8; q++) {
+                const int r = UP ? warp + 8 * q : lane, c = UP ? lane : warp + 8 * q;
+                if (rt + r < n)
+                    *at<UP>(A, lda, rt + r, k0 + c) = sX[s][c][r];
             }
         }
     }
 #undef TR
 #undef TC
-    /* the last diagonal tile (or the failing one, as far as it got) and INFO: every block
-     * holds them alike, block 0 writes them */
-    if (b == 0 && warp == 0) {
-        if (k == T)
-            k = T - 1;
-        store_diag<UP>(A, lda, k * NB, kb, lane, a, diag, fail, sX[0]);
-        if (lane == 0)
-            *info = fail < NB ? k * NB + fail + 1 : 0;
-    }
 }
 
-/* The most blocks of hyt_dpotf2_kernel<up> that can be resident at once on the current device
- * (a cooperative launch needs them all), looked up once per device and variant (a benign race:
- * every thread stores the same value). */
-static int max_blocks(int up, int *out)
+/* The workspaces of a device: one per stream, made and zeroed on first use. */
+static int ws_create(hyt_device_t *dev, void **handle)
 {
-    static int known[2][64];
-    int dev, sms, per_sm;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess && dev >= 0 && dev < 64 && known[up][dev]) {
-        *out = known[up][dev];
-        return 0;
+    void *p = NULL;
+    const size_t bytes = (size_t)HYT_NUM_STREAMS * HYT_DPOTF2_WS_BYTES;
+    HYT_CUDA_TRY(dev, cudaMalloc(&p, bytes));
+    cudaError_t e = cudaMemset(p, 0, bytes);
+    if (e != cudaSuccess) {
+        cudaFree(p);
+        return hyt_cuda_error((int)e, "cudaMemset(potf2 workspace)", __FILE__, __LINE__);
     }
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, up ? hyt_dpotf2_kernel<true> : hyt_dpotf2_kernel<false>, THREADS, 0);
-    if (e == cudaSuccess) {
-        *out = sms * per_sm;
-        if (dev >= 0 && dev < 64)
-            known[up][dev] = *out;
-    }
-    return (int)e;
+    *handle = p;
+    return HYT_SUCCESS;
+}
+
+static void ws_destroy(hyt_device_t *dev, void *handle)
+{
+    (void)dev;
+    cudaFree(handle);
+}
+
+static const hyt_device_handle_class_t ws_class = {
+    "potf2 workspace", ws_create, ws_destroy};
+
+extern "C" int hyt_cuda_dpotf2_ws(hyt_device_t *dev, int stream, void **work)
+{
+    *work = NULL;
+    if (stream < 0 || stream >= HYT_NUM_STREAMS)
+        return hyt_error(HYT_ERR_INVALID, "hyt_cuda_dpotf2_ws: stream %d", stream);
+    void *h = NULL;
+    int rc = hyt_device_handle(dev, &ws_class, &h);
+    if (rc)
+        return rc;
+    *work = (char *)h + (size_t)stream * HYT_DPOTF2_WS_BYTES;
+    return HYT_SUCCESS;
 }
 
 extern "C" int hyt_cuda_dpotf2(hyt_device_t *dev, void *stream, char uplo, int n, double *A,
-                               int lda, int *info)
+                               int lda, int *info, void *work)
 {
     const int up = uplo == 'U' || uplo == 'u';
     if (!(up || uplo == 'L' || uplo == 'l') || n < 0 || n > HYT_DPOTF2_MAX_N ||
-        lda < (n > 1 ? n : 1) || !info || (n > 0 && !A))
+        lda < (n > 1 ? n : 1) || !info || !work || (n > 0 && !A))
         return hyt_error(HYT_ERR_INVALID, "hyt_cuda_dpotf2: invalid arguments (uplo '%c', n = "
-                         "%d, lda = %d; n at most %d)", uplo, n, lda, HYT_DPOTF2_MAX_N);
+                         "%d, lda = %d, work %p; n at most %d)", uplo, n, lda, work,
+                         HYT_DPOTF2_MAX_N);
     cudaStream_t s = (cudaStream_t)stream;
     if (n == 0) {
         HYT_CUDA_TRY(dev, cudaMemsetAsync(info, 0, sizeof *info, s));
         return HYT_SUCCESS;
     }
     const int T = (n + NB - 1) / NB, blocks = T > 1 ? T * (T - 1) / 2 : 1;
-    int fit = 0;
-    HYT_CUDA_TRY(dev, (cudaError_t)max_blocks(up, &fit));
-    if (blocks > fit)
-        return hyt_error(HYT_ERR_DEVICE, "hyt_cuda_dpotf2: n = %d needs %d co-resident blocks,"
-                         " this GPU holds %d: use a smaller block", n, blocks, fit);
-    void *args[] = {&n, &A, &lda, &info};
-    const void *kern = up ? (const void *)hyt_dpotf2_kernel<true>
-                          : (const void *)hyt_dpotf2_kernel<false>;
-    HYT_CUDA_TRY(dev, cudaLaunchCooperativeKernel(kern, dim3(blocks), dim3(THREADS), args, 0,
-                                                  s));
+    HYT_CUDA_LAUNCH_POINT(dev);
+    if (up)
+        hyt_dpotf2_kernel<true><<<blocks, THREADS, 0, s>>>(n, A, lda, info, (potf2_ws *)work);
+    else
+        hyt_dpotf2_kernel<false><<<blocks, THREADS, 0, s>>>(n, A, lda, info, (potf2_ws *)work);
     HYT_CUDA_LAUNCHED(dev);
     return HYT_SUCCESS;
 }

@@ -361,7 +361,10 @@ int hyt_gpu_dpotf2(const hyt_devctx_t *dc, char uplo, int n, double *A, int lda,
         return HYT_SUCCESS;
     }
 #if HYT_HAVE_CUDA
-    return hyt_cuda_dpotf2(dc->dev, dc->cuda_stream, uplo, n, A, lda, info);
+    void *work = NULL;
+    if ((rc = hyt_cuda_dpotf2_ws(dc->dev, dc->stream, &work)))
+        return rc;
+    return hyt_cuda_dpotf2(dc->dev, dc->cuda_stream, uplo, n, A, lda, info, work);
 #else
     return no_cuda(dc, fn);
 #endif

@@ -117,8 +117,8 @@ int hyt_ref_dpotf2(char uplo, int n, double *a, int lda);
 
 /* The Cholesky's device kernels (the GPU-only Cholesky, drivers/chol/pdpotrf_gpu.c), column-major
  * on device memory (host memory on host devices), in place.  CUDA: potf2 on any stream (one
- * cooperative launch), the BLAS calls on a stream with a cuBLAS handle (compute, panel,
- * lookahead); host: the references (hyt_ref_dpotf2, CBLAS) at once.
+ * launch, with a workspace per stream), the BLAS calls on a stream with a cuBLAS handle
+ * (compute, panel, lookahead); host: the references (hyt_ref_dpotf2, CBLAS) at once.
  *   hyt_gpu_dpotf2: A = L L^T of the lower ('L') or A = U^T U of the upper ('U') n x n block
  *     (n <= HYT_DPOTF2_MAX_N); *info (device memory, always written) LAPACK's dpotf2 INFO;
  *   hyt_gpu_dtrsm:  B = alpha op(A)^-1 B (side 'L') or alpha B op(A)^-1 ('R'), A triangular,
@@ -165,9 +165,14 @@ int hyt_cuda_hpl_matvec(hyt_device_t *dev, void *stream, const struct hyt_hpl_di
                         const double *x, double *ax, double *arow);
 int hyt_cuda_hpl_norms(hyt_device_t *dev, void *stream, int64_t n, int nparts, const double *ax,
                        const double *arow, const double *x, const double *b, double *norms);
-/* One cooperative launch on `stream`; *info (device memory) is set when it completes. */
+/* One launch on `stream`; *info (device memory) is set when it completes.  work: device memory
+ * of HYT_DPOTF2_WS_BYTES, zeroed before its first use, that the kernel leaves zeroed; calls
+ * sharing one must be ordered (one stream).  hyt_cuda_dpotf2_ws gives the one of a device's
+ * stream (HYT_STREAM_*), made on first use and freed with the context. */
+#define HYT_DPOTF2_WS_BYTES 4096
 int hyt_cuda_dpotf2(hyt_device_t *dev, void *stream, char uplo, int n, double *A, int lda,
-                    int *info);
+                    int *info, void *work);
+int hyt_cuda_dpotf2_ws(hyt_device_t *dev, int stream, void **work);
 int hyt_cuda_dlaset(hyt_device_t *dev, void *stream, char uplo, int m, int n, double alpha,
                     double beta, double *A, int lda);
 #endif

@@ -3,11 +3,12 @@
  * lower and upper: the factor by relative error, INFO exactly, the other triangle and the rows
  * beyond n (lda > n) untouched, over n = 1..512 (multiples of the inner blocking and not),
  * matrices that are not positive definite (the failing minor at the start, inside and at the
- * edges of an inner block, at the end), NaN.  Suite gpu: exits 77 without CUDA or a usable GPU.
+ * edges of an inner block, at the end), NaN; the kernel's workspace zero again after all of it
+ * (the next call relies on it).  Suite gpu: exits 77 without CUDA or a usable GPU.
  *
  * Usage: test_gpu_dpotf2          the test
  *        test_gpu_dpotf2 small    a few cases of each kind (for compute-sanitizer)
- *        test_gpu_dpotf2 bench    prints the time of n x n factorizations, n = 128 .. 512,
+ *        test_gpu_dpotf2 bench    prints the time of n x n factorizations, n = 1 .. 512,
  *                                 lower and upper (a measurement, not a test)
  */
 #include "hyt_gpu_kernels.h"
@@ -20,6 +21,8 @@
 
 #define CU(call) REQUIRE((call) == cudaSuccess, "%s: %s", #call, cudaGetErrorString(call))
 
+static void *dwork; /* the kernel's workspace (HYT_DPOTF2_WS_BYTES, zeroed once) */
+
 /* Factors the uplo triangle of A (n x n, lda) on the GPU in place; returns INFO. */
 static int gpu_potf2(hyt_device_t *dev, char uplo, int n, double *A, int lda)
 {
@@ -29,7 +32,7 @@ static int gpu_potf2(hyt_device_t *dev, char uplo, int n, double *A, int lda)
     CU(cudaMalloc((void **)&dA, bytes));
     CU(cudaMalloc((void **)&dinfo, sizeof *dinfo));
     CU(cudaMemcpy(dA, A, bytes, cudaMemcpyHostToDevice));
-    REQUIRE(!hyt_cuda_dpotf2(dev, NULL, uplo, n, dA, lda, dinfo), "%s", hyt_last_error());
+    REQUIRE(!hyt_cuda_dpotf2(dev, NULL, uplo, n, dA, lda, dinfo, dwork), "%s", hyt_last_error());
     CU(cudaDeviceSynchronize());
     CU(cudaMemcpy(A, dA, bytes, cudaMemcpyDeviceToHost));
     CU(cudaMemcpy(&info, dinfo, sizeof info, cudaMemcpyDeviceToHost));
@@ -107,7 +110,7 @@ static void check_nan(hyt_device_t *dev, char uplo, int n)
 }
 
 /* Best of many single launches (CUDA events around the call, a fresh copy of the matrix
- * before each, outside the timed interval), n = 128 .. 512. */
+ * before each, outside the timed interval), n = 1 .. 512. */
 static void bench(hyt_device_t *dev)
 {
     int nmax = HYT_DPOTF2_MAX_N, reps = 300;
@@ -122,7 +125,9 @@ static void bench(hyt_device_t *dev)
     printf("| uplo | n | best of %d (ms) | median (ms) | GFLOP/s (best) |\n"
            "|---|---|---|---|---|\n", reps);
     for (int u = 0; u < 2; u++) {
-        for (int n = 128; n <= nmax; n += 128) {
+        static const int bn[] = {1, 32, 64, 100, 128, 256, 384, 500, 512};
+        for (int bi = 0; bi < (int)(sizeof bn / sizeof bn[0]); bi++) {
+            const int n = bn[bi];
             size_t bytes = (size_t)n * n * sizeof *A;
             chol_matrix(A, n, n, 0, 1);
             CU(cudaMemcpy(dA, A, bytes, cudaMemcpyHostToDevice));
@@ -130,7 +135,7 @@ static void bench(hyt_device_t *dev)
             for (int r = 0; r < reps; r++) {
                 CU(cudaMemcpy(dW, dA, bytes, cudaMemcpyDeviceToDevice));
                 CU(cudaEventRecord(e0, 0));
-                REQUIRE(!hyt_cuda_dpotf2(dev, NULL, "LU"[u], n, dW, n, dinfo), "%s",
+                REQUIRE(!hyt_cuda_dpotf2(dev, NULL, "LU"[u], n, dW, n, dinfo, dwork), "%s",
                         hyt_last_error());
                 CU(cudaEventRecord(e1, 0));
                 CU(cudaEventSynchronize(e1));
@@ -166,8 +171,11 @@ int main(int argc, char **argv)
         return 77;
     hyt_context_t *ctx = test_context(1, "cuda:0", (char *)NULL);
     hyt_device_t *dev = hyt_context_device(ctx, 0);
+    CU(cudaMalloc(&dwork, HYT_DPOTF2_WS_BYTES));
+    CU(cudaMemset(dwork, 0, HYT_DPOTF2_WS_BYTES));
     if (argc > 1 && !strcmp(argv[1], "bench")) {
         bench(dev);
+        cudaFree(dwork);
         hyt_context_destroy(ctx);
         return 0;
     }
@@ -194,15 +202,25 @@ int main(int argc, char **argv)
         check_nan(dev, uplo, 300);
         check_nan(dev, uplo, 33);
     }
+    /* the workspace is left zeroed (the failing and NaN calls included), ready for the next */
+    unsigned char ws[HYT_DPOTF2_WS_BYTES];
+    CU(cudaMemcpy(ws, dwork, sizeof ws, cudaMemcpyDeviceToHost));
+    int ws_clean = 1;
+    for (int i = 0; i < (int)sizeof ws; i++)
+        ws_clean &= ws[i] == 0;
+    CHECK(ws_clean, "the workspace is not zero after the calls");
     /* invalid arguments: refused, nothing launched */
     int *dinfo;
     CU(cudaMalloc((void **)&dinfo, sizeof *dinfo));
-    CHECK(hyt_cuda_dpotf2(dev, NULL, 'L', 513, (double *)dinfo, 513, dinfo) == HYT_ERR_INVALID,
-          "n 513 accepted");
-    CHECK(hyt_cuda_dpotf2(dev, NULL, 'X', 1, (double *)dinfo, 1, dinfo) == HYT_ERR_INVALID,
-          "uplo X accepted");
-    CHECK(hyt_cuda_dpotf2(dev, NULL, 'U', 0, NULL, 1, dinfo) == 0, "n 0");
+    CHECK(hyt_cuda_dpotf2(dev, NULL, 'L', 513, (double *)dinfo, 513, dinfo, dwork) ==
+          HYT_ERR_INVALID, "n 513 accepted");
+    CHECK(hyt_cuda_dpotf2(dev, NULL, 'X', 1, (double *)dinfo, 1, dinfo, dwork) ==
+          HYT_ERR_INVALID, "uplo X accepted");
+    CHECK(hyt_cuda_dpotf2(dev, NULL, 'L', 1, (double *)dinfo, 1, dinfo, NULL) ==
+          HYT_ERR_INVALID, "no workspace accepted");
+    CHECK(hyt_cuda_dpotf2(dev, NULL, 'U', 0, NULL, 1, dinfo, dwork) == 0, "n 0");
     CU(cudaFree(dinfo));
+    CU(cudaFree(dwork));
     hyt_context_destroy(ctx);
     return test_result("test_gpu_dpotf2");
 #endif
