@@ -227,7 +227,8 @@ int main(int argc, char **argv)
             CK(cudaMalloc(&dbuf, dws ? dws : 8));
             hbuf = malloc(hws ? hws : 8);
             double t_trtri = timeit([&] {
-                CK(cudaMemcpy2DAsync(W, kb * 8, A, kb * 8, kb * 8, kb, cudaMemcpyDeviceToDevice, st));
+                CK(cudaMemcpy2DAsync(W, kb * 8, A, kb * 8, kb * 8, kb, cudaMemcpyDeviceToDevice,
+                                     st));
                 CB(cusolverDnXtrtri(hs, f, CUBLAS_DIAG_NON_UNIT, kb, CUDA_R_64F, W, kb, dbuf, dws,
                                     hbuf, hws, dinfo));
             }, nullptr);

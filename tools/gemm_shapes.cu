@@ -5,12 +5,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_) { printf("%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
-#define CB(x) do { cublasStatus_t s_ = (x); if (s_) { printf("%s: %d\n", #x, (int)s_); exit(1); } } while (0)
+#define CK(x)                                                                                      \
+    do {                                                                                           \
+        cudaError_t e_ = (x);                                                                      \
+        if (e_) {                                                                                  \
+            printf("%s: %s\n", #x, cudaGetErrorString(e_));                                        \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define CB(x)                                                                                      \
+    do {                                                                                           \
+        cublasStatus_t s_ = (x);                                                                   \
+        if (s_) {                                                                                  \
+            printf("%s: %d\n", #x, (int)s_);                                                       \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
 
-__global__ void fill(double *p, size_t n)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+__global__ void fill(double *p, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
         unsigned long long h = i * 0x9E3779B97F4A7C15ull;
         h ^= h >> 29;
         p[i] = (double)(h % 2000001) / 1e6 - 1.0;
@@ -20,23 +34,23 @@ __global__ void fill(double *p, size_t n)
 static cublasHandle_t H;
 static cudaEvent_t e0, e1;
 
-#define TIME(label, flops, call)                                                              \
-    do {                                                                                      \
-        float best = 1e30f;                                                                   \
-        for (int r = 0; r < 4; r++) {                                                         \
-            CK(cudaEventRecord(e0));                                                          \
-            CB(call);                                                                         \
-            CK(cudaEventRecord(e1));                                                          \
-            CK(cudaEventSynchronize(e1));                                                     \
-            float ms;                                                                         \
-            CK(cudaEventElapsedTime(&ms, e0, e1));                                            \
-            if (r && ms < best) best = ms;                                                    \
-        }                                                                                     \
-        printf("%-58s %9.3f ms %6.1f TFLOP/s\n", label, best, (flops) / best / 1e9);         \
+#define TIME(label, flops, call)                                                                   \
+    do {                                                                                           \
+        float best = 1e30f;                                                                        \
+        for (int r = 0; r < 4; r++) {                                                              \
+            CK(cudaEventRecord(e0));                                                               \
+            CB(call);                                                                              \
+            CK(cudaEventRecord(e1));                                                               \
+            CK(cudaEventSynchronize(e1));                                                          \
+            float ms;                                                                              \
+            CK(cudaEventElapsedTime(&ms, e0, e1));                                                 \
+            if (r && ms < best)                                                                    \
+                best = ms;                                                                         \
+        }                                                                                          \
+        printf("%-58s %9.3f ms %6.1f TFLOP/s\n", label, best, (flops) / best / 1e9);               \
     } while (0)
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     size_t total = (size_t)(argc > 1 ? atof(argv[1]) : 40.0) * (1ull << 30) / 8;
     double *buf;
     CK(cudaMalloc(&buf, total * 8));
@@ -46,12 +60,14 @@ int main(int argc, char **argv)
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     const double one = 1.0, mone = -1.0, zero = 0.0;
-    (void)zero;
     char lab[128];
     // LU's bulk update: C^T (nb x rows) -= W (nb x nb) L^T (nb x rows) per tile column, as one
     // strided-batched call over nc columns, CRRB (ld = nb or padded), and as one GEMM on a
     // row-major trailing matrix.
-    int shapes[][3] = {{32768, 1024, 31}, {65536, 1024, 63}, {65536, 1024, 32}, {65536, 512, 64},
+    int shapes[][3] = {{32768, 1024, 31},
+                       {65536, 1024, 63},
+                       {65536, 1024, 32},
+                       {65536, 512, 64},
                        {32768, 512, 32}};
     for (unsigned s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         int rows = shapes[s][0] - shapes[s][1], nb = shapes[s][1], nc = shapes[s][2];
@@ -60,16 +76,25 @@ int main(int argc, char **argv)
             int ld = nb + pad;
             size_t colsz = (size_t)ld * shapes[s][0];
             double *W = buf, *P = W + (size_t)ld * nb * nc, *C = P + colsz;
-            if ((size_t)(C - buf) + colsz * nc > total) { printf("skip\n"); continue; }
-            snprintf(lab, sizeof lab, "batched NN %d x %d x %d, %d cols, ld %d", nb, rows, nb, nc, ld);
-            TIME(lab, fl, cublasDgemmStridedBatched(H, CUBLAS_OP_N, CUBLAS_OP_N, nb, rows, nb, &mone, W, ld,
-                                                    (long long)ld * nb, P, ld, 0, &one, C, ld, colsz, nc));
+            if ((size_t)(C - buf) + colsz * nc > total) {
+                printf("skip\n");
+                continue;
+            }
+            snprintf(lab, sizeof lab, "batched NN %d x %d x %d, %d cols, ld %d", nb, rows, nb, nc,
+                     ld);
+            TIME(lab, fl,
+                 cublasDgemmStridedBatched(H, CUBLAS_OP_N, CUBLAS_OP_N, nb, rows, nb, &mone, W, ld,
+                                           (long long)ld * nb, P, ld, 0, &one, C, ld, colsz, nc));
             int M = nc * nb, ldm = M + pad;
             double *Wm = buf, *Pm = Wm + (size_t)ldm * nb, *Cm = Pm + (size_t)(nb + pad) * rows;
-            if ((size_t)(Cm - buf) + (size_t)ldm * rows > total) { printf("skip\n"); continue; }
+            if ((size_t)(Cm - buf) + (size_t)ldm * rows > total) {
+                printf("skip\n");
+                continue;
+            }
             snprintf(lab, sizeof lab, "one GEMM NN %d x %d x %d, ld %d", M, rows, nb, ldm);
-            TIME(lab, fl, cublasDgemm(H, CUBLAS_OP_N, CUBLAS_OP_N, M, rows, nb, &mone, Wm, ldm, Pm, nb + pad,
-                                      &one, Cm, ldm));
+            TIME(lab, fl,
+                 cublasDgemm(H, CUBLAS_OP_N, CUBLAS_OP_N, M, rows, nb, &mone, Wm, ldm, Pm, nb + pad,
+                             &one, Cm, ldm));
         }
     }
     // Cholesky's panel: L_ik = A_ik inv(L_kk)^T on m rows: TRSM against the GEMM that would
@@ -78,14 +103,14 @@ int main(int argc, char **argv)
     for (unsigned s = 0; s < sizeof tm / sizeof tm[0]; s++) {
         int m = tm[s][0], nb = tm[s][1], ld = m + nb;
         double *T = buf, *B = buf + nb, *X = buf + (size_t)ld * nb;
-        // a well-conditioned lower triangle: the diagonal of the fill is small, add to it
-        double fl = (double)m * nb * nb;
-        snprintf(lab, sizeof lab, "TRSM R L T N %d x %d, ld %d", m, nb, ld);
-        // keep the triangle's values from blowing up: scale by a large diagonal via identity-like fill
-        TIME(lab, fl, cublasDtrsm(H, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
-                                  CUBLAS_DIAG_UNIT, m, nb, &one, T, ld, B, ld));
+        double fl = (double)m * nb * nb; /* the values may overflow: the rates do not care */
+        snprintf(lab, sizeof lab, "TRSM R L T U %d x %d, ld %d", m, nb, ld);
+        TIME(lab, fl,
+             cublasDtrsm(H, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+                         CUBLAS_DIAG_UNIT, m, nb, &one, T, ld, B, ld));
         snprintf(lab, sizeof lab, "GEMM N T %d x %d x %d (TRSM as a GEMM), ld %d", m, nb, nb, ld);
-        TIME(lab, 2 * fl, cublasDgemm(H, CUBLAS_OP_N, CUBLAS_OP_T, m, nb, nb, &one, B, ld, T, ld, &zero, X, ld));
+        TIME(lab, 2 * fl,
+             cublasDgemm(H, CUBLAS_OP_N, CUBLAS_OP_T, m, nb, nb, &one, B, ld, T, ld, &zero, X, ld));
     }
     return 0;
 }
