@@ -19,6 +19,8 @@
 #include "hyt_hybrid.h"
 #include "hyt_staging.h"
 
+#include <stdlib.h>
+
 /* Pieces in flight, and a piece's size (tiles of one column, about this much): 12 of 16 MiB
  * kept the copies in at ~19 GB/s beside the factorization (one H200), 24 of 16 MiB made the
  * process's first call 0.25 s slower (page-locking the ring). */
@@ -48,6 +50,33 @@ void hyt_ring_close(hyt_ring_t *r)
         hyt_host_staging_release(r->ctx, r->buf);
     r->tok = NULL;
     r->buf = NULL;
+}
+
+int hyt_ring_open_dmats(hyt_context_t *ctx, int m, int n, int nrhs, int nb, const char *what,
+                        hyt_ring_t *r, hyt_dmat_t **dA, hyt_dmat_t **dB)
+{
+    const int ndev = hyt_context_num_devices(ctx);
+    *r = (hyt_ring_t){.ctx = ctx};
+    *dA = *dB = NULL;
+    size_t *need = calloc((size_t)ndev, sizeof *need); /* B's memory counted in A's check */
+    if (!need)
+        return hyt_error(HYT_ERR_NOMEM, "out of memory");
+    for (int g = 0; g < ndev && nrhs > 0; g++)
+        need[g] = hyt_dmat_bytes(n, nrhs, nb, ndev, g);
+    int rc = hyt_dmat_alloc(ctx, m, n, nb, need, what, dA);
+    free(need);
+    if (!rc && nrhs > 0)
+        rc = hyt_dmat_alloc(ctx, n, nrhs, nb, NULL, what, dB);
+    if (!rc)
+        rc = hyt_ring_open(ctx, nb, (*dA)->mt, r);
+    return rc;
+}
+
+void hyt_ring_close_dmats(hyt_ring_t *r, hyt_dmat_t *dA, hyt_dmat_t *dB)
+{
+    hyt_ring_close(r);
+    hyt_dmat_free(dA);
+    hyt_dmat_free(dB);
 }
 
 int hyt_ring_stream(hyt_sequence_t *seq, hyt_ring_t *r, hyt_dmat_t *A, double *a, int64_t lda,

@@ -64,6 +64,13 @@ typedef struct hyt_ring {
 } hyt_ring_t;
 int hyt_ring_open(hyt_context_t *ctx, int nb, int mt, hyt_ring_t *r);
 void hyt_ring_close(hyt_ring_t *r);
+/* The device matrices of a LAPACK-layout call and the ring: dA m x n and, when nrhs > 0, dB n x
+ * nrhs (its memory counted in dA's check; what names the call in the message), tile size nb;
+ * then the ring for dA.  On an error the ones made so far are set: close_dmats frees them all
+ * (always called, NULL ones skipped). */
+int hyt_ring_open_dmats(hyt_context_t *ctx, int m, int n, int nrhs, int nb, const char *what,
+                        hyt_ring_t *r, hyt_dmat_t **dA, hyt_dmat_t **dB);
+void hyt_ring_close_dmats(hyt_ring_t *r, hyt_dmat_t *dA, hyt_dmat_t *dB);
 int hyt_ring_stream(hyt_sequence_t *seq, hyt_ring_t *r, hyt_dmat_t *A, double *a, int64_t lda,
                     int in, char part);
 int hyt_ring_copy_back(hyt_ring_t *r, hyt_dmat_t *dA, double *a, int lda, char part,

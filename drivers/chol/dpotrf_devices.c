@@ -29,7 +29,6 @@
 #include "hyt_hybrid.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 int hyt_chol_lapack_devices(hyt_context_t *ctx, char uplo, int n, int nrhs, double *a,
                             int lda, double *b, int ldb, int nb, int la, int *written)
@@ -48,20 +47,9 @@ int hyt_chol_lapack_devices(hyt_context_t *ctx, char uplo, int n, int nrhs, doub
     char what[128];
     snprintf(what, sizeof what, "the Cholesky of a %d x %d matrix on the devices (nb %d, %d "
              "devices)", n, n, p.nb, hyt_context_num_devices(ctx));
-    const int ndev = hyt_context_num_devices(ctx), solve = b && nrhs > 0;
-    hyt_dmat_t *dA = NULL, *dB = NULL;
-    hyt_ring_t r = {.ctx = ctx};
-    size_t *need = calloc((size_t)ndev, sizeof *need); /* B's memory counted in A's check */
-    int rc = need ? 0 : hyt_error(HYT_ERR_NOMEM, "out of memory");
-    for (int g = 0; g < ndev && solve && need; g++)
-        need[g] = hyt_dmat_bytes(n, nrhs, p.nb, ndev, g);
-    if (!rc)
-        rc = hyt_dmat_alloc(ctx, n, n, p.nb, need, what, &dA);
-    free(need);
-    if (!rc && solve)
-        rc = hyt_dmat_alloc(ctx, n, nrhs, p.nb, NULL, what, &dB);
-    if (!rc)
-        rc = hyt_ring_open(ctx, p.nb, dA->mt, &r);
+    hyt_dmat_t *dA, *dB;
+    hyt_ring_t r;
+    int rc = hyt_ring_open_dmats(ctx, n, n, b ? nrhs : 0, p.nb, what, &r, &dA, &dB);
 
     // 1, 2: in and factor
     int info = 0;
@@ -82,8 +70,6 @@ int hyt_chol_lapack_devices(hyt_context_t *ctx, char uplo, int n, int nrhs, doub
     // 4: out
     if (!rc)
         rc = hyt_ring_copy_back(&r, dA, a, lda, uplo, info == 0 ? dB : NULL, b, ldb, written);
-    hyt_ring_close(&r);
-    hyt_dmat_free(dA);
-    hyt_dmat_free(dB);
+    hyt_ring_close_dmats(&r, dA, dB);
     return rc ? rc : info;
 }

@@ -26,7 +26,6 @@
 #include "hyt_hybrid.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 hyt_lapack_dev_times_t hyt_lapack_dev_last;
 
@@ -51,24 +50,14 @@ int hyt_drv_lapack_devices(hyt_context_t *ctx, char op, char trans, int m, int n
     hyt_lu_params_t p;
     hyt_lu_params(ctx, m, n, &p);
     const int nb = p.nb, ndev = p.ndevices;
-    hyt_dmat_t *dA = NULL, *dB = NULL;
-    hyt_ring_t r = {.ctx = ctx};
 
     // the device matrices (B's memory counted in A's check), the ring
     char what[160];
-    size_t *need = calloc((size_t)ndev, sizeof *need);
-    if (!need)
-        return hyt_error(HYT_ERR_NOMEM, "out of memory");
-    for (int g = 0; g < ndev && solve; g++)
-        need[g] = hyt_dmat_bytes(n, nrhs, nb, ndev, g);
     snprintf(what, sizeof what, "a %d x %d matrix%s on the devices (nb %d, %d devices)", m, n,
              solve ? " and its right-hand sides" : "", nb, ndev);
-    int rc = hyt_dmat_alloc(ctx, m, n, nb, need, what, &dA);
-    free(need);
-    if (!rc && solve)
-        rc = hyt_dmat_alloc(ctx, n, nrhs, nb, NULL, what, &dB);
-    if (!rc)
-        rc = hyt_ring_open(ctx, nb, (m + nb - 1) / nb, &r);
+    hyt_dmat_t *dA, *dB;
+    hyt_ring_t r;
+    int rc = hyt_ring_open_dmats(ctx, m, n, solve ? nrhs : 0, nb, what, &r, &dA, &dB);
 
     // 1, 2: in and factor (the solve alone: in)
     int info = 0;
@@ -102,9 +91,7 @@ int hyt_drv_lapack_devices(hyt_context_t *ctx, char op, char trans, int m, int n
     const double t3 = hyt_wtime();
     hyt_lapack_dev_last = (hyt_lapack_dev_times_t){t1 - t0, t2 - t1, t3 - t2, t3 - t0};
 
-    hyt_ring_close(&r);
-    hyt_dmat_free(dA);
-    hyt_dmat_free(dB);
+    hyt_ring_close_dmats(&r, dA, dB);
     return rc ? rc : info;
 }
 
