@@ -32,14 +32,23 @@ static int load_body(const hyt_devctx_t *dc, void *p)
 static const hyt_kernel_t load_kernel = {.name = "column_load", .dev = load_body,
                                          .cat = HYT_CAT_DMA};
 
+/* Why a caller may bound the loads it has in flight (order_key): a device task runs only when
+ * its dependencies have completed, so loads chained through a ring of W tokens are submitted
+ * W at a time.  Loads that are all submitted at once put the whole matrix (seconds of copies)
+ * in the H2D stream's queue, and any call that synchronizes the device then waits for all of
+ * it.  The first GPU panel of a process makes such a call (inside the libraries, on their
+ * first use; not CUDA's lazy module loading: CUDA_MODULE_LOADING=EAGER did not change it):
+ * measured on an H200 (docs/performance.md), the first LU of a process waited 0.7 s at N =
+ * 65536 for its first panel, the whole load.  Bounded, such a call waits for W columns. */
+
 int hyt_insert_dev_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_dev_column_t *c,
                                const hyt_desc_t *A, int j, const void *col_key,
-                               const void *state_key)
+                               const void *state_key, const void *order_key)
 {
     /* state_key may be NULL: then only the column's token orders its users */
     col_args_t args = {hyt_tile(A, 0, j), c->dcol, c->nb, c->mt};
     hyt_deps_t deps;
-    if (hyt_deps_init(&deps, A->mt + 2))
+    if (hyt_deps_init(&deps, A->mt + 3))
         return HYT_ERR_NOMEM;
     for (int i = 0; i < A->mt; i++)
         hyt_deps_add(&deps, hyt_tile(A, i, j), HYT_READ);
@@ -47,6 +56,8 @@ int hyt_insert_dev_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_dev
     /* loads of different columns commute; the first update waits for all of them */
     if (state_key)
         hyt_deps_add(&deps, state_key, HYT_GATHER);
+    if (order_key)
+        hyt_deps_add(&deps, order_key, HYT_RW);
     return hyt_insert_on_stream(seq, tag, c->dev, HYT_STREAM_H2D, &load_kernel, &args,
                                 sizeof args, &deps);
 }

@@ -42,10 +42,12 @@ typedef struct hyt_dev_columns {
 
 /* Column load: host CCRB tile column j of A -> c (CRRB), on the H2D stream; reads the host
  * tiles, writes col_key (the column's token), and gathers into state_key when it is not NULL
- * (loads of different columns commute; the first user of them all waits for the state). */
+ * (loads of different columns commute; the first user of them all waits for the state).
+ * order_key (RW, may be NULL) orders the load after an earlier one: a ring of W such tokens
+ * over a device's loads keeps at most W of them submitted at a time (see dev_columns.c). */
 int hyt_insert_dev_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_dev_column_t *c,
                                const hyt_desc_t *A, int j, const void *col_key,
-                               const void *state_key);
+                               const void *state_key, const void *order_key);
 
 /* Column return: c back to the host tiles of column j of A (CCRB), on the D2H stream, after
  * after_key and after_key2 (READ; the second may be NULL).  The device copy is transposed in

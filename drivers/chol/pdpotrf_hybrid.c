@@ -353,7 +353,7 @@ static int insert_steps(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, in
     for (int j = la + 1; j < nt && !rc && !gpu; j++) {
         const hyt_dev_column_t c = dev_column(h, j);
         rc = hyt_insert_dev_column_load(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, -1, -1, j}, &c, T,
-                                        j, col_key(h, j), state_key(h, j % ndev));
+                                        j, col_key(h, j), state_key(h, j % ndev), NULL);
     }
     for (int k = 0; k < nt && !rc; k++) {
         const int lead = k + la + 1;

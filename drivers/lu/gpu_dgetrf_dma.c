@@ -107,10 +107,10 @@ static hyt_dev_column_t column_of(const hyt_gpu_lu_t *g, int j)
 
 int hyt_insert_gpu_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
                                const hyt_desc_t *A, int j, const void *col_key,
-                               const void *state_key)
+                               const void *state_key, const void *order_key)
 {
     hyt_dev_column_t c = column_of(g, j);
-    return hyt_insert_dev_column_load(seq, tag, &c, A, j, col_key, state_key);
+    return hyt_insert_dev_column_load(seq, tag, &c, A, j, col_key, state_key, order_key);
 }
 
 int hyt_insert_gpu_column_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,

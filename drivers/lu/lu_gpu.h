@@ -65,10 +65,11 @@ int hyt_insert_gpu_lu_init(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_
 /* The tile-column copies of hyt_dev_columns.h on g's columns (column j at cols + (j / ndev) *
  * colsz; g's share: the columns j with j % ndev == index).
  * Column load: host CCRB tile column j -> device column (CRRB), on the H2D stream; writes the
- * column's token, and gathers into the device's state token when state_key is not NULL. */
+ * column's token, gathers into the device's state token when state_key is not NULL, and comes
+ * after the earlier load that last held order_key (RW; may be NULL). */
 int hyt_insert_gpu_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
                                const hyt_desc_t *A, int j, const void *col_key,
-                               const void *state_key);
+                               const void *state_key, const void *order_key);
 
 /* Tile row r of all the device's columns back to the host tiles (r, j), on the D2H stream,
  * after after_key (READ). */

@@ -1,7 +1,13 @@
 /* The hybrid LU's dependency tokens (see lu_tokens.h). */
 #include "lu_tokens.h"
 
-/* ---- the LU's tokens: [state ndev][panel ndev*npbuf][order][done ndev*npbuf] ------------- */
+/* ---- the LU's tokens: [state ndev][panel ndev*npbuf][order][done ndev*npbuf]
+ *      [load ndev*HYT_LU_LOADS_IN_FLIGHT] ------------------------------------------------ */
+
+static size_t own_count(const hyt_lu_tokens_t *t)
+{
+    return (size_t)(t->ndev * (1 + 2 * t->npbuf + HYT_LU_LOADS_IN_FLIGHT) + 1);
+}
 
 int hyt_lu_tokens_init(hyt_lu_tokens_t *t, const hyt_dmat_t *A, int npbuf)
 {
@@ -9,7 +15,7 @@ int hyt_lu_tokens_init(hyt_lu_tokens_t *t, const hyt_dmat_t *A, int npbuf)
     t->ndev = A->ndev;
     t->npbuf = npbuf;
     t->nt = A->nt;
-    t->own = hyt_tokens_create((size_t)(t->ndev * (1 + 2 * npbuf) + 1));
+    t->own = hyt_tokens_create(own_count(t));
     return t->own ? HYT_SUCCESS : hyt_error(HYT_ERR_NOMEM, "out of memory");
 }
 
@@ -38,13 +44,16 @@ const void *hyt_lu_tok_done(const hyt_lu_tokens_t *t, int g, int k)
     return hyt_token(t->own, (size_t)(t->ndev * (1 + t->npbuf) + 1 + g * t->npbuf + k % t->npbuf));
 }
 
-size_t hyt_lu_tok_count(const hyt_lu_tokens_t *t)
+const void *hyt_lu_tok_load(const hyt_lu_tokens_t *t, int g, int l)
 {
-    return (size_t)(t->ndev * (1 + 2 * t->npbuf) + 1 + t->nt);
+    return hyt_token(t->own, (size_t)(t->ndev * (1 + 2 * t->npbuf) + 1 +
+                                      g * HYT_LU_LOADS_IN_FLIGHT + l % HYT_LU_LOADS_IN_FLIGHT));
 }
+
+size_t hyt_lu_tok_count(const hyt_lu_tokens_t *t) { return own_count(t) + (size_t)t->nt; }
 
 const void *hyt_lu_tok_nth(const hyt_lu_tokens_t *t, size_t i)
 {
-    size_t nown = (size_t)(t->ndev * (1 + 2 * t->npbuf) + 1);
+    size_t nown = own_count(t);
     return i < nown ? hyt_token(t->own, i) : hyt_lu_tok_col(t, (int)(i - nown));
 }

@@ -10,7 +10,7 @@
 
 /* ---- the hybrid LU's dependency tokens ------------------------------------------------------ */
 typedef struct hyt_lu_tokens {
-    hyt_tokens_t *own;     /* state, panel slots, order, step done */
+    hyt_tokens_t *own;     /* state, panel slots, order, step done, load order */
     const hyt_dmat_t *A;   /* the column tokens are the device matrix's */
     int ndev, npbuf, nt;
 } hyt_lu_tokens_t;
@@ -27,6 +27,10 @@ const void *hyt_lu_tok_col(const hyt_lu_tokens_t *t, int j);
 const void *hyt_lu_tok_order(const hyt_lu_tokens_t *t);
 /* all of step k's work on device g, gathered */
 const void *hyt_lu_tok_done(const hyt_lu_tokens_t *t, int g, int k);
+/* the order of device g's column loads: local column l's load after local column l - W's
+ * (W = HYT_LU_LOADS_IN_FLIGHT), so that at most W are submitted at a time */
+#define HYT_LU_LOADS_IN_FLIGHT 2
+const void *hyt_lu_tok_load(const hyt_lu_tokens_t *t, int g, int l);
 /* Every token, i < hyt_lu_tok_count(t): for tasks that wait for everything (cleanup, marks). */
 size_t hyt_lu_tok_count(const hyt_lu_tokens_t *t);
 const void *hyt_lu_tok_nth(const hyt_lu_tokens_t *t, size_t i);

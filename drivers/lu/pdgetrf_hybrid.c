@@ -82,6 +82,11 @@ static const void *panel_key(const hybrid_t *h, int g, int k)
 }
 static const void *col_key(const hybrid_t *h, int j) { return hyt_lu_tok_col(&h->tok, j); }
 static const void *order_key(const hybrid_t *h) { return hyt_lu_tok_order(&h->tok); }
+/* column j's load comes after its device's load HYT_LU_LOADS_IN_FLIGHT columns earlier */
+static const void *load_key(const hybrid_t *h, int j)
+{
+    return hyt_lu_tok_load(&h->tok, j % h->ndev, j / h->ndev);
+}
 static const void *done_key(const hybrid_t *h, int g, int k)
 {
     return hyt_lu_tok_done(&h->tok, g, k);
@@ -220,7 +225,8 @@ static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
     // the columns to their devices; each column's token orders its first users
     for (int j = 0; j < nt && !rc && !h->resident; j++)
         rc = hyt_insert_gpu_column_load(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, -1, -1, j},
-                                        &h->g[j % ndev], A, j, col_key(h, j), NULL);
+                                        &h->g[j % ndev], A, j, col_key(h, j), NULL,
+                                        load_key(h, j));
     if (marks && !rc)
         rc = insert_mark(seq, h, &marks[0]);
     for (int k = 0; k < kt && !rc; k++) {
@@ -304,7 +310,7 @@ static int insert_cpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
     for (int j = la + 1; j < nt && !rc; j++)
         rc = hyt_insert_gpu_column_load(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, -1, -1, j},
                                         &h->g[j % ndev], A, j, col_key(h, j),
-                                        state_key(h, j % ndev));
+                                        state_key(h, j % ndev), load_key(h, j));
 
     for (int k = 0; k < kt && !rc; k++) {
         const int mbk = hyt_tile_mb(A, k), wk = hyt_tile_nb(A, k), dk = mbk < wk ? mbk : wk;
