@@ -12,6 +12,7 @@
 
 #include <cblas.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "hyt_gpu_geometry.h"
 
@@ -474,6 +475,31 @@ int hyt_gpu_dlaset(const hyt_devctx_t *dc, char uplo, int m, int n, double alpha
     }
 #if HYT_HAVE_CUDA
     return hyt_cuda_dlaset(dc->dev, dc->cuda_stream, uplo, m, n, alpha, beta, A, lda);
+#else
+    return no_cuda(dc, fn);
+#endif
+}
+
+int hyt_gpu_icopy_to_host(const hyt_devctx_t *dc, int *dst, const int *src, int n)
+{
+    static const char fn[] = "hyt_gpu_icopy_to_host";
+    int rc = check_dc(dc, fn);
+    if (rc)
+        return rc;
+    if (n < 0)
+        return hyt_error(HYT_ERR_INVALID, "%s: n = %d", fn, n);
+    if (n == 0)
+        return HYT_SUCCESS;
+    if (!dst || !src)
+        return hyt_error(HYT_ERR_INVALID, "%s: a NULL pointer", fn);
+    if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
+        if ((rc = host_fault(dc, fn)))
+            return rc;
+        memcpy(dst, src, (size_t)n * sizeof *dst);
+        return HYT_SUCCESS;
+    }
+#if HYT_HAVE_CUDA
+    return hyt_cuda_icopy_to_host(dc->dev, dc->cuda_stream, dst, src, n);
 #else
     return no_cuda(dc, fn);
 #endif

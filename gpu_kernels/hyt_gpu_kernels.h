@@ -136,6 +136,11 @@ int hyt_gpu_dsyrk(const hyt_devctx_t *dc, char uplo, char trans, int n, int k, d
 int hyt_gpu_dlaset(const hyt_devctx_t *dc, char uplo, int m, int n, double alpha, double beta,
                    double *A, int lda);
 void hyt_ref_dlaset(char uplo, int m, int n, double alpha, double beta, double *A, int lda);
+/*   hyt_gpu_icopy_to_host: dst[0 .. n) = src[0 .. n), src device memory, dst host memory, on the
+ *     task's stream; CUDA: written by a kernel when dst is page-locked (no copy engine: it does
+ *     not wait behind the large copies queued there), else a cudaMemcpyAsync
+ *     (gpu_icopy_host.cu); host: memcpy. */
+int hyt_gpu_icopy_to_host(const hyt_devctx_t *dc, int *dst, const int *src, int n);
 
 #if HYT_HAVE_CUDA
 /* The CUDA versions (the .cu files of gpu_kernels/), asynchronous on `stream`.  They return 0 or
@@ -175,6 +180,7 @@ int hyt_cuda_dpotf2(hyt_device_t *dev, void *stream, char uplo, int n, double *A
 int hyt_cuda_dpotf2_ws(hyt_device_t *dev, int stream, void **work);
 int hyt_cuda_dlaset(hyt_device_t *dev, void *stream, char uplo, int m, int n, double alpha,
                     double beta, double *A, int lda);
+int hyt_cuda_icopy_to_host(hyt_device_t *dev, void *stream, int *dst, const int *src, int n);
 #endif
 
 #ifdef __cplusplus

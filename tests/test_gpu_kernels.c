@@ -704,6 +704,65 @@ static void test_dlaset(hyt_context_t *ctx)
         }
 }
 
+typedef struct ic_args {
+    int *dst;
+    const int *src;
+    int n;
+} ic_args_t;
+
+static int ic_body(const hyt_devctx_t *dc, void *p)
+{
+    ic_args_t *a = p;
+    return forward(dc, hyt_gpu_icopy_to_host(dc, a->dst, a->src, a->n));
+}
+
+static const hyt_kernel_t ic_kernel = {.name = "icopy_to_host", .dev = ic_body,
+                                       .cat = HYT_CAT_GPU};
+
+/* icopy_to_host: ints in device memory to page-locked host memory (on CUDA a kernel writes
+ * them through the mapping) and to pageable memory (a copy), on the panel stream as the LU's
+ * panel calls it; exactly what was sent, nothing after n touched. */
+static void test_icopy(hyt_context_t *ctx)
+{
+    static const int ns[] = {1, 2, 255, 256, 257, 1024, 5000};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        for (int pinned = 0; pinned < 2; pinned++) {
+            const int n = ns[i];
+            int *src = xmalloc(((size_t)n + 1) * sizeof *src);
+            int *dst = pinned ? (int *)hmalloc(ctx, (size_t)n + 1)
+                              : xmalloc(((size_t)n + 1) * sizeof *dst);
+            for (int q = 0; q <= n; q++) {
+                src[q] = q * 7919 - 3;
+                dst[q] = -1;
+            }
+            dbufs_t d = {hyt_context_device(ctx, 0), {0}, 0};
+            void *x;
+            hyt_sequence_t *seq = NULL;
+            int rc = dalloc(&d, (size_t)n * sizeof *src, &x);
+            if (!rc)
+                rc = hyt_sequence_create(ctx, &seq);
+            if (!rc) {
+                ic_args_t a = {dst, x, n};
+                hyt_dep_t deps[2] = {{x, HYT_READ}, {dst, HYT_WRITE}};
+                rc = insert_copy(seq, x, src, (size_t)n * sizeof *src, 0);
+                if (!rc)
+                    rc = insert_dev(seq, &ic_kernel, &a, sizeof a, HYT_STREAM_PANEL, deps, 2);
+                rc = hyt_sequence_finish(seq, rc);
+            }
+            dfree(&d);
+            CHECK(rc == 0, "icopy_to_host n = %d (%s): %s", n, pinned ? "page-locked" :
+                  "pageable", hyt_last_error());
+            CHECK(!rc && !memcmp(dst, src, (size_t)n * sizeof *src) && dst[n] == -1,
+                  "icopy_to_host n = %d (%s): not what was sent", n, pinned ? "page-locked" :
+                  "pageable");
+            if (pinned)
+                hyt_host_free(ctx, dst);
+            else
+                free(dst);
+            free(src);
+        }
+}
+
 static void test_dev_transpose(hyt_context_t *ctx)
 {
     static const int cases[][2] = {{1, 0}, {1, 3}, {7, 0}, {7, 1}, {7, 5}, {32, 1}, {32, 3},
@@ -864,6 +923,11 @@ static void test_dev_args(hyt_context_t *ctx)
     EXPECT(hyt_gpu_dlaset(&dc, 'L', 2, 2, 0, 1, NULL, 2), HYT_ERR_INVALID);
     EXPECT(hyt_gpu_dlaset(&dc, 'U', 0, 2, 0, 1, NULL, 1), 0);
     EXPECT(hyt_gpu_dlaset(&dc, 'U', 2, 0, 0, 1, NULL, 2), 0);
+    int iv[2] = {0, 0};
+    EXPECT(hyt_gpu_icopy_to_host(NULL, iv, iv + 1, 1), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_icopy_to_host(&dc, iv, iv + 1, -1), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_icopy_to_host(&dc, NULL, iv + 1, 1), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_icopy_to_host(&dc, iv, NULL, 0), 0);
 
     EXPECT(hyt_gpu_dlaswp_crrb(NULL, x, 16, 2, 2, 0, 2, ip), HYT_ERR_INVALID);
     EXPECT(hyt_gpu_dlaswp_crrb(&dc, x, 16, 2, 0, 0, 2, ip), HYT_ERR_INVALID);
@@ -1025,6 +1089,7 @@ int main(int argc, char **argv)
     test_dev_laswp(ctx);
     test_dev_gemm(ctx);
     test_dlaset(ctx);
+    test_icopy(ctx);
     test_dev_args(ctx);
     hyt_context_destroy(ctx);
     test_dev_faults(devices);

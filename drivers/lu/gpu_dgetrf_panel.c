@@ -9,7 +9,8 @@
  *       hytile's native panel LU (gpu.panel_ctas >= 1) hyt_gpu_dgetrf_crrb, in place
  *   computes inv(L_kk) for the "TRSM as GEMM"           cublasDtrsm on the identity
  *   copies the factored panel into its own panel slot  for this device's updates
- *   copies the pivots and INFO to page-locked staging  for the host's IPIV and INFO
+ *   writes the pivots and INFO to page-locked staging  for the host's IPIV and INFO (a
+ *                                                      kernel: no copy engine)
  *
  * The host version (host devices, CI) does the same with the CPU panel kernel on a transposed
  * copy.  Pivots stay relative to the panel (1-based): the row swaps on the devices are applied
@@ -153,11 +154,9 @@ static int panel_cuda(const hyt_devctx_t *dc, const panel_args_t *a)
                                     CUBLAS_DIAG_UNIT, dk, dk, &one, a->col, nb, a->linv, nb));
     HYT_CUDA_TRY(dev, cudaMemcpyAsync(a->slot, a->col, (size_t)a->slot_bytes,
                                       cudaMemcpyDeviceToDevice, st));
-    HYT_CUDA_TRY(dev, cudaMemcpyAsync(a->h_piv, a->dpiv, (size_t)dk * sizeof(int),
-                                      cudaMemcpyDeviceToHost, st));
-    HYT_CUDA_TRY(dev, cudaMemcpyAsync(a->h_info, a->dinfo, sizeof(int), cudaMemcpyDeviceToHost,
-                                      st));
-    return HYT_SUCCESS;
+    /* not cudaMemcpyAsync: it would queue behind the tile rows returning to the host */
+    int rc = hyt_gpu_icopy_to_host(dc, a->h_piv, a->dpiv, dk);
+    return rc ? rc : hyt_gpu_icopy_to_host(dc, a->h_info, a->dinfo, 1);
 }
 #endif
 
