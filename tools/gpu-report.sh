@@ -5,7 +5,8 @@
 # the README's main job (hytile hpl with the shipped configuration).  From the repository root,
 # after `source tools/gpu-env.sh`.  Logs to $OUT (or /tmp/hytile-gpu); a summary last.
 # STEPS (default "suite sanitize hpl lu chol") picks the parts ("suite": the gpu suite but
-# compute-sanitizer, "sanitize": that test alone; "lu1": the LU on the first GPU alone, for
+# compute-sanitizer, "sanitize": that test alone; "first": the first LU of a process (NS1;
+# host to host it overlaps its loads as later runs do); "lu1": the LU on the first GPU alone, for
 # the scaling of "lu" on every GPU; "trace": hytile hpl -n TRACE_N on every GPU with an SVG
 # Gantt chart of its trace; "lapack": LAPACK's DGE/DPO tests preloaded on the GPUs; "abi":
 # dgesv_ and dposv_ through the ABI against OpenBLAS); NS, NS1, CHOL_NS, TRACE_N, ABI_N the
@@ -43,6 +44,13 @@ for s in $steps; do
         timeout "$lim" $hy bench-gpu -n "${NS:-16384,32768,65536}" --reps "${REPS:-2}" >"$out/lu.log" 2>&1
         stamp "bench-gpu (LU): exit $?"
         tail -n 25 "$out/lu.log" | tee -a "$out/summary.txt"
+        ;;
+    first)
+        # the first LU of a process (bench-gpu reports the best of --reps, i.e. later runs):
+        # host to host it must overlap the loads as later runs do
+        timeout "$lim" $hy bench-gpu -n "${NS1:-65536}" --reps 1 --no-peer >"$out/first.log" 2>&1
+        stamp "bench-gpu (LU, the first run of a process): exit $?"
+        tail -n 1 "$out/first.log" | tee -a "$out/summary.txt"
         ;;
     lu1)
         timeout "$lim" $hy bench-gpu -n "${NS1:-${NS:-65536}}" --devices cuda:0 --reps "${REPS:-2}" \
