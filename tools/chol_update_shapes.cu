@@ -1,0 +1,156 @@
+// The GPU-only Cholesky's trailing update of one step, C -= P P^T on the lower triangle of an
+// m x m C with P m x kb, cut four ways, on one GPU (experiment, not built by meson):
+//   nvcc -O2 -arch=sm_90 tools/chol_update_shapes.cu -lcublas -o /tmp/chol_update_shapes
+//   /tmp/chol_update_shapes [M[,M...]] [KB]
+// recursive: the library's cut (drivers/chol/gpu_dpotrf_tasks.c: halves aligned to 256, one
+//            GEMM under the first half, SYRK leaves of at most `leaf` columns);
+// strips:    column strips of width w, each a SYRK of its diagonal block and one GEMM of the
+//            rows below it;
+// one SYRK of the whole; and one GEMM of the whole square (twice the flops: the ceiling rate).
+// Rates count m (m + 1) kb flops (the lower triangle), the square GEMM its own 2 m^2 kb.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CK(x)                                                                                      \
+    do {                                                                                           \
+        cudaError_t e_ = (x);                                                                      \
+        if (e_) {                                                                                  \
+            printf("%s: %s\n", #x, cudaGetErrorString(e_));                                        \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define CB(x)                                                                                      \
+    do {                                                                                           \
+        cublasStatus_t s_ = (x);                                                                   \
+        if (s_) {                                                                                  \
+            printf("%s: %d\n", #x, (int)s_);                                                       \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+__global__ void fill(double *p, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        unsigned long long h = i * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+        p[i] = ((double)(h % 2000001) / 1e6 - 1.0) * 1e-3;
+    }
+}
+
+static cublasHandle_t H;
+static const double mone = -1.0, one = 1.0;
+static double *A; /* ld x ld: P in columns 0 .. kb-1, C from (kb, kb) */
+static int ld, kb;
+
+#define P(r) (A + (size_t)(kb + (r)))                 /* row r of P (column 0) */
+#define C(r, c) (A + (size_t)(kb + (r)) + (size_t)(kb + (c)) * ld)
+
+static void syrk(int r, int m)
+{
+    CB(cublasDsyrk(H, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, m, kb, &mone, P(r), ld, &one, C(r, r),
+                   ld));
+}
+
+static void gemm(int r, int c, int m, int w) /* C(r.., c..) (m x w) -= P(r..) P(c..)^T */
+{
+    CB(cublasDgemm(H, CUBLAS_OP_N, CUBLAS_OP_T, m, w, kb, &mone, P(r), ld, P(c), ld, &one,
+                   C(r, c), ld));
+}
+
+static void rsyrk(int r, int m, int leaf)
+{
+    if (m <= leaf || m <= 512) {
+        syrk(r, m);
+        return;
+    }
+    const int h = (m / 2 + 255) / 256 * 256;
+    rsyrk(r, h, leaf);
+    gemm(r + h, r, m - h, h);
+    rsyrk(r + h, m - h, leaf);
+}
+
+static void strips(int m, int w)
+{
+    for (int c = 0; c < m; c += w) {
+        const int b = m - c < w ? m - c : w;
+        syrk(c, b);
+        if (m - c - b > 0)
+            gemm(c + b, c, m - c - b, b);
+    }
+}
+
+static cudaEvent_t e0, e1;
+
+static double best_ms(int variant, int m, int arg)
+{
+    float best = 1e30f;
+    for (int rep = 0; rep < 3; rep++) {
+        CK(cudaEventRecord(e0));
+        if (variant == 0)
+            rsyrk(0, m, arg);
+        else if (variant == 1)
+            strips(m, arg);
+        else if (variant == 2)
+            syrk(0, m);
+        else
+            gemm(0, 0, m, m);
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (rep && ms < best) /* the first run warms up */
+            best = ms;
+    }
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    int ms_[16] = {60416, 40960, 24576, 12288}, nm = 4;
+    if (argc > 1) {
+        nm = 0;
+        for (char *t = strtok(argv[1], ","); t && nm < 16; t = strtok(NULL, ","))
+            ms_[nm++] = atoi(t);
+    }
+    kb = argc > 2 ? atoi(argv[2]) : 1024;
+    int mmax = 0;
+    for (int i = 0; i < nm; i++)
+        mmax = ms_[i] > mmax ? ms_[i] : mmax;
+    ld = mmax + kb;
+    CK(cudaMalloc(&A, (size_t)ld * ld * sizeof(double)));
+    fill<<<4096, 256>>>(A, (size_t)ld * ld);
+    CK(cudaDeviceSynchronize());
+    CB(cublasCreate(&H));
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    printf("| m | kb | cut | ms | TFLOP/s |\n|---|---|---|---|---|\n");
+    for (int i = 0; i < nm; i++) {
+        const int m = ms_[i];
+        const double fl = (double)m * (m + 1) * kb;
+        static const int leaves[] = {2048, 4096, 8192}, widths[] = {1024, 2048, 4096, 8192};
+        for (int l = 0; l < 3; l++) {
+            double t = best_ms(0, m, leaves[l]);
+            printf("| %d | %d | recursive, leaf %d | %.3f | %.1f |\n", m, kb, leaves[l], t,
+                   fl / t * 1e-9);
+        }
+        for (int w = 0; w < 4; w++) {
+            double t = best_ms(1, m, widths[w]);
+            printf("| %d | %d | strips of %d | %.3f | %.1f |\n", m, kb, widths[w], t,
+                   fl / t * 1e-9);
+        }
+        double t = best_ms(2, m, 0);
+        printf("| %d | %d | one SYRK | %.3f | %.1f |\n", m, kb, t, fl / t * 1e-9);
+        t = best_ms(3, m, 0);
+        printf("| %d | %d | one GEMM of the square (2 m^2 kb flops) | %.3f | %.1f |\n", m, kb,
+               t, 2.0 * m * m * kb / t * 1e-9);
+        t = best_ms(2, 4096, 0);
+        printf("| 4096 | %d | SYRK alone | %.3f | %.1f |\n", kb, t,
+               4096.0 * 4097 * kb / t * 1e-9);
+        fflush(stdout);
+    }
+    return 0;
+}
