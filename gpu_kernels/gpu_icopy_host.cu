@@ -33,7 +33,8 @@ extern "C" int hyt_cuda_icopy_to_host(hyt_device_t *dev, void *stream, int *dst,
     cudaPointerAttributes at;
     cudaError_t e = cudaPointerGetAttributes(&at, dst);
     if (e != cudaSuccess || at.type != cudaMemoryTypeHost || !at.devicePointer) {
-        cudaGetLastError(); /* an unregistered pointer is no error here */
+        if (e != cudaSuccess)
+            cudaGetLastError(); /* a pointer CUDA does not know is no error here */
         HYT_CUDA_TRY(dev, cudaMemcpyAsync(dst, src, (size_t)n * sizeof(int),
                                           cudaMemcpyDeviceToHost, s));
         return HYT_SUCCESS;
