@@ -15,20 +15,7 @@ import json
 import sys
 from collections import defaultdict
 
-
-def union(iv):
-    """Total length of the union of the intervals iv."""
-    tot, cur_s, cur_e = 0.0, None, None
-    for s, e in sorted(iv):
-        if cur_e is None or s > cur_e:
-            if cur_e is not None:
-                tot += cur_e - cur_s
-            cur_s, cur_e = s, e
-        else:
-            cur_e = max(cur_e, e)
-    if cur_e is not None:
-        tot += cur_e - cur_s
-    return tot
+from trace_summary import union  # the same interval union (this directory)
 
 
 def main():
