@@ -6,7 +6,7 @@
 //   the solve of m rows: TRSM in place; GEMM with the inverse into a workspace (+ copy back,
 //   whole or in row chunks); TRMM in place with the inverse.
 // Layout as in the factorization: the rows live in an N0 x N0 matrix (leading dimension N0,
-// 35 GB of device memory).
+// 35 GB of device memory).  The checks and the timing: tool_cuda.h, beside it.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -15,25 +15,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <vector>
 
-#define CK(x)                                                                                  \
-    do {                                                                                       \
-        cudaError_t e_ = (x);                                                                  \
-        if (e_ != cudaSuccess) {                                                               \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            exit(1);                                                                           \
-        }                                                                                      \
-    } while (0)
-#define CB(x)                                                                                  \
-    do {                                                                                       \
-        int s_ = (int)(x);                                                                     \
-        if (s_) {                                                                              \
-            fprintf(stderr, "%s:%d %s: status %d\n", __FILE__, __LINE__, #x, s_);              \
-            exit(1);                                                                           \
-        }                                                                                      \
-    } while (0)
+#include "tool_cuda.h"
 
 static const int N0 = 65536 + 1024;
 static cublasHandle_t hb;
@@ -84,29 +68,12 @@ static void laset(char uplo, int m, int n, double a, double b, double *A, int ld
     CK(cudaGetLastError());
 }
 
-// best of reps of op, after a warm-up; pre (not timed) runs before each
-static double timeit(const std::function<void()> &op, const std::function<void()> &pre,
-                     int reps = 3)
+// timeit(op) or timeit(op, pre): best of 3 of op on st after a warm-up, pre (not timed) before
+// each run
+template <class... F>
+static double timeit(const F &...f)
 {
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    double best = 1e30;
-    for (int r = 0; r <= reps; r++) {
-        if (pre)
-            pre();
-        CK(cudaEventRecord(a, st));
-        op();
-        CK(cudaEventRecord(b, st));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        if (r > 0)
-            best = std::min(best, (double)ms);
-    }
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    return best;
+    return tool_best_ms(st, 3, f...);
 }
 
 static const double one = 1.0, zero = 0.0, mone = -1.0;
@@ -197,15 +164,15 @@ int main(int argc, char **argv)
                 laset('A', kb, kb, 0.0, 1.0, W, kb);
                 CB(cublasDtrsm(hb, CUBLAS_SIDE_LEFT, f, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, kb, kb,
                                &one, A, kb, W, kb));
-            }, nullptr);
-            double t_laset = timeit([&] { laset('A', kb, kb, 0.0, 1.0, W, kb); }, nullptr);
+            });
+            double t_laset = timeit([&] { laset('A', kb, kb, 0.0, 1.0, W, kb); });
             double t_rec[3];
             int leaves[3] = {128, 256, 512};
             for (int l = 0; l < 3; l++)
                 t_rec[l] = timeit([&] {
                     laset('A', kb, kb, 0.0, 1.0, W, kb);
                     inv_rec(u, kb, A, kb, W, kb, leaves[l]);
-                }, nullptr);
+                });
             // check the recursive one (leaf 128) against TRSM on the identity
             laset('A', kb, kb, 0.0, 1.0, dref, kb);
             CB(cublasDtrsm(hb, CUBLAS_SIDE_LEFT, f, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, kb, kb, &one,
@@ -231,7 +198,7 @@ int main(int argc, char **argv)
                                      st));
                 CB(cusolverDnXtrtri(hs, f, CUBLAS_DIAG_NON_UNIT, kb, CUDA_R_64F, W, kb, dbuf, dws,
                                     hbuf, hws, dinfo));
-            }, nullptr);
+            });
             CK(cudaFree(dbuf));
             free(hbuf);
             printf("inv %c kb %4d | laset %.4f  trsm-on-identity %.4f  rec128 %.4f  rec256 %.4f  "
@@ -279,7 +246,7 @@ int main(int argc, char **argv)
             CK(cudaMemcpy2DAsync(work + (size_t)m * kb, (size_t)m * 8, BL, (size_t)N0 * 8,
                                  (size_t)m * 8, kb, cudaMemcpyDeviceToDevice, st));
             double l_gemm = timeit([&] { gemmL(0, m, work, m); }, preL);
-            double l_copy = timeit([&] { copyL(0, m, work, m); }, nullptr);
+            double l_copy = timeit([&] { copyL(0, m, work, m); });
             double l_gc = timeit([&] {
                 gemmL(0, m, work, m);
                 copyL(0, m, work, m);

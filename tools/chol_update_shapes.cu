@@ -8,38 +8,14 @@
 //            rows below it;
 // one SYRK of the whole; and one GEMM of the whole square (twice the flops: the ceiling rate).
 // Rates count m (m + 1) kb flops (the lower triangle), the square GEMM its own 2 m^2 kb.
+// The checks, the timing and the fill: tool_cuda.h, beside it.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_) {                                                                                  \
-            printf("%s: %s\n", #x, cudaGetErrorString(e_));                                        \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CB(x)                                                                                      \
-    do {                                                                                           \
-        cublasStatus_t s_ = (x);                                                                   \
-        if (s_) {                                                                                  \
-            printf("%s: %d\n", #x, (int)s_);                                                       \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-__global__ void fill(double *p, size_t n)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        unsigned long long h = i * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 29;
-        p[i] = ((double)(h % 2000001) / 1e6 - 1.0) * 1e-3;
-    }
-}
+#include "tool_cuda.h"
 
 static cublasHandle_t H;
 static const double mone = -1.0, one = 1.0;
@@ -83,13 +59,10 @@ static void strips(int m, int w)
     }
 }
 
-static cudaEvent_t e0, e1;
-
+// best of 2 after a warm-up (docs/performance.md's numbers)
 static double best_ms(int variant, int m, int arg)
 {
-    float best = 1e30f;
-    for (int rep = 0; rep < 3; rep++) {
-        CK(cudaEventRecord(e0));
+    return tool_best_ms(0, 2, [&] {
         if (variant == 0)
             rsyrk(0, m, arg);
         else if (variant == 1)
@@ -98,14 +71,7 @@ static double best_ms(int variant, int m, int arg)
             syrk(0, m);
         else
             gemm(0, 0, m, m);
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        if (rep && ms < best) /* the first run warms up */
-            best = ms;
-    }
-    return best;
+    });
 }
 
 int main(int argc, char **argv)
@@ -122,11 +88,8 @@ int main(int argc, char **argv)
         mmax = ms_[i] > mmax ? ms_[i] : mmax;
     ld = mmax + kb;
     CK(cudaMalloc(&A, (size_t)ld * ld * sizeof(double)));
-    fill<<<4096, 256>>>(A, (size_t)ld * ld);
-    CK(cudaDeviceSynchronize());
+    tool_fill(A, (size_t)ld * ld, 1e-3);
     CB(cublasCreate(&H));
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     printf("| m | kb | cut | ms | TFLOP/s |\n|---|---|---|---|---|\n");
     for (int i = 0; i < nm; i++) {
         const int m = ms_[i];

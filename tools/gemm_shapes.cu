@@ -1,52 +1,19 @@
 // Rates of the GEMM shapes the LU and the Cholesky run, on one GPU (experiment, not built by
 // meson):  nvcc -O2 -arch=sm_90 tools/gemm_shapes.cu -lcublas -o /tmp/gemm_shapes
+// (the checks, the timing and the fill: tool_cuda.h, beside it).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_) {                                                                                  \
-            printf("%s: %s\n", #x, cudaGetErrorString(e_));                                        \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CB(x)                                                                                      \
-    do {                                                                                           \
-        cublasStatus_t s_ = (x);                                                                   \
-        if (s_) {                                                                                  \
-            printf("%s: %d\n", #x, (int)s_);                                                       \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-__global__ void fill(double *p, size_t n) {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        unsigned long long h = i * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 29;
-        p[i] = (double)(h % 2000001) / 1e6 - 1.0;
-    }
-}
+#include "tool_cuda.h"
 
 static cublasHandle_t H;
-static cudaEvent_t e0, e1;
 
+// One line: the call's best time of 3 after a warm-up, and its rate for `flops`.
 #define TIME(label, flops, call)                                                                   \
     do {                                                                                           \
-        float best = 1e30f;                                                                        \
-        for (int r = 0; r < 4; r++) {                                                              \
-            CK(cudaEventRecord(e0));                                                               \
-            CB(call);                                                                              \
-            CK(cudaEventRecord(e1));                                                               \
-            CK(cudaEventSynchronize(e1));                                                          \
-            float ms;                                                                              \
-            CK(cudaEventElapsedTime(&ms, e0, e1));                                                 \
-            if (r && ms < best)                                                                    \
-                best = ms;                                                                         \
-        }                                                                                          \
+        double best = tool_best_ms(0, 3, [&] { CB(call); });                                       \
         printf("%-58s %9.3f ms %6.1f TFLOP/s\n", label, best, (flops) / best / 1e9);               \
     } while (0)
 
@@ -54,11 +21,8 @@ int main(int argc, char **argv) {
     size_t total = (size_t)(argc > 1 ? atof(argv[1]) : 40.0) * (1ull << 30) / 8;
     double *buf;
     CK(cudaMalloc(&buf, total * 8));
-    fill<<<4096, 256>>>(buf, total);
-    CK(cudaDeviceSynchronize());
+    tool_fill(buf, total, 1.0);
     CB(cublasCreate(&H));
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     const double one = 1.0, mone = -1.0, zero = 0.0;
     char lab[128];
     // LU's bulk update: C^T (nb x rows) -= W (nb x nb) L^T (nb x rows) per tile column, as one

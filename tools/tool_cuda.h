@@ -1,0 +1,84 @@
+// What the stand-alone GPU experiments in tools/ share (chol_trsm_inv.cu, chol_update_shapes.cu,
+// gemm_shapes.cu; not built by meson: each file's header comment has its nvcc line, run from
+// the repository root, which finds this header next to the file):
+//   CK, CB    the checks of CUDA runtime calls and of cuBLAS / cuSOLVER calls (any status
+//             type): a failure names the call, file and line on stderr and exits, for these
+//             are experiments, not library code (runtime/hyt_cuda_check.h is the library's);
+//   tool_best_ms   the best time of a call on CUDA events: one warm-up run not counted, then
+//             the fastest of `timed` runs, each preceded by an untimed pre() (to restore an
+//             operand the call overwrote);
+//   tool_fill the 1D hash fill of a device buffer, values in [-scale, scale).
+#ifndef HYT_TOOL_CUDA_H
+#define HYT_TOOL_CUDA_H
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define CK(x)                                                                                  \
+    do {                                                                                       \
+        cudaError_t e_ = (x);                                                                  \
+        if (e_ != cudaSuccess) {                                                               \
+            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+#define CB(x)                                                                                  \
+    do {                                                                                       \
+        int s_ = (int)(x);                                                                     \
+        if (s_) {                                                                              \
+            fprintf(stderr, "%s:%d %s: status %d\n", __FILE__, __LINE__, #x, s_);              \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+
+// The best time (ms) of `timed` runs of op() on stream st, after one warm-up run; pre() runs
+// before each run, outside the events (on the host, or enqueued on st before the first event).
+template <class Op, class Pre>
+static double tool_best_ms(cudaStream_t st, int timed, const Op &op, const Pre &pre)
+{
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    double best = 1e30;
+    for (int r = 0; r <= timed; r++) {
+        pre();
+        CK(cudaEventRecord(a, st));
+        op();
+        CK(cudaEventRecord(b, st));
+        CK(cudaEventSynchronize(b));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        if (r > 0 && ms < best) // r = 0 warms up
+            best = ms;
+    }
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
+    return best;
+}
+
+template <class Op>
+static double tool_best_ms(cudaStream_t st, int timed, const Op &op)
+{
+    return tool_best_ms(st, timed, op, [] {});
+}
+
+__global__ static void tool_fill_kernel(double *p, size_t n, double scale)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        unsigned long long h = i * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+        p[i] = ((double)(h % 2000001) / 1e6 - 1.0) * scale;
+    }
+}
+
+// p[0 .. n) on the device, values in [-scale, scale) from a hash of the index; synchronous.
+static void tool_fill(double *p, size_t n, double scale)
+{
+    tool_fill_kernel<<<4096, 256>>>(p, n, scale);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+}
+
+#endif
