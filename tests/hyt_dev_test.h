@@ -114,11 +114,8 @@ static inline int make_context(const char *devices, long fault, hyt_context_t **
 static inline int dev_test_start(int argc, char **argv, const char *name, const char **devices,
                                  hyt_context_t **ctx)
 {
-    use_cuda = argc > 1 && !strcmp(argv[1], "cuda");
-    if (argc > 1 && !use_cuda) {
-        fprintf(stderr, "usage: %s [cuda]\n", argv[0]);
+    if ((use_cuda = test_cuda_arg(argc, argv)) < 0)
         return 2;
-    }
     *devices = use_cuda ? "cuda:0" : "host:1";
 #if !HYT_HAVE_CUDA
     if (use_cuda) {

@@ -100,6 +100,18 @@ static inline void test_device_list(int cuda, int nd, char *buf, size_t len)
         n += snprintf(buf + n, len - (size_t)n, ",%d", g);
 }
 
+/* The argument of a test whose one argument is "cuda": 1 when argv[1] is "cuda", 0 when there
+ * is none; -1 after printing the usage for anything else (the test exits 2). */
+static inline int test_cuda_arg(int argc, char **argv)
+{
+    if (argc < 2)
+        return 0;
+    if (!strcmp(argv[1], "cuda"))
+        return 1;
+    fprintf(stderr, "usage: %s [cuda]\n", argv[0]);
+    return -1;
+}
+
 /* Deterministic 64-bit mixing and a tiny PRNG. */
 static inline unsigned long long test_mix(unsigned long long x)
 {
@@ -176,6 +188,17 @@ static inline int test_cuda_devices(const char *devices)
     hyt_context_destroy(probe);
     return n;
 #endif
+}
+
+/* How many devices a test that sweeps 1 .. most devices goes up to: `most` host devices, or
+ * with cuda the CUDA GPUs there are, at most `most`; 0 after test_cuda_devices said why the
+ * test skips (exit status 77). */
+static inline int test_max_devices(int cuda, int most)
+{
+    if (!cuda)
+        return most;
+    int n = test_cuda_devices("cuda");
+    return n < most ? n : most;
 }
 #endif
 

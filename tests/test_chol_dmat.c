@@ -490,20 +490,13 @@ static void check_faults(const char *devs, const char *key, int kmax, int stride
 
 int main(int argc, char **argv)
 {
-    use_cuda = argc > 1 && !strcmp(argv[1], "cuda");
-    if (argc > 1 && !use_cuda) {
-        fprintf(stderr, "usage: %s [cuda]\n", argv[0]);
+    if ((use_cuda = test_cuda_arg(argc, argv)) < 0)
         return 2;
-    }
     signal(SIGALRM, on_alarm);
     alarm(900);
-    int maxdev = 3;
-    if (use_cuda) {
-        maxdev = test_cuda_devices("cuda");
-        if (!maxdev)
-            return 77;
-        maxdev = maxdev < 3 ? maxdev : 3;
-    }
+    const int maxdev = test_max_devices(use_cuda, 3);
+    if (!maxdev)
+        return 77;
     const int small = test_scale() > 1;
     int count = 0;
     for (int nd = 1; nd <= maxdev; nd++) {

@@ -22,23 +22,11 @@
 
 static int use_cuda;
 
-/* The device list of ndev devices: host:N, or cuda:0,..,N-1. */
-static void dev_spec(int ndev, char *spec, size_t len)
-{
-    if (use_cuda) {
-        int o = snprintf(spec, len, "cuda:0");
-        for (int g = 1; g < ndev; g++)
-            o += snprintf(spec + o, len - (size_t)o, ",%d", g);
-    } else {
-        snprintf(spec, len, "host:%d", ndev);
-    }
-}
-
 /* A context with ndev devices and debug.fault_device = fault. */
 static hyt_context_t *dev_context(int ndev, long fault)
 {
     char spec[64], f[24];
-    dev_spec(ndev, spec, sizeof spec);
+    test_device_list(use_cuda, ndev, spec, sizeof spec);
     snprintf(f, sizeof f, "%ld", fault);
     return test_context(2, spec, "debug.fault_device", f, (char *)NULL);
 }
@@ -154,7 +142,7 @@ static int check_fault(int ndev, long fault, char uplo, int n, int nb)
     /* on CUDA devices the context's creation makes device calls too: a fault there is an error
      * of hyt_context_create, reported like any other */
     char spec[64], f[24];
-    dev_spec(ndev, spec, sizeof spec);
+    test_device_list(use_cuda, ndev, spec, sizeof spec);
     snprintf(f, sizeof f, "%ld", fault);
     hyt_config_t *cfg;
     hyt_context_t *ctx = NULL;
@@ -191,18 +179,11 @@ static int check_fault(int ndev, long fault, char uplo, int n, int nb)
 
 int main(int argc, char **argv)
 {
-    use_cuda = argc > 1 && !strcmp(argv[1], "cuda");
-    if (argc > 1 && !use_cuda) {
-        fprintf(stderr, "usage: %s [cuda]\n", argv[0]);
+    if ((use_cuda = test_cuda_arg(argc, argv)) < 0)
         return 2;
-    }
-    int maxdev = 3;
-    if (use_cuda) {
-        maxdev = test_cuda_devices("cuda");
-        if (!maxdev)
-            return 77;
-        maxdev = maxdev < 3 ? maxdev : 3;
-    }
+    const int maxdev = test_max_devices(use_cuda, 3);
+    if (!maxdev)
+        return 77;
     const int small = test_scale() > 1;
     hyt_context_t *cpu = test_context(2, "none", (char *)NULL);
     hyt_context_t *dev[3] = {NULL, NULL, NULL};

@@ -304,14 +304,9 @@ int main(int argc, char **argv)
     int cuda = argc > 1 && !strcmp(argv[1], "cuda");
     signal(SIGALRM, on_alarm);
     alarm(1200);
-    int maxdev = 3;
-    if (cuda) {
-        maxdev = test_cuda_devices("cuda");
-        if (!maxdev)
-            return 77;
-        if (maxdev > 3)
-            maxdev = 3;
-    }
+    const int maxdev = test_max_devices(cuda, 3);
+    if (!maxdev)
+        return 77;
     static const int shapes[][3] = {/* n, nb, nrhs */
                                     {1, 16, 1},   {7, 16, 2},   {50, 16, 1},  {64, 16, 40},
                                     {100, 32, 3}, {129, 32, 70}, {200, 48, 1}, {37, 8, 9}};

@@ -15,11 +15,9 @@
 int main(int argc, char **argv)
 {
     int cuda = argc > 1 && !strcmp(argv[1], "cuda");
-    int maxdev = 3;
-    if (cuda && !(maxdev = test_cuda_devices("cuda")))
+    const int maxdev = test_max_devices(cuda, 3);
+    if (!maxdev)
         return 77;
-    if (maxdev > 3)
-        maxdev = 3;
     static const int sizes[] = {1, 5, 32, 100, 257};
     for (int nd = 1; nd <= maxdev; nd++) {
         char devs[32];

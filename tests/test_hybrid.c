@@ -109,14 +109,9 @@ int main(int argc, char **argv)
         cuda |= !strcmp(argv[i], "cuda");
         large |= !strcmp(argv[i], "large");
     }
-    int maxdev = 4;
-    if (cuda) {
-        maxdev = test_cuda_devices("cuda");
-        if (!maxdev)
-            return 77;
-        if (maxdev > 4)
-            maxdev = 4;
-    }
+    const int maxdev = test_max_devices(cuda, 4);
+    if (!maxdev)
+        return 77;
     int small = test_scale() > 1;
     int count = 0;
     hyt_context_t *cpu = test_context(3, "none", (char *)NULL);

@@ -99,13 +99,9 @@ static void check_solve(hyt_context_t *ctx, int n, int nrhs, int singular, const
 
 int main(int argc, char **argv)
 {
-    int cuda = argc > 1 && !strcmp(argv[1], "cuda"), maxdev = 3;
-    if (cuda) {
-        maxdev = test_cuda_devices("cuda");
-        if (!maxdev)
-            return 77;
-        maxdev = maxdev > 3 ? 3 : maxdev;
-    }
+    const int cuda = argc > 1 && !strcmp(argv[1], "cuda"), maxdev = test_max_devices(cuda, 3);
+    if (!maxdev)
+        return 77;
     for (int nd = 1; nd <= maxdev; nd++) {
         char devs[32];
         test_device_list(cuda, nd, devs, sizeof devs);
