@@ -296,110 +296,182 @@ static void gemm_rates(int device, int n, int nb, int reps)
     fflush(stdout);
 }
 
-/* One setting of one (n, uplo): best of reps, the first run checked; 0 or an error code. */
-static int run_hytile(hyt_context_t *ctx, probe_t *q, double *H, double *dA, double *dz,
-                      const hyt_chol_dev_params_t *p, int reps, double *best, double *res)
+/* ---- the timed runs: every code the same loop ------------------------------------------------ */
+
+/* What the runs of one (n, uplo) work on: the matrix H (page-locked host, n x n); F (page-locked
+ * host n x n, or NULL when no code needs it: a factor on its way to device 0, the hybrid's
+ * matrix); on device 0 dA (the matrix, then the factor checked) and dz (the solve's vector). */
+typedef struct bench {
+    hyt_context_t *ctx;
+    probe_t *q;
+    const double *H;
+    double *F, *dA, *dz;
+    int reps;
+} bench_t;
+
+/* One code, a run in three steps on its parameters p: set its input (not timed; NULL: none);
+ * factor it (*info its INFO; first: the run that is checked); after the first run, fetch the
+ * factor to dA (NULL: it is there).  peer: NULL for hytile's calls, timed by the clock around
+ * factor (synchronous), their negative INFO their error code (the message set); else the
+ * peer's name for INFO's message, and factor sets *sec, the peer's call alone. */
+typedef struct code {
+    const char *peer;
+    int (*set)(const bench_t *b, void *p);
+    int (*factor)(const bench_t *b, void *p, int first, double *sec, int *info);
+    int (*fetch)(const bench_t *b, void *p);
+} code_t;
+
+/* Code c with p: best of b->reps runs (*best, the first run counts too), the first run's factor
+ * checked (*res); stops at the first error.  0 or the error. */
+static int best_of(const bench_t *b, const code_t *c, void *p, double *best, double *res)
 {
-    const size_t bytes = (size_t)q->n * q->n * sizeof(double);
     int rc = 0;
-    for (int r = 0; r < reps && !rc; r++) {
-        rc = copy(ctx, dA, H, bytes, 0);
-        double t0 = hyt_wtime();
-        int info = rc ? 0 : hyt_dpotrf_device_params(ctx, q->uplo, q->n, dA, q->n, p);
-        double t = hyt_wtime() - t0;
-        if (!rc && info)
+    for (int r = 0; r < b->reps && !rc; r++) {
+        double t = NAN;
+        int info = 0;
+        rc = c->set ? c->set(b, p) : 0;
+        const double t0 = hyt_wtime();
+        if (!rc)
+            rc = c->factor(b, p, r == 0, &t, &info);
+        if (!c->peer)
+            t = hyt_wtime() - t0;
+        if (!rc && info && c->peer)
+            rc = hyt_error(HYT_ERR_TASK, "%s: info %d", c->peer, info);
+        else if (!rc && info)
             rc = info < 0 ? info : hyt_error(HYT_ERR_TASK, "info %d", info);
+        if (!rc && r == 0 && c->fetch)
+            rc = c->fetch(b, p);
         if (!rc && r == 0)
-            *res = residual(ctx, q, dA, dz, &rc);
+            *res = residual(b->ctx, b->q, b->dA, b->dz, &rc);
         if (!rc)
             *best = isnan(*best) ? t : fmin(*best, t);
     }
     return rc;
 }
 
-/* The same with hyt_dpotrf_dmat on a device matrix over all the context's devices (lower);
- * lookahead from chol.lookahead; F: n x n host doubles when there are several devices. */
-static int run_dmat(hyt_context_t *ctx, probe_t *q, double *H, double *F, double *dA, double *dz,
-                    int nb, int la, int reps, double *best, double *res)
+static size_t matrix_bytes(const bench_t *b)
 {
-    const int n = q->n;
+    return (size_t)b->q->n * b->q->n * sizeof(double);
+}
+
+static int set_dA(const bench_t *b, void *p) /* H to dA */
+{
+    (void)p;
+    return copy(b->ctx, b->dA, b->H, matrix_bytes(b), 0);
+}
+
+static int set_F(const bench_t *b, void *p) /* H to F */
+{
+    (void)p;
+    memcpy(b->F, b->H, matrix_bytes(b));
+    return 0;
+}
+
+static int fetch_F(const bench_t *b, void *p) /* F to dA */
+{
+    (void)p;
+    return copy(b->ctx, b->dA, b->F, matrix_bytes(b), 0);
+}
+
+/* hytile's GPU-only Cholesky of dA; p: its hyt_chol_dev_params_t. */
+static int factor_device(const bench_t *b, void *p, int first, double *sec, int *info)
+{
+    (void)first, (void)sec;
+    *info = hyt_dpotrf_device_params(b->ctx, b->q->uplo, b->q->n, b->dA, b->q->n, p);
+    return 0;
+}
+
+/* hyt_dpotrf_dmat (lower) on p, the device matrix over all the context's devices. */
+static int set_dmat(const bench_t *b, void *p)
+{
+    return hyt_dmat_set(p, b->H, b->q->n);
+}
+
+static int factor_dmat(const bench_t *b, void *p, int first, double *sec, int *info)
+{
+    (void)first, (void)sec;
+    *info = hyt_dpotrf_dmat(b->ctx, p);
+    return 0;
+}
+
+static int fetch_dmat(const bench_t *b, void *p) /* the factor to dA, column-major */
+{
+    const int n = b->q->n;
+    if (hyt_context_num_devices(b->ctx) == 1)
+        return hyt_dmat_get_device(p, b->dA, n);
+    int rc = hyt_dmat_get(p, b->F, n);
+    return rc ? rc : fetch_F(b, p);
+}
+
+/* hytile's hybrid Cholesky (hyt_dpotrf on the context's devices) host to host, on F; p: its
+ * hyt_chol_params_t. */
+static int factor_hybrid(const bench_t *b, void *p, int first, double *sec, int *info)
+{
+    (void)first, (void)sec;
+    *info = hyt_dpotrf_params(b->ctx, b->q->uplo, b->q->n, b->F, b->q->n, p);
+    return 0;
+}
+
+/* The peer, cusolverDnDpotrf of dA; p: device 0 (its hyt_device_t). */
+static int factor_peer(const bench_t *b, void *p, int first, double *sec, int *info)
+{
+    (void)first;
+    return hyt_peer_dpotrf_uplo(hyt_device_ordinal(p), b->q->uplo, b->q->n, b->dA, b->q->n, sec,
+                                info);
+}
+
+/* The peer on several GPUs: cusolverMgPotrf of H (lower), the first run's factor to F. */
+typedef struct mg_args {
+    int ndev;
+    const int *ids;
+    int block;
+} mg_args_t;
+
+static int factor_mg(const bench_t *b, void *p, int first, double *sec, int *info)
+{
+    const mg_args_t *a = p;
+    return hyt_peer_dpotrf_mg(a->ndev, a->ids, b->q->n, a->block, b->H, b->q->n, sec, info,
+                              first ? b->F : NULL);
+}
+
+static const code_t code_device = {NULL, set_dA, factor_device, NULL};
+static const code_t code_dmat = {NULL, set_dmat, factor_dmat, fetch_dmat};
+static const code_t code_hybrid = {NULL, set_F, factor_hybrid, fetch_F};
+static const code_t code_peer = {"cusolverDnDpotrf", set_dA, factor_peer, NULL};
+static const code_t code_mg = {"cusolverMgPotrf", NULL, factor_mg, fetch_F};
+
+/* hyt_dpotrf_dmat's runs: a device matrix of block nb, lookahead la (chol.lookahead; < 0:
+ * auto) for these runs. */
+static int run_dmat(const bench_t *b, int nb, int la, double *best, double *res)
+{
+    const int n = b->q->n;
     char v[16];
     snprintf(v, sizeof v, "%d", la);
     hyt_dmat_t *M = NULL;
-    int rc = hyt_context_set(ctx, "chol.lookahead", la >= 0 ? v : "auto");
+    int rc = hyt_context_set(b->ctx, "chol.lookahead", la >= 0 ? v : "auto");
     if (!rc)
-        rc = hyt_dmat_create(ctx, n, n, nb, &M);
-    for (int r = 0; r < reps && !rc; r++) {
-        rc = hyt_dmat_set(M, H, n);
-        double t0 = hyt_wtime();
-        int info = rc ? 0 : hyt_dpotrf_dmat(ctx, M);
-        double t = hyt_wtime() - t0;
-        if (!rc && info)
-            rc = info < 0 ? info : hyt_error(HYT_ERR_TASK, "info %d", info);
-        if (!rc && r == 0) { /* the factor to device 0, column-major, then the check */
-            if (hyt_context_num_devices(ctx) == 1)
-                rc = hyt_dmat_get_device(M, dA, n);
-            else if (!(rc = hyt_dmat_get(M, F, n)))
-                rc = copy(ctx, dA, F, (size_t)n * n * sizeof(double), 0);
-            if (!rc)
-                *res = residual(ctx, q, dA, dz, &rc);
-        }
-        if (!rc)
-            *best = isnan(*best) ? t : fmin(*best, t);
-    }
+        rc = hyt_dmat_create(b->ctx, n, n, nb, &M);
+    if (!rc)
+        rc = best_of(b, &code_dmat, M, best, res);
     hyt_dmat_destroy(M);
     if (!rc)
-        rc = hyt_context_set(ctx, "chol.lookahead", "auto");
+        rc = hyt_context_set(b->ctx, "chol.lookahead", "auto");
     return rc;
 }
 
-/* The peer on the same (n, uplo). */
-static int run_peer(hyt_context_t *ctx, hyt_device_t *dev, probe_t *q, double *H, double *dA,
-                    double *dz, int reps, double *best, double *res)
-{
-    const size_t bytes = (size_t)q->n * q->n * sizeof(double);
-    int rc = 0;
-    for (int r = 0; r < reps && !rc; r++) {
-        double t;
-        int info = 0;
-        rc = copy(ctx, dA, H, bytes, 0);
-        if (!rc)
-            rc = hyt_peer_dpotrf_uplo(hyt_device_ordinal(dev), q->uplo, q->n, dA, q->n, &t,
-                                      &info);
-        if (!rc && info)
-            rc = hyt_error(HYT_ERR_TASK, "cusolverDnDpotrf: info %d", info);
-        if (!rc && r == 0)
-            *res = residual(ctx, q, dA, dz, &rc);
-        if (!rc)
-            *best = isnan(*best) ? t : fmin(*best, t);
-    }
-    return rc;
-}
-
-/* The peer on several GPUs (lower): cusolverMgPotrf of the host matrix H on the devices ids, for
- * each block of mgs the best of reps, the first run's factor checked (to the host matrix F, then
- * to device 0); a "#" line per block.  The fastest block's time, residual and block; *failed set
- * when a block's residual fails.  0, or the last error when no block ran. */
-static int run_peer_mg(hyt_context_t *ctx, int ndev, const int *ids, probe_t *q, const double *H,
-                       double *F, double *dA, double *dz, const int *mgs, int nmg, int reps,
+/* The peer on several GPUs (lower): cusolverMgPotrf on the devices ids, for each block of mgs
+ * the best of b->reps runs and the first run's factor checked; a "#" line per block.  The
+ * fastest block's time, residual and block; *failed set when a block's residual fails.  0, or
+ * the last error when no block ran. */
+static int run_peer_mg(const bench_t *b, int ndev, const int *ids, const int *mgs, int nmg,
                        double *best, double *res, int *block, int *failed)
 {
-    const int n = q->n;
+    const int n = b->q->n;
     int rc = 0;
     for (int m = 0; m < nmg; m++) {
         double tb = NAN, rb = NAN;
-        int brc = 0;
-        for (int r = 0; r < reps && !brc; r++) {
-            double t;
-            int info = 0;
-            brc = hyt_peer_dpotrf_mg(ndev, ids, n, mgs[m], H, n, &t, &info, r == 0 ? F : NULL);
-            if (!brc && info)
-                brc = hyt_error(HYT_ERR_TASK, "cusolverMgPotrf: info %d", info);
-            if (!brc && r == 0 && !(brc = copy(ctx, dA, F, (size_t)n * n * sizeof(double), 0)))
-                rb = residual(ctx, q, dA, dz, &brc);
-            if (!brc)
-                tb = isnan(tb) ? t : fmin(tb, t);
-        }
+        mg_args_t a = {ndev, ids, mgs[m]};
+        int brc = best_of(b, &code_mg, &a, &tb, &rb);
         if (brc) {
             fprintf(stderr, "peer: n = %d, cusolverMgPotrf, block %d: %s\n", n, mgs[m],
                     hyt_last_error());
@@ -419,30 +491,6 @@ static int run_peer_mg(hyt_context_t *ctx, int ndev, const int *ids, probe_t *q,
         }
     }
     return isnan(*best) ? rc : 0;
-}
-
-/* hytile's hybrid Cholesky (hyt_dpotrf on the context's devices) host to host: W (n x n host
- * doubles) set from H before each run, the clock around the call; the first run checked (W to
- * device 0, then the solve). */
-static int run_hybrid(hyt_context_t *ctx, probe_t *q, const double *H, double *W, double *dA,
-                      double *dz, const hyt_chol_params_t *p, int reps, double *best,
-                      double *res)
-{
-    const size_t bytes = (size_t)q->n * q->n * sizeof(double);
-    int rc = 0;
-    for (int r = 0; r < reps && !rc; r++) {
-        memcpy(W, H, bytes);
-        double t0 = hyt_wtime();
-        int info = hyt_dpotrf_params(ctx, q->uplo, q->n, W, q->n, p);
-        double t = hyt_wtime() - t0;
-        if (info)
-            rc = info < 0 ? info : hyt_error(HYT_ERR_TASK, "info %d", info);
-        if (!rc && r == 0 && !(rc = copy(ctx, dA, W, bytes, 0)))
-            *res = residual(ctx, q, dA, dz, &rc);
-        if (!rc)
-            *best = isnan(*best) ? t : fmin(*best, t);
-    }
-    return rc;
 }
 
 /* One row of the table: a setting's best time th and residual res against the peer's (tp,
@@ -599,19 +647,19 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                 probe_free(&q);
                 break;
             }
+            const bench_t bn = {ctx, &q, H, F, dA, dz, reps};
             /* the peer first (once for all settings) */
             double tp = NAN, res_p = NAN;
             int block = 0, failed = 0;
             if (mg && uplo == 'L') {
-                if (run_peer_mg(ctx, ndev, ids, &q, H, F, dA, dz, mgs, nmg, reps, &tp, &res_p,
-                                &block, &failed))
+                if (run_peer_mg(&bn, ndev, ids, mgs, nmg, &tp, &res_p, &block, &failed))
                     fprintf(stderr, "peer: n = %d: %s\n", n, hyt_last_error());
                 else
                     printf("# %7d L   peer = cusolverMgPotrf (%d GPUs, block %d)\n", n, ndev,
                            block);
                 if (failed)
                     status = 1;
-            } else if (peer && cuda && run_peer(ctx, dev, &q, H, dA, dz, reps, &tp, &res_p)) {
+            } else if (peer && cuda && best_of(&bn, &code_peer, dev, &tp, &res_p)) {
                 fprintf(stderr, "peer: n = %d, uplo %c: %s\n", n, uplo, hyt_last_error());
                 tp = NAN;
             }
@@ -635,9 +683,8 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                         const int setkey = dmat && inv_given;
                         int brc = setkey ? hyt_context_set(ctx, "chol.inv_rows", iv) : 0;
                         if (!brc)
-                            brc = dmat ? run_dmat(ctx, &q, H, F, dA, dz, p.nb, las[l], reps, &th,
-                                                  &res)
-                                       : run_hytile(ctx, &q, H, dA, dz, &p, reps, &th, &res);
+                            brc = dmat ? run_dmat(&bn, p.nb, las[l], &th, &res)
+                                       : best_of(&bn, &code_device, &p, &th, &res);
                         if (!brc && setkey)
                             brc = hyt_context_set(ctx, "chol.inv_rows", "auto");
                         if (brc) {
@@ -656,7 +703,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                     for (int g = 0; g < 2; g++) {
                         hyt_chol_params_t hp = {nbs[b], las[l], "cg"[g]};
                         double th = NAN, res = NAN;
-                        if (run_hybrid(ctx, &q, H, F, dA, dz, &hp, reps, &th, &res)) {
+                        if (best_of(&bn, &code_hybrid, &hp, &th, &res)) {
                             fprintf(stderr, "hytile bench-gpu --chol --hybrid: n = %d, uplo %c, "
                                     "chol.panel %s: %s\n", n, uplo, g ? "gpu" : "cpu",
                                     hyt_last_error());
