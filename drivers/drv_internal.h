@@ -55,6 +55,16 @@ int hyt_dmat_trs_sweep(hyt_sequence_t *seq, hyt_dmat_trs_t *s, int g, char uplo,
                        char diag);
 int hyt_dmat_trs_close(hyt_sequence_t *seq, hyt_dmat_trs_t *s, int rc);
 
+/* The last task of an asynchronous call (drv_cleanup.c): free_fn(state) in a CPU task after
+ * every task on deps (the tokens and regions the call's tasks touched, in the modes given), also
+ * after the sequence failed (an "always" task).  deps may be NULL with ndeps > 0: the caller
+ * could not allocate the list.  When the task cannot be inserted with all its dependencies,
+ * the sequence is failed with the error and waited for, and free_fn(state) called here.  Either
+ * way state is freed exactly once and the caller must not touch it after this call.  Returns 0
+ * or the insertion's error. */
+int hyt_drv_insert_cleanup(hyt_sequence_t *seq, void (*free_fn)(void *), void *state,
+                           const hyt_dep_t *deps, int ndeps);
+
 /* Registration of each algorithm's configuration keys (drv_keys.c calls them). */
 int hyt_lu_register_keys(void);
 int hyt_abi_register_keys(void);
