@@ -93,8 +93,9 @@ static const void *done_key(const hybrid_t *h, int g, int k)
 }
 static size_t ntokens(const hybrid_t *h) { return hyt_lu_tok_count(&h->tok); }
 
-static void hybrid_free(hybrid_t *h)
+static void hybrid_free(void *p)
 {
+    hybrid_t *h = p;
     for (int g = 0; h->g && g < h->ndev; g++)
         hyt_gpu_lu_free(&h->g[g]);
     hyt_host_free(h->ctx, h->h_linv);
@@ -107,17 +108,6 @@ static void hybrid_free(hybrid_t *h)
     free(h->g);
     free(h);
 }
-
-static int cleanup_body(const hyt_task_ctx_t *tc, void *p)
-{
-    (void)tc;
-    hybrid_free(*(hybrid_t **)p);
-    return 0;
-}
-
-/* always: frees the devices' memory also when the sequence failed */
-static const hyt_kernel_t cleanup_kernel = {.name = "hybrid_cleanup", .cpu = cleanup_body,
-                                            .cat = HYT_CAT_OTHER, .always = 1};
 
 /* First local column of device g holding a global column > j. */
 static int first_local_after(int j, int g, int ndev)
@@ -135,16 +125,25 @@ static int mark_body(const hyt_task_ctx_t *tc, void *p)
 
 static const hyt_kernel_t mark_kernel = {.name = "mark", .cpu = mark_body, .cat = HYT_CAT_OTHER};
 
+/* RW on each of h's ntokens(h) tokens: a task after every device task inserted before it
+ * (malloc'ed; NULL when out of memory). */
+static hyt_dep_t *all_tokens(const hybrid_t *h)
+{
+    const size_t nk = ntokens(h);
+    hyt_dep_t *deps = malloc(nk * sizeof *deps);
+    for (size_t t = 0; deps && t < nk; t++)
+        deps[t] = (hyt_dep_t){hyt_lu_tok_nth(&h->tok, t), HYT_RW};
+    return deps;
+}
+
 /* A task that writes hyt_wtime() to *t once every task before it on h's tokens has finished
  * (RW on them all: the tasks after it that use one wait for it). */
 static int insert_mark(hyt_sequence_t *seq, hybrid_t *h, double *t)
 {
     size_t nk = ntokens(h);
-    hyt_dep_t *deps = malloc(nk * sizeof *deps);
+    hyt_dep_t *deps = all_tokens(h);
     if (!deps)
         return hyt_error(HYT_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < nk; i++)
-        deps[i] = (hyt_dep_t){hyt_lu_tok_nth(&h->tok, i), HYT_RW};
     hyt_task_desc_t d = hyt_task_desc(&mark_kernel, &t, sizeof t);
     d.deps = deps;
     d.ndeps = (int)nk;
@@ -507,27 +506,11 @@ static int hybrid_lu(hyt_sequence_t *seq, const hyt_desc_t *A, hyt_dmat_t *dA, i
                  : insert_cpu_panels(seq, h, A, ipiv, info, p, piv_keys);
     free(piv_keys);
 
-    // cleanup after every device task (inserted even after an error: it is an "always" task)
-    size_t nk = ntokens(h);
-    hyt_dep_t *deps = malloc(nk * sizeof *deps);
-    if (!deps) {
-        /* cannot order the cleanup: wait for the sequence instead and free here */
-        hyt_sequence_fail(seq, HYT_ERR_NOMEM, "out of memory");
-        hyt_sequence_wait(seq);
-        hybrid_free(h);
-        return hyt_error(HYT_ERR_NOMEM, "out of memory");
-    }
-    for (size_t t = 0; t < nk; t++)
-        deps[t] = (hyt_dep_t){hyt_lu_tok_nth(&h->tok, t), HYT_RW};
-    hyt_task_desc_t d = hyt_task_desc(&cleanup_kernel, &h, sizeof h);
-    d.deps = deps;
-    d.ndeps = (int)nk;
-    int rc2 = hyt_task_insert(seq, &d);
+    // cleanup after every device task (inserted even after an error: it is an "always" task),
+    // which frees the devices' memory also when the sequence failed
+    hyt_dep_t *deps = all_tokens(h);
+    int rc2 = hyt_drv_insert_cleanup(seq, hybrid_free, h, deps, (int)ntokens(h));
     free(deps);
-    if (rc2) {
-        hyt_sequence_wait(seq);
-        hybrid_free(h);
-    }
     return rc ? rc : rc2;
 }
 
