@@ -42,8 +42,9 @@ struct hyt_dmat_trs {
     hyt_dep_t *deps;   /* scratch of the inserting thread */
 };
 
-static void trs_free(hyt_dmat_trs_t *s)
+static void trs_free(void *p)
 {
+    hyt_dmat_trs_t *s = p;
     for (int g = 0; g < s->ndev; g++) {
         hyt_device_t *dev = hyt_context_device(s->ctx, g);
         if (s->slots)
@@ -244,39 +245,21 @@ int hyt_dmat_trs_sweep(hyt_sequence_t *seq, hyt_dmat_trs_t *s, int g, char uplo,
     return rc;
 }
 
-static int cleanup_body(const hyt_task_ctx_t *tc, void *p)
-{
-    (void)tc;
-    trs_free(*(hyt_dmat_trs_t **)p);
-    return 0;
-}
-
-static const hyt_kernel_t cleanup_kernel = {.name = "dmat_solve_cleanup", .cpu = cleanup_body,
-                                            .cat = HYT_CAT_OTHER, .always = 1};
-
 int hyt_dmat_trs_close(hyt_sequence_t *seq, hyt_dmat_trs_t *s, int rc)
 {
     /* after every task of the solve (an "always" task: also after an error); its dependency
      * list is not s's scratch, which the task frees */
     const hyt_dmat_t *A = s->A, *B = s->B;
-    hyt_dep_t *deps = malloc((size_t)(B->nt + s->ndev * NSLOT + A->nt) * sizeof *deps);
-    int nd = 0, rc2 = deps ? 0 : hyt_error(HYT_ERR_NOMEM, "out of memory");
+    const int nd = B->nt + s->ndev * NSLOT + A->nt;
+    hyt_dep_t *deps = malloc((size_t)nd * sizeof *deps);
+    int i = 0;
     for (int j = 0; deps && j < B->nt; j++)
-        deps[nd++] = (hyt_dep_t){hyt_dmat_col_key(B, j), HYT_RW};
+        deps[i++] = (hyt_dep_t){hyt_dmat_col_key(B, j), HYT_RW};
     for (int t = 0; deps && t < s->ndev * NSLOT; t++)
-        deps[nd++] = (hyt_dep_t){hyt_token(s->tok, (size_t)t), HYT_RW};
+        deps[i++] = (hyt_dep_t){hyt_token(s->tok, (size_t)t), HYT_RW};
     for (int j = 0; deps && j < A->nt; j++)
-        deps[nd++] = (hyt_dep_t){hyt_dmat_col_key(A, j), HYT_READ};
-    if (!rc2) {
-        hyt_task_desc_t d = hyt_task_desc(&cleanup_kernel, &s, sizeof s);
-        d.deps = deps;
-        d.ndeps = nd;
-        rc2 = hyt_task_insert(seq, &d);
-    }
+        deps[i++] = (hyt_dep_t){hyt_dmat_col_key(A, j), HYT_READ};
+    int rc2 = hyt_drv_insert_cleanup(seq, trs_free, s, deps, nd);
     free(deps);
-    if (rc2) {
-        hyt_sequence_wait(seq);
-        trs_free(s);
-    }
     return rc ? rc : rc2;
 }
