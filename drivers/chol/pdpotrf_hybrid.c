@@ -109,8 +109,9 @@ static hyt_dev_column_t dev_column(const hchol_t *h, int j)
     return (hyt_dev_column_t){d->dev, d->cols + (int64_t)(j / h->ndev) * d->colsz, d->nb, d->mt};
 }
 
-static void hchol_free(hchol_t *h)
+static void hchol_free(void *p)
 {
+    hchol_t *h = p;
     for (int g = 0; h->d && g < h->ndev; g++) {
         hyt_device_free(h->d[g].dev, h->d[g].slots);
         if (h->d[g].dinfo)
@@ -125,17 +126,6 @@ static void hchol_free(hchol_t *h)
     free(h->d);
     free(h);
 }
-
-static int cleanup_body(const hyt_task_ctx_t *tc, void *p)
-{
-    (void)tc;
-    hchol_free(*(hchol_t **)p);
-    return 0;
-}
-
-/* always: frees the devices' memory also when the sequence failed */
-static const hyt_kernel_t cleanup_kernel = {.name = "hchol_cleanup", .cpu = cleanup_body,
-                                            .cat = HYT_CAT_OTHER, .always = 1};
 
 /* First local column of device g holding a global column > j. */
 static int first_local_after(int j, int g, int ndev)
@@ -402,29 +392,17 @@ static int insert_steps(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, in
     return rc;
 }
 
-/* The cleanup after every device task (an "always" task: inserted also after an error). */
+/* The cleanup after every device task (an "always" task: inserted also after an error), which
+ * frees the devices' memory also when the sequence failed: RW on h's tokens and the columns'. */
 static int insert_cleanup(hyt_sequence_t *seq, hchol_t *h)
 {
     const size_t nown = ntokens(h), nk = nown + (size_t)h->dA->nt;
     hyt_dep_t *deps = malloc(nk * sizeof *deps);
-    int rc;
-    if (deps) {
-        for (size_t t = 0; t < nk; t++)
-            deps[t] = (hyt_dep_t){t < nown ? hyt_token(h->tok, t) : col_key(h, (int)(t - nown)),
-                                  HYT_RW};
-        hyt_task_desc_t d = hyt_task_desc(&cleanup_kernel, &h, sizeof h);
-        d.deps = deps;
-        d.ndeps = (int)nk;
-        rc = hyt_task_insert(seq, &d);
-        free(deps);
-    } else {
-        rc = hyt_error(HYT_ERR_NOMEM, "out of memory");
-        hyt_sequence_fail(seq, rc, "out of memory");
-    }
-    if (rc) { /* cannot order the cleanup: wait for the sequence and free here */
-        hyt_sequence_wait(seq);
-        hchol_free(h);
-    }
+    for (size_t t = 0; deps && t < nk; t++)
+        deps[t] = (hyt_dep_t){t < nown ? hyt_token(h->tok, t) : col_key(h, (int)(t - nown)),
+                              HYT_RW};
+    int rc = hyt_drv_insert_cleanup(seq, hchol_free, h, deps, (int)nk);
+    free(deps);
     return rc;
 }
 
