@@ -1,4 +1,5 @@
 /* The hybrid plumbing (hyt_hybrid.h): device matrices, the memory check, the LU's tokens. */
+#include "drv_internal.h"
 #include "hyt_hybrid.h"
 
 #include <stdio.h>
@@ -111,38 +112,20 @@ int hyt_tile_copy_create(hyt_context_t *ctx, int m, int n, int nb, hyt_desc_t **
     return HYT_SUCCESS;
 }
 
-static int free_copy_body(const hyt_task_ctx_t *tc, void *p)
+static void copy_free(void *p)
 {
-    (void)tc;
-    hyt_desc_t *T = *(hyt_desc_t **)p;
-    hyt_desc_destroy(T);
-    free(T);
-    return 0;
+    hyt_desc_destroy(p);
+    free(p);
 }
-
-/* always: the copy is freed also when the sequence failed */
-static const hyt_kernel_t free_copy_kernel = {.name = "free_copy", .cpu = free_copy_body,
-                                              .cat = HYT_CAT_OTHER, .always = 1};
 
 int hyt_tile_copy_release(hyt_sequence_t *seq, hyt_desc_t *T)
 {
+    /* the copy is freed also when the sequence failed (an "always" task) */
     const int ntiles = T->mt * T->nt;
-    hyt_dep_t *deps = malloc(((size_t)ntiles + 1) * sizeof *deps);
-    int rc = deps ? 0 : hyt_error(HYT_ERR_NOMEM, "out of memory");
+    hyt_dep_t *deps = malloc((size_t)ntiles * sizeof *deps);
     for (int t = 0; deps && t < ntiles; t++)
         deps[t] = (hyt_dep_t){hyt_tile(T, t % T->mt, t / T->mt), HYT_RW};
-    if (!rc) {
-        hyt_task_desc_t d = hyt_task_desc(&free_copy_kernel, &T, sizeof T);
-        d.deps = deps;
-        d.ndeps = ntiles;
-        rc = hyt_task_insert(seq, &d);
-    }
+    int rc = hyt_drv_insert_cleanup(seq, copy_free, T, deps, ntiles);
     free(deps);
-    if (rc) { /* the cleanup will not run: wait and free here */
-        hyt_sequence_fail(seq, rc, "out of memory");
-        hyt_sequence_wait(seq);
-        hyt_desc_destroy(T);
-        free(T);
-    }
     return rc;
 }
