@@ -49,8 +49,9 @@ typedef struct dev_call {
     int *info;          /* the caller's */
 } dev_call_t;
 
-static void call_free(dev_call_t *c)
+static void call_free(void *p)
 {
+    dev_call_t *c = p;
     if (c->dinfo)
         hyt_device_free(c->dev, c->dinfo);
     if (c->work)
@@ -76,34 +77,8 @@ static int info_body(const hyt_task_ctx_t *tc, void *p)
     return 0;
 }
 
-static int cleanup_body(const hyt_task_ctx_t *tc, void *p)
-{
-    (void)tc;
-    call_free(*(dev_call_t **)p);
-    return 0;
-}
-
 static const hyt_kernel_t info_kernel = {.name = "chol_dev_info", .cpu = info_body,
                                          .cat = HYT_CAT_OTHER};
-/* always: frees the call's memory also when the sequence failed */
-static const hyt_kernel_t cleanup_kernel = {.name = "chol_dev_cleanup", .cpu = cleanup_body,
-                                            .cat = HYT_CAT_OTHER, .always = 1};
-
-/* A CPU task of c after every task on c's tokens. */
-static int insert_after_all(hyt_sequence_t *seq, const hyt_kernel_t *k, dev_call_t *c)
-{
-    hyt_dep_t *deps = malloc(c->ntok * sizeof *deps);
-    if (!deps)
-        return hyt_error(HYT_ERR_NOMEM, "out of memory");
-    for (size_t t = 0; t < c->ntok; t++)
-        deps[t] = (hyt_dep_t){hyt_token(c->tok, t), HYT_RW};
-    hyt_task_desc_t d = hyt_task_desc(k, &c, sizeof c);
-    d.deps = deps;
-    d.ndeps = (int)c->ntok;
-    int rc = hyt_task_insert(seq, &d);
-    free(deps);
-    return rc;
-}
 
 /* Checks the arguments (positions as LAPACK's, after the context or sequence) and inserts the
  * factorization, *info set by its last task. */
@@ -156,15 +131,20 @@ static int device_async(hyt_sequence_t *seq, const char *fn, char uplo, int n, d
                         .A = dA, .dinfo = c->dinfo, .inv_rows = inv_rows, .work = c->work,
                         .lwork = c->lwork};
     rc = hyt_pdpotrf_gpu(seq, &D, p.lookahead, c->tok, c->h_info);
-    if (!rc)
-        rc = insert_after_all(seq, &info_kernel, c);
-    /* the cleanup also after an error (an "always" task); if it cannot be ordered, wait */
-    int rc2 = insert_after_all(seq, &cleanup_kernel, c);
-    if (rc2) {
-        hyt_sequence_fail(seq, rc2, "%s", hyt_last_error());
-        hyt_sequence_wait(seq);
-        call_free(c);
+    /* INFO, then the cleanup, each a CPU task after every task on c's tokens (RW on them
+     * all); without the list the cleanup reports the error */
+    hyt_dep_t *deps = malloc(c->ntok * sizeof *deps);
+    for (size_t t = 0; deps && t < c->ntok; t++)
+        deps[t] = (hyt_dep_t){hyt_token(c->tok, t), HYT_RW};
+    if (!rc && deps) {
+        hyt_task_desc_t d = hyt_task_desc(&info_kernel, &c, sizeof c);
+        d.deps = deps;
+        d.ndeps = (int)c->ntok;
+        rc = hyt_task_insert(seq, &d);
     }
+    /* the cleanup frees the call's memory also after an error (an "always" task) */
+    int rc2 = hyt_drv_insert_cleanup(seq, call_free, c, deps, (int)c->ntok);
+    free(deps);
     return rc ? rc : rc2;
 }
 
