@@ -125,12 +125,12 @@ static int mark_body(const hyt_task_ctx_t *tc, void *p)
 
 static const hyt_kernel_t mark_kernel = {.name = "mark", .cpu = mark_body, .cat = HYT_CAT_OTHER};
 
-/* RW on each of h's ntokens(h) tokens: a task after every device task inserted before it
- * (malloc'ed; NULL when out of memory). */
-static hyt_dep_t *all_tokens(const hybrid_t *h)
+/* RW on each of h's ntokens(h) tokens, then room for `extra` more: a task after every device
+ * task inserted before it (malloc'ed; NULL when out of memory). */
+static hyt_dep_t *all_tokens(const hybrid_t *h, size_t extra)
 {
     const size_t nk = ntokens(h);
-    hyt_dep_t *deps = malloc(nk * sizeof *deps);
+    hyt_dep_t *deps = malloc((nk + extra) * sizeof *deps);
     for (size_t t = 0; deps && t < nk; t++)
         deps[t] = (hyt_dep_t){hyt_lu_tok_nth(&h->tok, t), HYT_RW};
     return deps;
@@ -141,7 +141,7 @@ static hyt_dep_t *all_tokens(const hybrid_t *h)
 static int insert_mark(hyt_sequence_t *seq, hybrid_t *h, double *t)
 {
     size_t nk = ntokens(h);
-    hyt_dep_t *deps = all_tokens(h);
+    hyt_dep_t *deps = all_tokens(h, 0);
     if (!deps)
         return hyt_error(HYT_ERR_NOMEM, "out of memory");
     hyt_task_desc_t d = hyt_task_desc(&mark_kernel, &t, sizeof t);
@@ -507,9 +507,14 @@ static int hybrid_lu(hyt_sequence_t *seq, const hyt_desc_t *A, hyt_dmat_t *dA, i
     free(piv_keys);
 
     // cleanup after every device task (inserted even after an error: it is an "always" task),
-    // which frees the devices' memory also when the sequence failed
-    hyt_dep_t *deps = all_tokens(h);
-    int rc2 = hyt_drv_insert_cleanup(seq, hybrid_free, h, deps, (int)ntokens(h));
+    // which frees the devices' memory also when the sequence failed; with CPU panels also
+    // after each inversion of L_kk (RW on its tile of h_linv): when the insertion stopped
+    // before that step's broadcasts, which read it on the tokens, no token comes after it
+    const size_t nk = ntokens(h), nlinv = h->h_linv ? (size_t)kt : 0;
+    hyt_dep_t *deps = all_tokens(h, nlinv);
+    for (size_t k = 0; deps && k < nlinv; k++)
+        deps[nk + k] = (hyt_dep_t){h->h_linv + k * tile, HYT_RW};
+    int rc2 = hyt_drv_insert_cleanup(seq, hybrid_free, h, deps, (int)(nk + nlinv));
     free(deps);
     return rc ? rc : rc2;
 }
