@@ -5,6 +5,7 @@
  */
 #include "rt_internal.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -200,13 +201,16 @@ void hyt_sched_link(hyt_context_t *ctx, hyt_task_t *pred, hyt_task_t *t)
     }
     if (pred->nsucc == pred->capsucc) {
         int cap = 2 * pred->capsucc;
-        hyt_task_t **a = malloc((size_t)cap * sizeof *a);
+        hyt_task_t **a = hyt_rt_malloc(ctx, (size_t)cap * sizeof *a);
         if (!a) {
-            /* Cannot record the edge: make t wait is impossible, so fail its sequence.  It
-             * still runs after its other predecessors, skipped. */
+            /* Cannot record the edge: wait here until pred has finished instead, so that t
+             * still runs after it.  Failing t's sequence would not do: an "always" task (a
+             * cleanup) runs in a failed sequence too, and would overtake pred.  pred was
+             * inserted before t and needs nothing from this thread (workers and device threads
+             * run it), and the region table holds it meanwhile. */
             hyt_spin_unlock(&pred->lock);
-            hyt_sequence_fail(t->seq, HYT_ERR_NOMEM, "out of memory linking task %s",
-                              t->kernel->name);
+            while (atomic_load_explicit(&pred->state, memory_order_acquire) != HYT_T_DONE)
+                sched_yield();
             return;
         }
         memcpy(a, pred->succ, (size_t)pred->nsucc * sizeof *a);

@@ -294,6 +294,84 @@ static void test_faults(void)
     CHECK(reported >= 10, "only %d of 12 injected allocation failures were reported", reported);
 }
 
+/* An edge the runtime cannot record (the predecessor's list of successors cannot grow: an
+ * injected allocation failure) must still order the two tasks.  A slow writer and ten readers
+ * of it (the seventh outgrows the writer's inline list), all "always" tasks: whichever
+ * allocation fails, no reader runs before the writer has finished. */
+typedef struct after_args {
+    atomic_int *writer_done, *early, *ran;
+} after_args_t;
+
+static int slow_writer_body(const hyt_task_ctx_t *tc, void *p)
+{
+    (void)tc;
+    sleep_us(20000);
+    atomic_store(((after_args_t *)p)->writer_done, 1);
+    return 0;
+}
+
+static int after_body(const hyt_task_ctx_t *tc, void *p)
+{
+    (void)tc;
+    after_args_t *a = p;
+    if (!atomic_load(a->writer_done))
+        atomic_fetch_add(a->early, 1);
+    atomic_fetch_add(a->ran, 1);
+    return 0;
+}
+
+/* both "always": they run also in a sequence failed by another injected allocation */
+static const hyt_kernel_t slow_writer_kernel = {.name = "slow_writer", .cpu = slow_writer_body,
+                                                .cat = HYT_CAT_UPDATE, .always = 1};
+static const hyt_kernel_t after_kernel = {.name = "after_writer", .cpu = after_body,
+                                          .cat = HYT_CAT_OTHER, .always = 1};
+
+static void test_link_fault(void)
+{
+    int complete = 0;
+    for (int k = 1; k <= 40; k++) {
+        char buf[16];
+        snprintf(buf, sizeof buf, "%d", k);
+        hyt_config_t *cfg;
+        hyt_config_create(&cfg);
+        hyt_config_set(cfg, "runtime.workers", "2", HYT_SRC_API, NULL);
+        hyt_config_set(cfg, "runtime.devices", "none", HYT_SRC_API, NULL);
+        hyt_config_set(cfg, "debug.fault_alloc", buf, HYT_SRC_API, NULL);
+        hyt_context_t *ctx = NULL;
+        int rc = hyt_context_create(cfg, &ctx);
+        hyt_config_destroy(cfg);
+        if (rc)
+            continue; /* the context's own allocations: test_faults checks those */
+        hyt_sequence_t *seq = NULL;
+        atomic_int done = 0, early = 0, ran = 0;
+        after_args_t a = {&done, &early, &ran};
+        int key, inserted = 0;
+        rc = hyt_sequence_create(ctx, &seq);
+        for (int i = 0; !rc && i <= 10; i++) {
+            hyt_task_desc_t d = hyt_task_desc(i ? &after_kernel : &slow_writer_kernel, &a,
+                                              sizeof a);
+            hyt_dep_t dep = {&key, i ? HYT_READ : HYT_RW};
+            d.deps = &dep;
+            d.ndeps = 1;
+            if (!(rc = hyt_task_insert(seq, &d)) && i)
+                inserted++;
+        }
+        if (seq) {
+            int st = hyt_sequence_wait(seq);
+            rc = rc ? rc : st;
+            hyt_sequence_destroy(seq);
+        }
+        CHECK(!early, "fault_alloc %d: %d of the writer's readers ran before it", k,
+              atomic_load(&early));
+        CHECK(!rc || rc == HYT_ERR_NOMEM, "fault_alloc %d gave %d", k, rc);
+        CHECK(atomic_load(&ran) == inserted, "fault_alloc %d: %d of %d always tasks ran", k,
+              atomic_load(&ran), inserted);
+        complete += !rc && inserted == 10;
+        hyt_context_destroy(ctx);
+    }
+    CHECK(complete > 0, "no run of the sweep completed");
+}
+
 /* Device tasks on host devices: errors and ordering with CPU tasks through a region. */
 static void test_devices(void)
 {
@@ -478,6 +556,7 @@ int main(void)
     test_window();
     test_errors();
     test_faults();
+    test_link_fault();
     test_devices();
     test_short_sequences();
     test_trace();
