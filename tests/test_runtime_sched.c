@@ -224,6 +224,21 @@ static void test_errors(void)
 }
 
 /* Fault injection: the k-th task fails, for every k of a small DAG. */
+/* A context of 2 workers and no devices whose k-th allocation fails (debug.fault_alloc). */
+static int fault_alloc_context(int k, hyt_context_t **ctx)
+{
+    char buf[16];
+    snprintf(buf, sizeof buf, "%d", k);
+    hyt_config_t *cfg;
+    hyt_config_create(&cfg);
+    hyt_config_set(cfg, "runtime.workers", "2", HYT_SRC_API, NULL);
+    hyt_config_set(cfg, "runtime.devices", "none", HYT_SRC_API, NULL);
+    hyt_config_set(cfg, "debug.fault_alloc", buf, HYT_SRC_API, NULL);
+    int rc = hyt_context_create(cfg, ctx);
+    hyt_config_destroy(cfg);
+    return rc;
+}
+
 static void test_faults(void)
 {
     for (int k = 1; k <= 30; k++) {
@@ -258,16 +273,8 @@ static void test_faults(void)
     /* an allocation failure while inserting is reported, not ignored */
     int reported = 0;
     for (int k = 1; k <= 12; k++) {
-        char buf[16];
-        snprintf(buf, sizeof buf, "%d", k);
-        hyt_config_t *cfg;
-        hyt_config_create(&cfg);
-        hyt_config_set(cfg, "runtime.workers", "2", HYT_SRC_API, NULL);
-        hyt_config_set(cfg, "runtime.devices", "none", HYT_SRC_API, NULL);
-        hyt_config_set(cfg, "debug.fault_alloc", buf, HYT_SRC_API, NULL);
         hyt_context_t *ctx = NULL;
-        int rc = hyt_context_create(cfg, &ctx);
-        hyt_config_destroy(cfg);
+        int rc = fault_alloc_context(k, &ctx);
         if (rc) {
             CHECK(rc == HYT_ERR_NOMEM, "context creation with fault %d: %d", k, rc);
             CHECK(ctx == NULL, "context returned on failure");
@@ -330,16 +337,8 @@ static void test_link_fault(void)
 {
     int complete = 0;
     for (int k = 1; k <= 40; k++) {
-        char buf[16];
-        snprintf(buf, sizeof buf, "%d", k);
-        hyt_config_t *cfg;
-        hyt_config_create(&cfg);
-        hyt_config_set(cfg, "runtime.workers", "2", HYT_SRC_API, NULL);
-        hyt_config_set(cfg, "runtime.devices", "none", HYT_SRC_API, NULL);
-        hyt_config_set(cfg, "debug.fault_alloc", buf, HYT_SRC_API, NULL);
         hyt_context_t *ctx = NULL;
-        int rc = hyt_context_create(cfg, &ctx);
-        hyt_config_destroy(cfg);
+        int rc = fault_alloc_context(k, &ctx);
         if (rc)
             continue; /* the context's own allocations: test_faults checks those */
         hyt_sequence_t *seq = NULL;
