@@ -9,8 +9,13 @@
  * result is checked by HPL's scaled residual < 16; exit 1 when one fails.  --chol: dposv_
  * ('L') on a symmetric positive definite matrix instead, against dpotrf_ followed by dpotrs_
  * (the factor back on the host, the solve on the CPUs) and OpenBLAS's dpotrf_ + dpotrs_.
+ * --solve NRHS[,NRHS...]: the solve alone as well (dgetrs_, or dpotrs_ with --chol), on a factor
+ * made once, with each number of right-hand sides: libhytile.so's symbol (where the library
+ * sends a solve), hytile's solve in a context without devices (the CPU workers) and OpenBLAS's
+ * on all cores.
  *
  *   hytile bench-gpu --abi [--chol] [-n N[,N...]] [--reps R] [--lib PATH] [--no-peer]
+ *                    [--solve NRHS[,NRHS...]]
  */
 #include "bench_common.h"
 #include "drv_internal.h"
@@ -33,6 +38,11 @@ typedef void dpotrf_fn(const char *uplo, const int *n, double *a, const int *lda
                        size_t len);
 typedef void dpotrs_fn(const char *uplo, const int *n, const int *nrhs, const double *a,
                        const int *lda, double *b, const int *ldb, int *info, size_t len);
+typedef void dgetrf_fn(const int *m, const int *n, double *a, const int *lda, int *ipiv,
+                       int *info);
+typedef void dgetrs_fn(const char *trans, const int *n, const int *nrhs, const double *a,
+                       const int *lda, const int *ipiv, double *b, const int *ldb, int *info,
+                       size_t len);
 extern void openblas_set_num_threads(int n);
 
 /* The Cholesky's calls as dgesv_ (ipiv unused): dposv_, or dpotrf_ then dpotrs_, of the
@@ -69,17 +79,83 @@ static double run(dgesv_fn *f, int n, const double *A0, const double *b0, double
     return t;
 }
 
-/* hyt_dgesv in this process (its own copy of the library) as dgesv_. */
-static hyt_context_t *split_ctx;
+/* hyt_dgesv in this process (its own copy of the library) as dgesv_; the CPU-only context of
+ * --solve. */
+static hyt_context_t *split_ctx, *cpu_ctx;
 static void split_dgesv(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv,
                         double *b, const int *ldb, int *info)
 {
     *info = hyt_dgesv(split_ctx, *n, *nrhs, a, *lda, ipiv, b, *ldb);
 }
 
+/* The solve alone with nrhs right-hand sides, on F (A0 factored once by h's dgetrf_ or
+ * dpotrf_ 'L'): h's dgetrs_/dpotrs_, hyt_dgetrs/hyt_dpotrs in cpu (a context without devices)
+ * and (peer) OpenBLAS's on all cores; best of reps each, every X checked by the residual of its first
+ * and last columns.  Returns 1 when a result is wrong. */
+static int bench_solve(void *h, int chol, hyt_context_t *cpu, int peer, int n,
+                       const double *A0, const double *F, const int *ipiv, int nrhs, int reps,
+                       long ncores)
+{
+    const char *name = chol ? "dpotrs_" : "dgetrs_";
+    void *hs = dlsym(h, name), *os = peer ? hyt_bench_openblas_sym(name, hs, NULL) : NULL;
+    double *B0 = malloc((size_t)n * nrhs * sizeof *B0), *X = malloc((size_t)n * nrhs * sizeof *X);
+    if (!hs || !B0 || !X) {
+        fprintf(stderr, "hytile bench-gpu --abi: %s\n", hs ? "no memory for the right-hand sides"
+                                                           : "no dgetrs_/dpotrs_ in the library");
+        free(B0);
+        free(X);
+        return 1;
+    }
+    for (int64_t c = 0; c < nrhs; c++)
+        for (int64_t i = 0; i < n; i++)
+            B0[i + c * n] = A0[i + (c % n) * n] * 0.5 + 0.25 + 1e-3 * (double)c;
+    const char *what[3] = {"hytile (library)", "hytile (CPUs)", "OpenBLAS"};
+    double best[3] = {INFINITY, INFINITY, INFINITY}, res[3] = {0, 0, 0};
+    int bad = 0;
+    for (int r = 0; r < reps; r++)
+        for (int v = 0; v < 3; v++) {
+            if ((v == 1 && !cpu) || (v == 2 && !os))
+                continue;
+            memcpy(X, B0, (size_t)n * nrhs * sizeof *X);
+            int info = 0;
+            if (v == 2)
+                openblas_set_num_threads((int)ncores);
+            double t = hyt_wtime();
+            if (v == 1)
+                info = chol ? hyt_dpotrs(cpu, 'L', n, nrhs, F, n, X, n)
+                            : hyt_dgetrs(cpu, 'N', n, nrhs, F, n, ipiv, X, n);
+            else if (chol)
+                ((dpotrs_fn *)(v ? os : hs))("L", &n, &nrhs, F, &n, X, &n, &info, 1);
+            else
+                ((dgetrs_fn *)(v ? os : hs))("N", &n, &nrhs, F, &n, ipiv, X, &n, &info, 1);
+            t = hyt_wtime() - t;
+            if (v == 2)
+                openblas_set_num_threads(1);
+            best[v] = fmin(best[v], t);
+            for (int c = 0; c < nrhs; c += nrhs > 1 ? nrhs - 1 : 1)
+                res[v] = fmax(res[v], info ? INFINITY
+                                           : hyt_bench_residual(n, A0, X + (size_t)c * n,
+                                                                B0 + (size_t)c * n));
+        }
+    for (int v = 0; v < 3; v++) {
+        if (best[v] == INFINITY)
+            continue;
+        char call[40];
+        snprintf(call, sizeof call, "%s nrhs %d", name, nrhs);
+        printf("%7d %-22s %9.3f %10.3g %s, %s\n", n, call, best[v], res[v],
+               res[v] < 16 ? "PASSED" : "FAILED", what[v]);
+        bad |= !(res[v] < 16);
+    }
+    fflush(stdout);
+    free(B0);
+    free(X);
+    return bad;
+}
+
 int hyt_bench_abi(int argc, char **argv)
 {
     int ns[16] = {10000, 20000, 30000}, nn = 3, reps = 3, peer = 1, chol = 0;
+    int nrhs[16], nsolve = 0;
     char lib[4096] = "";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -95,17 +171,22 @@ int hyt_bench_abi(int argc, char **argv)
         } else if (!strcmp(a, "--reps") && v) {
             reps = atoi(v);
             i++;
+        } else if (!strcmp(a, "--solve") && v) {
+            nsolve = hyt_parse_sizes(v, nrhs, 16);
+            if (nsolve < 1)
+                nsolve = -1;
+            i++;
         } else if (!strcmp(a, "--lib") && v) {
             snprintf(lib, sizeof lib, "%s", v);
             i++;
         } else {
             fprintf(stderr, "usage: hytile bench-gpu --abi [--chol] [-n N[,N...]] [--reps R] "
-                    "[--lib libhytile.so] [--no-peer]\n");
+                    "[--lib libhytile.so] [--no-peer] [--solve NRHS[,NRHS...]]\n");
             return 2;
         }
     }
-    if (nn < 1 || reps < 1) {
-        fprintf(stderr, "hytile bench-gpu --abi: bad -n or --reps\n");
+    if (nn < 1 || reps < 1 || nsolve < 0) {
+        fprintf(stderr, "hytile bench-gpu --abi: bad -n, --reps or --solve\n");
         return 2;
     }
     if (!lib[0]) { /* beside this executable (the build directory) */
@@ -208,6 +289,33 @@ int hyt_bench_abi(int argc, char **argv)
                        chol ? "OpenBLAS potrf_+potrs_" : "OpenBLAS dgesv_", t, res,
                        inf ? "INFO != 0" : res < 16 ? "PASSED" : "FAILED");
         }
+        if (nsolve && !cpu_ctx) { /* hytile's solve on the CPU workers */
+            hyt_config_t *cfg = NULL;
+            if (hyt_config_create(&cfg) || hyt_config_load_env(cfg) ||
+                hyt_config_set(cfg, "runtime.devices", "none", HYT_SRC_API, NULL) ||
+                hyt_context_create(cfg, &cpu_ctx)) {
+                fprintf(stderr, "hytile bench-gpu --abi: %s\n", hyt_last_error());
+                cpu_ctx = NULL;
+            }
+            hyt_config_destroy(cfg);
+        }
+        if (nsolve) { /* the factor, once, by the library's own call */
+            dgetrf_fn *getrf = (dgetrf_fn *)dlsym(h, "dgetrf_");
+            memcpy(A, A0, (size_t)n * n * sizeof *A);
+            inf = -1;
+            if (chol && chol_potrf)
+                chol_potrf("L", &n, A, &n, &inf, 1);
+            else if (!chol && getrf)
+                getrf(&n, &n, A, &n, ipiv, &inf);
+            if (inf) {
+                fprintf(stderr, "hytile bench-gpu --abi: the factorization for --solve failed "
+                        "(INFO %d)\n", inf);
+                failed = 1;
+            }
+            for (int s = 0; s < nsolve && !inf; s++)
+                failed |= bench_solve(h, chol, cpu_ctx, peer, n, A0, A, ipiv, nrhs[s], reps,
+                                      ncores);
+        }
         fflush(stdout);
         free(A0);
         free(A);
@@ -217,6 +325,8 @@ int hyt_bench_abi(int argc, char **argv)
     }
     if (split_ctx)
         hyt_context_destroy(split_ctx);
+    if (cpu_ctx)
+        hyt_context_destroy(cpu_ctx);
     if (!chol)
         printf("targets (n = 30000, one H200): first call <= 1.5 s, later calls <= 1.0 s\n");
     return failed ? 1 : 0;
