@@ -326,15 +326,16 @@ static void abi_call(const abi_call_t *c, int *info)
     }
     int rc;
     hyt_context_t *ctx = abi_enter(&rc);
-    /* The LU calls and the Cholesky's factorizations on devices with GPU panels write A and
-     * B only after everything else succeeded (drivers/lu/dgesv_devices.c,
+    /* The LU's and the Cholesky's calls on devices with GPU panels write A and B only after
+     * everything else succeeded (drivers/lu/dgesv_devices.c,
      * drivers/chol/dpotrf_devices.c): a failure leaves them untouched (written = 0), so they
      * need no copy for a redo.  Other calls may write A (not the solves) and B before they
      * fail: a copy of those is kept for the redo. */
-    const int chol = c->op == 'F' || c->op == 'V';
-    int on_dev = ctx && (chol ? hyt_chol_lapack_on_devices(ctx, c->n)
-                              : strchr("fsv", c->op) && hyt_drv_lapack_on_devices(ctx, c->m,
-                                                                                  c->n));
+    const int chol = strchr("FSV", c->op) != NULL;
+    int on_dev = ctx && (c->op == 'S'   ? hyt_chol_solve_on_devices(ctx, c->n, c->nrhs)
+                         : chol         ? hyt_chol_lapack_on_devices(ctx, c->n)
+                         : c->op == 's' ? hyt_drv_solve_on_devices(ctx, c->n, c->nrhs)
+                                        : hyt_drv_lapack_on_devices(ctx, c->m, c->n));
     int writes_a = c->op != 's' && c->op != 'S', am = writes_a ? c->m : 0, bn = c->b ? c->nrhs : 0;
     double *a_copy = NULL, *b_copy = NULL;
     if (next && !on_dev) {
@@ -353,8 +354,8 @@ static void abi_call(const abi_call_t *c, int *info)
     if (ctx) {
         if (on_dev) {
             hyt_error_clear();
-            rc = chol ? hyt_chol_lapack_devices(ctx, c->trans, c->n, c->op == 'V' ? c->nrhs : 0,
-                                                c->a, c->lda, c->b, c->ldb, 0, -1, &written)
+            rc = chol ? hyt_chol_lapack_devices(ctx, c->op, c->trans, c->n, c->nrhs, c->a, c->lda,
+                                                c->b, c->ldb, 0, -1, &written)
                       : hyt_drv_lapack_call(ctx, c->op, c->trans, c->m, c->n, c->nrhs, c->a,
                                             c->lda, c->ipiv, c->b, c->ldb, &written);
         } else {

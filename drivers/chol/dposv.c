@@ -15,8 +15,8 @@ int hyt_dposv(hyt_context_t *ctx, char uplo, int n, int nrhs, double *a, int lda
         rc = hyt_error(HYT_ERR_INVALID, "%s: NULL context", func);
     const char u = hyt_norm_uplo(uplo);
     if (!rc && n > 0 && hyt_chol_lapack_on_devices(ctx, n))
-        return hyt_error_return(func, hyt_chol_lapack_devices(ctx, u, n, nrhs, a, lda, b, ldb,
-                                                              0, -1, NULL));
+        return hyt_error_return(func, hyt_chol_lapack_devices(ctx, 'V', u, n, nrhs, a, lda, b,
+                                                              ldb, 0, -1, NULL));
     if (!rc && n > 0) {
         hyt_chol_params_t p = HYT_CHOL_PARAMS_AUTO;
         rc = hyt_dpotrf_params(ctx, u, n, a, lda, &p); /* INFO > 0: no solve */

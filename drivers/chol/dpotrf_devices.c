@@ -1,6 +1,9 @@
 /*
- * The LAPACK-layout Cholesky and its solve (hyt_dpotrf, hyt_dposv, dpotrf_, dposv_) with GPU
- * panels (chol.panel = gpu, auto with CUDA devices): the array never gets a host tile copy.
+ * The LAPACK-layout Cholesky and its solves (hyt_dpotrf, hyt_dposv, hyt_dpotrs, dpotrf_,
+ * dposv_, dpotrs_) with GPU panels (chol.panel = gpu, auto with CUDA devices): the array never
+ * gets a host tile copy.  The solve alone (hyt_dpotrs: op 'S', the factor given) comes here
+ * only with at least gpu.solve_min_nrhs right-hand sides (hyt_chol_solve_on_devices): with
+ * fewer, solving in place on the CPUs costs less than moving the factor (docs/performance.md).
  *
  *   1. in      the uplo triangle's tiles stream to a device matrix (1D block-cyclic over the
  *              context's devices) through the context's staging ring (drivers/dmat_ring.c):
@@ -8,10 +11,10 @@
  *              soon as column 0 has arrived (its token), the later columns arrive behind it;
  *              B (dposv) behind A
  *   2. factor  hyt_pdpotrf_dmat, every step on the devices (the potf2 in pieces and the TRSM
- *              on the owner's panel stream, the updates on the others)
- *   3. solve   (dposv, INFO 0) hyt_pdpotrs_dmat on the devices: the factor is there already
- *   4. out     the factor streams back the same way, the diagonal tiles' triangle only, and X
- *              (INFO 0)
+ *              on the owner's panel stream, the updates on the others); not for op 'S'
+ *   3. solve   (dposv, INFO 0; dpotrs) hyt_pdpotrs_dmat on the devices
+ *   4. out     the factor streams back the same way, the diagonal tiles' triangle only (not
+ *              for op 'S': A is not written), and X (INFO 0)
  *
  * Steps 1 and 2 are one sequence, 3 and 4 one each: A and B are written only after the
  * factorization and the solve finished (with any INFO), so an error before that leaves them
@@ -30,14 +33,22 @@
 
 #include <stdio.h>
 
-int hyt_chol_lapack_devices(hyt_context_t *ctx, char uplo, int n, int nrhs, double *a,
+int hyt_chol_solve_on_devices(hyt_context_t *ctx, int n, int nrhs)
+{
+    return hyt_chol_lapack_on_devices(ctx, n) &&
+           nrhs >= hyt_config_get_int(hyt_context_config(ctx), "gpu.solve_min_nrhs");
+}
+
+int hyt_chol_lapack_devices(hyt_context_t *ctx, char op, char uplo, int n, int nrhs, double *a,
                             int lda, double *b, int ldb, int nb, int la, int *written)
 {
     int dummy;
     if (!written)
         written = &dummy;
     *written = 0;
-    if (n == 0)
+    if (op != 'V' && op != 'S') /* 'F': the factorization alone */
+        b = NULL;
+    if (n == 0 || (op == 'S' && (!b || nrhs == 0)))
         return 0;
     hyt_chol_dev_params_t p = HYT_CHOL_DEV_PARAMS_AUTO;
     p.nb = nb;
@@ -45,8 +56,9 @@ int hyt_chol_lapack_devices(hyt_context_t *ctx, char uplo, int n, int nrhs, doub
     hyt_chol_params_device(ctx, n, &p);
 
     char what[128];
-    snprintf(what, sizeof what, "the Cholesky of a %d x %d matrix on the devices (nb %d, %d "
-             "devices)", n, n, p.nb, hyt_context_num_devices(ctx));
+    snprintf(what, sizeof what, "the Cholesky %s of a %d x %d matrix on the devices (nb %d, "
+             "%d devices)", op == 'S' ? "solve" : "factorization", n, n, p.nb,
+             hyt_context_num_devices(ctx));
     hyt_dmat_t *dA, *dB;
     hyt_ring_t r;
     int rc = hyt_ring_open_dmats(ctx, n, n, b ? nrhs : 0, p.nb, what, &r, &dA, &dB);
@@ -60,7 +72,7 @@ int hyt_chol_lapack_devices(hyt_context_t *ctx, char uplo, int n, int nrhs, doub
         int irc = hyt_ring_stream(seq, &r, dA, a, lda, 1, uplo);
         if (!irc && dB)
             irc = hyt_ring_stream(seq, &r, dB, b, ldb, 1, 'A');
-        if (!irc)
+        if (!irc && op != 'S')
             irc = hyt_pdpotrf_dmat(seq, dA, &info, p.lookahead);
         rc = hyt_sequence_finish(seq, irc);
     }
@@ -69,7 +81,8 @@ int hyt_chol_lapack_devices(hyt_context_t *ctx, char uplo, int n, int nrhs, doub
         rc = hyt_sequence_finish(seq, hyt_pdpotrs_dmat(seq, dA, dB));
     // 4: out
     if (!rc)
-        rc = hyt_ring_copy_back(&r, dA, a, lda, uplo, info == 0 ? dB : NULL, b, ldb, written);
+        rc = hyt_ring_copy_back(&r, op == 'S' ? NULL : dA, a, lda, uplo, info == 0 ? dB : NULL,
+                                b, ldb, written);
     hyt_ring_close_dmats(&r, dA, dB);
     return rc ? rc : info;
 }

@@ -36,6 +36,12 @@ int hyt_drv_lapack_on_devices(hyt_context_t *ctx, int m, int n)
     return p.ndevices > 0 && p.gpu_panel;
 }
 
+int hyt_drv_solve_on_devices(hyt_context_t *ctx, int n, int nrhs)
+{
+    return hyt_drv_lapack_on_devices(ctx, n, n) &&
+           nrhs >= hyt_config_get_int(hyt_context_config(ctx), "gpu.solve_min_nrhs");
+}
+
 int hyt_drv_lapack_devices(hyt_context_t *ctx, char op, char trans, int m, int n, int nrhs,
                            double *a, int lda, int *ipiv, double *b, int ldb, int *written)
 {
@@ -102,10 +108,19 @@ int hyt_drv_lapack_call(hyt_context_t *ctx, char op, char trans, int m, int n, i
         *written = 0;
     if (m == 0 || n == 0)
         return 0;
-    if (hyt_drv_lapack_on_devices(ctx, m, n))
+    if (op == 's' ? hyt_drv_solve_on_devices(ctx, n, nrhs) : hyt_drv_lapack_on_devices(ctx, m, n))
         return hyt_drv_lapack_devices(ctx, op, trans, m, n, nrhs, a, lda, ipiv, b, ldb, written);
-    /* on CPUs (in place), or CPU panels with devices (a host tile copy): A may be written
-     * before a failure */
+    if (op == 's' && hyt_drv_lapack_on_devices(ctx, m, n)) { /* few right-hand sides */
+        double *x = hyt_drv_b_copy(b, n, nrhs, ldb);
+        int rc = x ? hyt_drv_dgetrs_lapack(ctx, trans, n, nrhs, a, lda, ipiv, x, n)
+                   : HYT_ERR_NOMEM;
+        if (!rc)
+            hyt_drv_b_put(b, ldb, x, n, nrhs);
+        free(x);
+        return rc;
+    }
+    /* on CPUs (in place), or CPU panels with devices (a host tile copy): A and B may be
+     * written before a failure */
     if (written)
         *written = 1;
     int rc = op == 's' ? 0 : hyt_drv_dgetrf_lapack(ctx, m, n, a, lda, ipiv);

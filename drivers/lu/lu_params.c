@@ -60,6 +60,11 @@ static const hyt_config_keydef_t lu_keys[] = {
       "LU on that many CTAs (fewer where they would not all fit on the GPU or the panel is "
       "short; auto: one per SM)"},
      HYT_KEY_INT, 0, 4096, 1, 1, NULL},
+    {{"gpu.solve_min_nrhs", "HYT_GPU_SOLVE_MIN_NRHS", "32",
+      "the LAPACK-layout solves alone (hyt_dgetrs, hyt_dpotrs, dgetrs_, dpotrs_) with GPU "
+      "panels: on the devices from this many right-hand sides on, in place on the CPUs below "
+      "(moving the factor costs more than that solve; 1..1073741824)"},
+     HYT_KEY_INT, 1, 1L << 30, 0, 1, NULL},
     {{"lu.overlap_steps", "HYT_OVERLAP_STEPS", "auto",
       "GPU panels, matrix arriving from the host during the factorization: the first steps "
       "whose device updates are cut in pieces of about 4096 columns, each started as soon as "
