@@ -20,7 +20,7 @@ int hyt_hybrid_check_memory(hyt_context_t *ctx, int ndev, const size_t *need, co
         size_t avail = hyt_device_mem_available(dev);
         if (need[g] > avail)
             return hyt_error(HYT_ERR_DEVICE_MEMORY,
-                             "%s needs %.2f GiB on %s but %.2f GiB are available (free "
+                             "%s needs %.3g GiB on %s but %.3g GiB are available (free "
                              "memory, or gpu.memory_limit): use more devices, a smaller "
                              "matrix, or runtime.devices = none",
                              what, need[g] / 1073741824.0, hyt_device_name(dev),
