@@ -8,17 +8,23 @@
  * the start, inside a tile, at both sides of a tile boundary, in a device column, at the end;
  * the final tiles (left of the failing one, down to its row) equal to the CPU-only ones to
  * rounding); NaN (no hang); fault injection (debug.fault_device: an error, or a
- * correct result).
+ * correct result; debug.fault_alloc, every allocation of an asynchronous call in turn, its
+ * tasks held back while it inserts them, so that the failures of its last insertions, the
+ * cleanups', are reached in every run).
  *
  * Usage: test_chol_hybrid          on host:1 .. host:3 (quick suite; HYT_CHAOS applies)
  *        test_chol_hybrid cuda     on 1 to 3 CUDA GPUs (gpu suite; exit 77 without one)
  */
 #include "chol_internal.h"
 #include "hytile.h"
+#include "hyt_runtime.h"
 #include "hyt_test.h"
+#include "rt_internal.h" /* the context's allocation count, for the gate */
 #include "chol_check.h"
 
 #include <math.h>
+#include <stdatomic.h>
+#include <time.h>
 
 static int use_cuda;
 
@@ -135,12 +141,13 @@ static void check_nan(hyt_context_t *ctx, char uplo, int n, int nb, int la)
     free(A);
 }
 
-/* The k-th device call fails: an error (HYT_ERR_*, the message set), or INFO 0 and a correct
- * factor; nothing hangs or leaks. */
-static int check_fault(int ndev, long fault, char uplo, int n, int nb)
+/* A context of 2 workers on ndev devices (HYT_* variables apply) with key = fault
+ * (debug.fault_device or debug.fault_alloc) and chol.lookahead 1 (the tile calls' lookahead);
+ * NULL when the fault hit its creation, whose error must carry a message.  On CUDA devices the
+ * creation makes device calls too: a fault there is an error of hyt_context_create, reported
+ * like any other. */
+static hyt_context_t *fault_context(int ndev, const char *key, long fault)
 {
-    /* on CUDA devices the context's creation makes device calls too: a fault there is an error
-     * of hyt_context_create, reported like any other */
     char spec[64], f[24];
     test_device_list(use_cuda, ndev, spec, sizeof spec);
     snprintf(f, sizeof f, "%ld", fault);
@@ -149,30 +156,124 @@ static int check_fault(int ndev, long fault, char uplo, int n, int nb)
     REQUIRE(!hyt_config_create(&cfg) && !hyt_config_load_env(cfg) &&
                 !hyt_config_set(cfg, "runtime.workers", "2", HYT_SRC_API, NULL) &&
                 !hyt_config_set(cfg, "runtime.devices", spec, HYT_SRC_API, NULL) &&
-                !hyt_config_set(cfg, "debug.fault_device", f, HYT_SRC_API, NULL),
+                !hyt_config_set(cfg, "chol.lookahead", "1", HYT_SRC_API, NULL) &&
+                !hyt_config_set(cfg, key, f, HYT_SRC_API, NULL),
             "%s", hyt_last_error());
     int crc = hyt_context_create(cfg, &ctx);
     hyt_config_destroy(cfg);
-    if (crc) {
-        CHECK(crc < -1000 && strlen(hyt_last_error()) > 0, "fault %ld: context creation gave %d "
-              "without a message", fault, crc);
+    if (crc)
+        CHECK(crc < -1000 && strlen(hyt_last_error()) > 0, "%s %ld: context creation gave %d "
+              "without a message", key, fault, crc);
+    return crc ? NULL : ctx;
+}
+
+/* The outcome of a call with an injected fault (key = fault): rc an error (HYT_ERR_*) with a
+ * message, or INFO 0 and A (n x n) the factor of A0.  Returns 1 when the fault was reported. */
+static int check_outcome(const char *key, long fault, int rc, const char *msg, char uplo, int n,
+                         const double *A0, const double *A)
+{
+    if (rc < -1000) {
+        CHECK(msg[0], "%s %ld: error %d without a message", key, fault, rc);
         return 1;
     }
+    CHECK(rc == 0, "%s %ld: %d, neither INFO 0 nor a library error", key, fault, rc);
+    double e = chol_backward_error(uplo, n, A0, n, A, n);
+    CHECK(e < LU_THRESH, "%s %ld: no error reported but the backward error is %g", key, fault, e);
+    return 0;
+}
+
+/* The k-th device call fails: an error (HYT_ERR_*, the message set), or INFO 0 and a correct
+ * factor; nothing hangs or leaks. */
+static int check_fault(int ndev, long fault, char uplo, int n, int nb)
+{
+    hyt_context_t *ctx = fault_context(ndev, "debug.fault_device", fault);
+    if (!ctx)
+        return 1;
     double *A0 = malloc((size_t)n * n * sizeof *A0), *A = malloc((size_t)n * n * sizeof *A);
     chol_matrix(A0, n, n, 0, (unsigned long long)fault);
     memcpy(A, A0, (size_t)n * n * sizeof *A);
     hyt_chol_params_t p = {nb, 1, 0};
-    int rc = hyt_dpotrf_params(ctx, uplo, n, A, n, &p), failed = rc < -1000;
-    if (failed)
-        CHECK(strlen(hyt_last_error()) > 0, "fault %ld: error %d without a message", fault, rc);
-    else {
-        CHECK(rc == 0, "fault %ld: info %d", fault, rc);
-        double e = chol_backward_error(uplo, n, A0, n, A, n);
-        CHECK(e < LU_THRESH, "fault %ld: no error reported but the backward error is %g", fault,
-              e);
-    }
+    int rc = hyt_dpotrf_params(ctx, uplo, n, A, n, &p);
+    int failed = check_outcome("debug.fault_device", fault, rc, hyt_last_error(), uplo, n, A0, A);
     free(A0);
     free(A);
+    hyt_context_destroy(ctx);
+    return failed;
+}
+
+/* A CPU task that writes every tile of a matrix and waits until the test opens it, or until
+ * the injected allocation fault has happened: the tasks of a factorization inserted after it
+ * (its first ones read those tiles) wait for it, so none of them runs, finishes or is freed
+ * while the others are inserted, and the insertion's allocations come in the same order in
+ * every run (a task freed meanwhile would be reused without one).  Once the fault has happened
+ * the order no longer matters, and the insertion may wait for tasks (a call whose cleanup
+ * cannot be inserted waits for its sequence; an edge that cannot be recorded waits for its
+ * predecessor). */
+typedef struct gate_args {
+    atomic_int *open;
+    hyt_context_t *ctx;
+} gate_args_t;
+
+static int gate_body(const hyt_task_ctx_t *tc, void *p)
+{
+    (void)tc;
+    const gate_args_t *g = p;
+    const struct timespec pause = {0, 20000};
+    while (!atomic_load(g->open) && atomic_load(&g->ctx->count_alloc) < g->ctx->fault_alloc)
+        nanosleep(&pause, NULL);
+    return 0;
+}
+
+static const hyt_kernel_t gate_kernel = {.name = "test_gate", .cpu = gate_body,
+                                         .cat = HYT_CAT_OTHER};
+
+/* The k-th allocation fails (debug.fault_alloc = k) in hyt_dpotrf_tile_async of the upper
+ * triangle of a LAPACK view, inserted behind a gate: the hybrid through a lower tile copy
+ * (pdpotrf_hybrid.c's via_copy), whose last insertions are the cleanups of the hybrid and of
+ * the tile copy (hyt_drv_insert_cleanup); without the gate whether they allocate depends on
+ * timing, behind it a sweep of every k reaches their failures.  An error (HYT_ERR_*, the
+ * message set), or INFO 0 and a correct factor; nothing hangs or leaks.  Returns 1 when the
+ * fault was reported; *fired: whether the k-th allocation came at all. */
+static int check_alloc_fault(int ndev, long fault, int n, int nb, int *fired)
+{
+    *fired = 1;
+    hyt_context_t *ctx = fault_context(ndev, "debug.fault_alloc", fault);
+    if (!ctx)
+        return 1;
+    double *A0 = malloc((size_t)n * n * sizeof *A0), *a = malloc((size_t)n * n * sizeof *a);
+    chol_matrix(A0, n, n, 0, (unsigned long long)fault);
+    memcpy(a, A0, (size_t)n * n * sizeof *a);
+    hyt_desc_t A;
+    REQUIRE(!hyt_desc_lapack(n, n, nb, a, n, &A), "%s", hyt_last_error());
+    const int ntiles = A.mt * A.nt;
+    hyt_dep_t *deps = malloc((size_t)ntiles * sizeof *deps);
+    for (int t = 0; t < ntiles; t++)
+        deps[t] = (hyt_dep_t){hyt_tile(&A, t % A.mt, t / A.mt), HYT_WRITE};
+    atomic_int open = 0;
+    gate_args_t g = {&open, ctx};
+    hyt_task_desc_t d = hyt_task_desc(&gate_kernel, &g, sizeof g);
+    d.deps = deps;
+    d.ndeps = ntiles;
+    hyt_sequence_t *seq = NULL;
+    int info = 0, rc = hyt_sequence_create(ctx, &seq);
+    if (!rc && !(rc = hyt_task_insert(seq, &d)))
+        rc = hyt_dpotrf_tile_async(seq, 'U', &A, &info);
+    /* the message of the first error, before the wait */
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s", rc ? hyt_last_error() : "");
+    atomic_store(&open, 1);
+    if (seq) {
+        int rc2 = hyt_sequence_wait(seq);
+        if (!rc && rc2)
+            snprintf(msg, sizeof msg, "%s", hyt_last_error());
+        rc = rc ? rc : rc2;
+        hyt_sequence_destroy(seq);
+    }
+    int failed = check_outcome("debug.fault_alloc", fault, rc ? rc : info, msg, 'U', n, A0, a);
+    *fired = atomic_load(&ctx->count_alloc) >= fault;
+    free(deps);
+    free(A0);
+    free(a);
     hyt_context_destroy(ctx);
     return failed;
 }
@@ -260,6 +361,20 @@ int main(int argc, char **argv)
     printf("fault injection: %d of %d runs reported the fault, the others were correct\n",
            failed, nf);
     CHECK(failed > 0, "no injected fault was reported");
+    /* every allocation of the call, one at a time: on host:2 today the 234th to 238th are the
+     * insertion of the hybrid's cleanup, the 250th and 251st that of the tile copy's, of 251
+     * (each failure makes the call wait for its sequence and free the state itself, the path
+     * of hyt_drv_insert_cleanup that no other sweep reaches for them); on GPUs a sample (each k
+     * creates CUDA contexts) */
+    int fired = 1;
+    failed = nf = 0;
+    for (long fault = 1; fault <= 300; fault += use_cuda ? 13 : 1, nf++)
+        failed += check_alloc_fault(maxdev < 2 ? 1 : 2, fault, 5 * nb + 3, nb, &fired);
+    printf("allocation faults: %d of %d runs reported the fault, the others were correct\n",
+           failed, nf);
+    CHECK(failed > 0, "no injected allocation fault was reported");
+    CHECK(use_cuda || !fired, "the allocation-fault sweep stops before the call's last "
+          "allocation: make it longer");
 
     for (int g = 0; g < maxdev; g++)
         hyt_context_destroy(dev[g]);
