@@ -100,16 +100,33 @@ static inline void test_device_list(int cuda, int nd, char *buf, size_t len)
         n += snprintf(buf + n, len - (size_t)n, ",%d", g);
 }
 
-/* The argument of a test whose one argument is "cuda": 1 when argv[1] is "cuda", 0 when there
- * is none; -1 after printing the usage for anything else (the test exits 2). */
+/* The arguments of a test, each one of the words of a NULL-terminated list, in any order: bit i
+ * of the result is set when words[i] was given; -1 after printing the usage for anything else
+ * (the test exits 2), so that a misspelt "cuda" does not run the host version. */
+static inline int test_args(int argc, char **argv, const char *const *words)
+{
+    int given = 0;
+    for (int a = 1; a < argc; a++) {
+        int i = 0;
+        while (words[i] && strcmp(argv[a], words[i]))
+            i++;
+        if (!words[i]) {
+            fprintf(stderr, "%s: unknown argument '%s'\nusage: %s", argv[0], argv[a], argv[0]);
+            for (i = 0; words[i]; i++)
+                fprintf(stderr, " [%s]", words[i]);
+            fprintf(stderr, "\n");
+            return -1;
+        }
+        given |= 1 << i;
+    }
+    return given;
+}
+
+/* The argument of a test whose one argument is "cuda": 1 when it is given, 0 when there is
+ * none; -1 after printing the usage for anything else (the test exits 2). */
 static inline int test_cuda_arg(int argc, char **argv)
 {
-    if (argc < 2)
-        return 0;
-    if (!strcmp(argv[1], "cuda"))
-        return 1;
-    fprintf(stderr, "usage: %s [cuda]\n", argv[0]);
-    return -1;
+    return test_args(argc, argv, (const char *const[]){"cuda", NULL});
 }
 
 /* Deterministic 64-bit mixing and a tiny PRNG. */

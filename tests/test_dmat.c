@@ -308,7 +308,9 @@ static void check_faults(const char *devs, const char *key, int kmax, int stride
 
 int main(int argc, char **argv)
 {
-    int cuda = argc > 1 && !strcmp(argv[1], "cuda");
+    const int cuda = test_cuda_arg(argc, argv);
+    if (cuda < 0)
+        return 2;
     signal(SIGALRM, on_alarm);
     alarm(1200);
     const int maxdev = test_max_devices(cuda, 3);

@@ -14,7 +14,9 @@
 
 int main(int argc, char **argv)
 {
-    int cuda = argc > 1 && !strcmp(argv[1], "cuda");
+    const int cuda = test_cuda_arg(argc, argv);
+    if (cuda < 0)
+        return 2;
     const int maxdev = test_max_devices(cuda, 3);
     if (!maxdev)
         return 77;

@@ -104,11 +104,10 @@ static void check_same_pivots(hyt_context_t *cpu, hyt_context_t *dev, int n, int
 
 int main(int argc, char **argv)
 {
-    int cuda = 0, large = 0;
-    for (int i = 1; i < argc; i++) {
-        cuda |= !strcmp(argv[i], "cuda");
-        large |= !strcmp(argv[i], "large");
-    }
+    const int args = test_args(argc, argv, (const char *const[]){"cuda", "large", NULL});
+    if (args < 0)
+        return 2;
+    const int cuda = args & 1, large = args & 2;
     const int maxdev = test_max_devices(cuda, 4);
     if (!maxdev)
         return 77;

@@ -6,6 +6,8 @@
  * hyt_dgesv over sizes that are not multiples of nb, n < nb, m != n, lda > m, nrhs 0 / 1 /
  * many, on 1 to 3 host devices (or CUDA GPUs: argument "cuda"); a singular matrix (INFO, B
  * untouched by dgesv) and NaN (no crash, pivots in range).
+ *
+ * Usage: test_lapack_devices [cuda]
  */
 #include "hytile.h"
 #include "hyt_test.h"
@@ -99,7 +101,10 @@ static void check_solve(hyt_context_t *ctx, int n, int nrhs, int singular, const
 
 int main(int argc, char **argv)
 {
-    const int cuda = argc > 1 && !strcmp(argv[1], "cuda"), maxdev = test_max_devices(cuda, 3);
+    const int cuda = test_cuda_arg(argc, argv);
+    if (cuda < 0)
+        return 2;
+    const int maxdev = test_max_devices(cuda, 3);
     if (!maxdev)
         return 77;
     for (int nd = 1; nd <= maxdev; nd++) {
