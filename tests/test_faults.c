@@ -158,7 +158,9 @@ static void sweep(const char *what, const char *devices, const char *panel, cons
 
 int main(int argc, char **argv)
 {
-    int cuda = argc > 1 && !strcmp(argv[1], "cuda");
+    const int cuda = test_cuda_arg(argc, argv);
+    if (cuda < 0)
+        return 2;
     signal(SIGALRM, on_alarm);
     alarm(1500);
     int s = test_scale();

@@ -240,7 +240,13 @@ static void check_bad_args(hyt_context_t *ctx)
 
 int main(int argc, char **argv)
 {
-    int large = argc > 1 && !strcmp(argv[1], "large");
+    /* "quick": the default, named */
+    const int args = test_args(argc, argv, (const char *const[]){"large", "quick", NULL});
+    if (args == 3)
+        fprintf(stderr, "usage: %s [quick|large]\n", argv[0]);
+    if (args < 0 || args == 3)
+        return 2;
+    const int large = args & 1;
     int small = test_scale() > 1;
     hyt_context_t *ctx1 = test_context(1, "none", (char *)NULL);
     hyt_context_t *ctx3 = test_context(3, "none", (char *)NULL);

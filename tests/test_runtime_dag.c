@@ -236,7 +236,10 @@ static int run_case(unsigned long long seed, int workers, int ndev, int window, 
  * more workers than regions and fewer) */
 int main(int argc, char **argv)
 {
-    int scale = test_scale(), large = argc > 1 && !strcmp(argv[1], "large");
+    const int large = test_args(argc, argv, (const char *const[]){"large", NULL});
+    if (large < 0)
+        return 2;
+    int scale = test_scale();
     int cases = 0;
     static const int workers[] = {1, 2, 3, 5, 8, 16, 12};
     static const int devs[] = {0, 0, 1, 2, 4};

@@ -112,7 +112,9 @@ static void run_shapes(int workers, unsigned long long seed, int ntasks, int cha
 /* Usage: test_runtime_gang [large]   (large: thousands of gangs, 1 to 16 workers, repeated) */
 int main(int argc, char **argv)
 {
-    int large = argc > 1 && !strcmp(argv[1], "large");
+    const int large = test_args(argc, argv, (const char *const[]){"large", NULL});
+    if (large < 0)
+        return 2;
     signal(SIGALRM, alarm_handler);
     alarm(large ? 3000 : 240);
     int scale = test_scale();
