@@ -112,16 +112,13 @@ int hyt_drv_dgetrs_lapack(hyt_context_t *ctx, char trans, int n, int nrhs, const
  * caller can redo the call on them); 1 when copying back failed (A, B partly written).  The
  * phases of the last call, in seconds, for the benchmark: hyt_lapack_dev_last. */
 int hyt_drv_lapack_on_devices(hyt_context_t *ctx, int m, int n);
-/* Whether the solve alone (dgetrs) takes that path: devices and GPU panels, and at least
- * gpu.solve_min_nrhs right-hand sides (with fewer, solving in place on the CPUs costs less than
- * moving the factor to the devices). */
-int hyt_drv_solve_on_devices(hyt_context_t *ctx, int n, int nrhs);
 int hyt_drv_lapack_devices(hyt_context_t *ctx, char op, char trans, int m, int n, int nrhs,
                            double *a, int lda, int *ipiv, double *b, int ldb, int *written);
 /* The body of hyt_dgetrf / hyt_dgetrs / hyt_dgesv (op as above) after their checks: through
- * device matrices when hyt_drv_lapack_on_devices (dgetrs: hyt_drv_solve_on_devices), else in
- * place on CPUs or through a host tile copy (CPU panels with devices), where *written is 1 from
- * the start (dgetrs with devices and GPU panels: 0, B solved in a copy). */
+ * device matrices when hyt_drv_lapack_on_devices (dgetrs only with gpu.solve_min_nrhs
+ * right-hand sides or more, else on the CPUs on a copy of B: *written 0 as well), else in place
+ * on CPUs or through a host tile copy (CPU panels with devices), where *written is 1 from the
+ * start. */
 int hyt_drv_lapack_call(hyt_context_t *ctx, char op, char trans, int m, int n, int nrhs,
                         double *a, int lda, int *ipiv, double *b, int ldb, int *written);
 typedef struct hyt_lapack_dev_times {
@@ -131,7 +128,7 @@ typedef struct hyt_lapack_dev_times {
 extern hyt_lapack_dev_times_t hyt_lapack_dev_last;
 
 /* The solves alone that stay on the CPUs where the context's LAPACK-layout calls would use the
- * devices (too few right-hand sides, hyt_drv_solve_on_devices) solve a copy of B and put it
+ * devices (fewer than gpu.solve_min_nrhs right-hand sides) solve a copy of B and put it
  * back once they succeeded, so that a failure leaves B as it was, as the device path does:
  * hyt_drv_b_copy gives the n x nrhs block of b (leading dimension ldb) in a new array of
  * leading dimension n (NULL: HYT_ERR_NOMEM, with its message), hyt_drv_b_put copies it back. */

@@ -327,15 +327,13 @@ static void abi_call(const abi_call_t *c, int *info)
     int rc;
     hyt_context_t *ctx = abi_enter(&rc);
     /* The LU's and the Cholesky's calls on devices with GPU panels write A and B only after
-     * everything else succeeded (drivers/lu/dgesv_devices.c,
-     * drivers/chol/dpotrf_devices.c): a failure leaves them untouched (written = 0), so they
-     * need no copy for a redo.  Other calls may write A (not the solves) and B before they
+     * everything else succeeded (drivers/lu/dgesv_devices.c, drivers/chol/dpotrf_devices.c;
+     * their solves with few right-hand sides, on the CPUs, solve a copy of B): a failure
+     * leaves them untouched (written = 0), so they need no copy for a redo.  Other calls may write A (not the solves) and B before they
      * fail: a copy of those is kept for the redo. */
     const int chol = strchr("FSV", c->op) != NULL;
-    int on_dev = ctx && (c->op == 'S'   ? hyt_chol_solve_on_devices(ctx, c->n, c->nrhs)
-                         : chol         ? hyt_chol_lapack_on_devices(ctx, c->n)
-                         : c->op == 's' ? hyt_drv_solve_on_devices(ctx, c->n, c->nrhs)
-                                        : hyt_drv_lapack_on_devices(ctx, c->m, c->n));
+    int on_dev = ctx && (chol ? hyt_chol_lapack_on_devices(ctx, c->n)
+                              : hyt_drv_lapack_on_devices(ctx, c->m, c->n));
     int writes_a = c->op != 's' && c->op != 'S', am = writes_a ? c->m : 0, bn = c->b ? c->nrhs : 0;
     double *a_copy = NULL, *b_copy = NULL;
     if (next && !on_dev) {

@@ -24,16 +24,16 @@ int hyt_dpotrf_params(hyt_context_t *ctx, char uplo, int n, double *a, int lda,
 /* hyt_dpotrf (op 'F'), hyt_dposv ('V') and hyt_dpotrs ('S') on the devices
  * (dpotrf_devices.c): the uplo triangle of the LAPACK array streams into a device matrix, is
  * factored there (hyt_pdpotrf_dmat; 'S': it holds the factor already), B ('V', 'S') is solved
- * there when INFO is 0 (hyt_pdpotrs_dmat), and both stream back ('S': only B); the other
+ * there when INFO is 0 (hyt_pdpotrs_dmat), and both stream back ('S': only B; with fewer than
+ * gpu.solve_min_nrhs right-hand sides a copy of B is solved on the CPUs instead); the other
  * triangle is neither read nor written, B not with INFO > 0.  nb, la: the device Cholesky's
  * (<= 0, < 0: auto).  Arguments checked.  Returns INFO or an error; A and B are untouched when
  * the error came before the copy back (*written = 0; written may be NULL).
- * hyt_chol_lapack_on_devices: whether hyt_dpotrf and hyt_dposv take this path for n;
- * hyt_chol_solve_on_devices: whether hyt_dpotrs does for n and nrhs (gpu.solve_min_nrhs). */
+ * hyt_chol_lapack_on_devices: whether hyt_dpotrf, hyt_dposv and hyt_dpotrs take this path for
+ * n. */
 int hyt_chol_lapack_devices(hyt_context_t *ctx, char op, char uplo, int n, int nrhs, double *a,
                             int lda, double *b, int ldb, int nb, int la, int *written);
 int hyt_chol_lapack_on_devices(hyt_context_t *ctx, int n);
-int hyt_chol_solve_on_devices(hyt_context_t *ctx, int n, int nrhs);
 /* LAPACK's LSAME for uplo: 'L' or 'U' in either case, else 0. */
 char hyt_norm_uplo(char uplo);
 

@@ -1,9 +1,10 @@
 /*
  * The LAPACK-layout Cholesky and its solves (hyt_dpotrf, hyt_dposv, hyt_dpotrs, dpotrf_,
  * dposv_, dpotrs_) with GPU panels (chol.panel = gpu, auto with CUDA devices): the array never
- * gets a host tile copy.  The solve alone (hyt_dpotrs: op 'S', the factor given) comes here
- * only with at least gpu.solve_min_nrhs right-hand sides (hyt_chol_solve_on_devices): with
- * fewer, solving in place on the CPUs costs less than moving the factor (docs/performance.md).
+ * gets a host tile copy.  The solve alone (hyt_dpotrs: op 'S', the factor given) goes through
+ * the devices only with at least gpu.solve_min_nrhs right-hand sides: with fewer, solving on
+ * the CPUs costs less than moving the factor (docs/performance.md), and they solve a copy of
+ * B, so that a failure leaves B as the device path does.
  *
  *   1. in      the uplo triangle's tiles stream to a device matrix (1D block-cyclic over the
  *              context's devices) through the context's staging ring (drivers/dmat_ring.c):
@@ -33,12 +34,6 @@
 
 #include <stdio.h>
 
-int hyt_chol_solve_on_devices(hyt_context_t *ctx, int n, int nrhs)
-{
-    return hyt_chol_lapack_on_devices(ctx, n) &&
-           nrhs >= hyt_config_get_int(hyt_context_config(ctx), "gpu.solve_min_nrhs");
-}
-
 int hyt_chol_lapack_devices(hyt_context_t *ctx, char op, char uplo, int n, int nrhs, double *a,
                             int lda, double *b, int ldb, int nb, int la, int *written)
 {
@@ -50,6 +45,15 @@ int hyt_chol_lapack_devices(hyt_context_t *ctx, char op, char uplo, int n, int n
         b = NULL;
     if (n == 0 || (op == 'S' && (!b || nrhs == 0)))
         return 0;
+    if (op == 'S' && nrhs < hyt_config_get_int(hyt_context_config(ctx), "gpu.solve_min_nrhs")) {
+        /* few right-hand sides: the CPUs solve a copy of B, put back once it succeeded */
+        double *x = hyt_drv_b_copy(b, n, nrhs, ldb);
+        int rc = x ? hyt_drv_dpotrs_lapack(ctx, uplo, n, nrhs, a, lda, x, n) : HYT_ERR_NOMEM;
+        if (!rc)
+            hyt_drv_b_put(b, ldb, x, n, nrhs);
+        free(x);
+        return rc;
+    }
     hyt_chol_dev_params_t p = HYT_CHOL_DEV_PARAMS_AUTO;
     p.nb = nb;
     p.lookahead = la;

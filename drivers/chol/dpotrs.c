@@ -1,7 +1,7 @@
 /* hyt_dpotrs: solve with a Cholesky factorization in LAPACK layout (in place on B): on the CPU
- * workers, or where the context's Cholesky runs on the devices and there are enough right-hand
- * sides to pay for moving the factor (gpu.solve_min_nrhs), there (dpotrf_devices.c).  With
- * devices, a failure leaves B as it was either way (the CPUs solve a copy of it). */
+ * workers, or where the context's Cholesky runs on the devices as that one does
+ * (dpotrf_devices.c: there with enough right-hand sides, gpu.solve_min_nrhs, else on the CPUs
+ * on a copy of B). */
 #include "chol_internal.h"
 
 int hyt_chol_check_solve(const char *func, char uplo, int n, int nrhs, const double *a, int lda,
@@ -46,19 +46,9 @@ int hyt_dpotrs(hyt_context_t *ctx, char uplo, int n, int nrhs, const double *a, 
     if (!rc && !ctx)
         rc = hyt_error(HYT_ERR_INVALID, "%s: NULL context", func);
     const char u = hyt_norm_uplo(uplo);
-    if (!rc && n > 0 && nrhs > 0) {
-        if (hyt_chol_solve_on_devices(ctx, n, nrhs)) {
-            rc = hyt_chol_lapack_devices(ctx, 'S', u, n, nrhs, (double *)a, lda, b, ldb, 0, -1,
-                                         NULL);
-        } else if (hyt_chol_lapack_on_devices(ctx, n)) { /* few right-hand sides */
-            double *x = hyt_drv_b_copy(b, n, nrhs, ldb);
-            rc = x ? hyt_drv_dpotrs_lapack(ctx, u, n, nrhs, a, lda, x, n) : HYT_ERR_NOMEM;
-            if (!rc)
-                hyt_drv_b_put(b, ldb, x, n, nrhs);
-            free(x);
-        } else {
-            rc = hyt_drv_dpotrs_lapack(ctx, u, n, nrhs, a, lda, b, ldb);
-        }
-    }
+    if (!rc && n > 0 && hyt_chol_lapack_on_devices(ctx, n))
+        rc = hyt_chol_lapack_devices(ctx, 'S', u, n, nrhs, (double *)a, lda, b, ldb, 0, -1, NULL);
+    else if (!rc)
+        rc = hyt_drv_dpotrs_lapack(ctx, u, n, nrhs, a, lda, b, ldb);
     return hyt_error_return(func, rc);
 }

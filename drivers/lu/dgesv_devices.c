@@ -36,7 +36,10 @@ int hyt_drv_lapack_on_devices(hyt_context_t *ctx, int m, int n)
     return p.ndevices > 0 && p.gpu_panel;
 }
 
-int hyt_drv_solve_on_devices(hyt_context_t *ctx, int n, int nrhs)
+/* Whether the solve alone (dgetrs) goes through the devices: devices and GPU panels, and at
+ * least gpu.solve_min_nrhs right-hand sides (with fewer, solving on the CPUs costs less than
+ * moving the factor to the devices). */
+static int solve_on_devices(hyt_context_t *ctx, int n, int nrhs)
 {
     return hyt_drv_lapack_on_devices(ctx, n, n) &&
            nrhs >= hyt_config_get_int(hyt_context_config(ctx), "gpu.solve_min_nrhs");
@@ -108,7 +111,7 @@ int hyt_drv_lapack_call(hyt_context_t *ctx, char op, char trans, int m, int n, i
         *written = 0;
     if (m == 0 || n == 0)
         return 0;
-    if (op == 's' ? hyt_drv_solve_on_devices(ctx, n, nrhs) : hyt_drv_lapack_on_devices(ctx, m, n))
+    if (op == 's' ? solve_on_devices(ctx, n, nrhs) : hyt_drv_lapack_on_devices(ctx, m, n))
         return hyt_drv_lapack_devices(ctx, op, trans, m, n, nrhs, a, lda, ipiv, b, ldb, written);
     if (op == 's' && hyt_drv_lapack_on_devices(ctx, m, n)) { /* few right-hand sides */
         double *x = hyt_drv_b_copy(b, n, nrhs, ldb);
