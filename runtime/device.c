@@ -85,6 +85,8 @@ static void submit(hyt_device_t *dev, hyt_task_t *t, int bind_rc)
         dev->scratch_size = 0;
         dev->scratch = hyt_rt_malloc(ctx, t->scratch_bytes);
         if (!dev->scratch) {
+            hyt_rt_error(HYT_ERR_NOMEM, "out of host memory for %zu bytes of scratch",
+                         t->scratch_bytes);
             hyt_sched_task_failed(t, HYT_ERR_NOMEM);
             hyt_sched_complete(t);
             return;

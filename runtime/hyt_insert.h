@@ -29,13 +29,14 @@ typedef struct hyt_deps {
     hyt_dep_t in_place[HYT_DEPS_IN_PLACE];
 } hyt_deps_t;
 
-/* Room for cap entries: HYT_SUCCESS, or HYT_ERR_NOMEM. */
+/* Room for cap entries: HYT_SUCCESS, or HYT_ERR_NOMEM with its message. */
 static inline int hyt_deps_init(hyt_deps_t *l, int cap)
 {
     l->n = 0;
     l->v = cap <= HYT_DEPS_IN_PLACE ? l->in_place
                                     : (hyt_dep_t *)malloc((size_t)cap * sizeof *l->v);
-    return l->v ? HYT_SUCCESS : HYT_ERR_NOMEM;
+    return l->v ? HYT_SUCCESS
+                : hyt_error(HYT_ERR_NOMEM, "out of memory for a task's %d dependencies", cap);
 }
 
 static inline void hyt_deps_add(hyt_deps_t *l, const void *key, hyt_mode_t mode)

@@ -169,8 +169,10 @@ int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
          * cleanup ("always") task that will not run its body leaves the freeing to the caller,
          * after hyt_sequence_wait. */
         t->broken = 1;
-        hyt_sequence_fail(seq, rc, "inserting task %s: %s", d->kernel->name,
-                          rc == HYT_ERR_NOMEM ? "out of memory" : hyt_last_error());
+        if (rc == HYT_ERR_NOMEM) /* the caller's message too (hyt_error_return) */
+            hyt_rt_error(rc, "inserting task %s: out of memory for its dependencies",
+                         d->kernel->name);
+        hyt_sequence_fail(seq, rc, "%s", hyt_last_error());
     }
     /* ready now, unless a predecessor linked to it has not finished yet: with no link, no
      * other thread ever touches npred */

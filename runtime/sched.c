@@ -649,7 +649,8 @@ static void run_cpu_task(hyt_context_t *ctx, int wid, hyt_task_t *t, int rank, v
 {
     int rc = t->skip;
     if (!rc && t->scratch_bytes && ensure_scratch(ctx, scratch, scratch_size, t->scratch_bytes))
-        rc = HYT_ERR_NOMEM;
+        rc = hyt_rt_error(HYT_ERR_NOMEM, "out of memory for %zu bytes of scratch",
+                          t->scratch_bytes); /* hyt_sched_task_failed reports it */
     if (!rc) {
         /* a task of one thread gets a barrier of one (the task's own is set up for gangs) */
         static hyt_barrier_t solo = {.n = 1};

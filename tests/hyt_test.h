@@ -129,6 +129,18 @@ static inline int test_cuda_arg(int argc, char **argv)
     return test_args(argc, argv, (const char *const[]){"cuda", NULL});
 }
 
+/* An error message that says what went wrong: not empty, and not only a code's name after the
+ * function's ("hyt_dpotrf_tile_async: HYT_ERR_NOMEM" is what a failure that set no message of
+ * its own leaves). */
+static inline int test_says_why(const char *msg)
+{
+    const char *tail = strrchr(msg, ':');
+    tail = tail ? tail + 1 : msg;
+    while (*tail == ' ')
+        tail++;
+    return msg[0] && !(!strncmp(tail, "HYT_ERR_", 8) && !strchr(tail, ' '));
+}
+
 /* Deterministic 64-bit mixing and a tiny PRNG. */
 static inline unsigned long long test_mix(unsigned long long x)
 {

@@ -471,8 +471,9 @@ static void check_faults(const char *devs, const char *key, int kmax, int stride
             rc = hyt_dmat_get(dA, F, n);
         if (rc) {
             failed++;
-            CHECK(rc <= HYT_ERR_BASE && hyt_last_error()[0], "%s=%d: %d without a library "
-                  "error", key, k, rc);
+            CHECK(rc <= HYT_ERR_BASE && test_says_why(hyt_last_error()),
+                  "%s=%d: %d without a library error and its message: '%s'", key, k, rc,
+                  hyt_last_error());
         } else {
             ok++;
             double e = chol_backward_error('L', n, A0, n, F, n);

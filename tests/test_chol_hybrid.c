@@ -162,8 +162,8 @@ static hyt_context_t *fault_context(int ndev, const char *key, long fault)
     int crc = hyt_context_create(cfg, &ctx);
     hyt_config_destroy(cfg);
     if (crc)
-        CHECK(crc < -1000 && strlen(hyt_last_error()) > 0, "%s %ld: context creation gave %d "
-              "without a message", key, fault, crc);
+        CHECK(crc < -1000 && test_says_why(hyt_last_error()), "%s %ld: context creation gave "
+              "%d without a message: '%s'", key, fault, crc, hyt_last_error());
     return crc ? NULL : ctx;
 }
 
@@ -173,7 +173,8 @@ static int check_outcome(const char *key, long fault, int rc, const char *msg, c
                          const double *A0, const double *A)
 {
     if (rc < -1000) {
-        CHECK(msg[0], "%s %ld: error %d without a message", key, fault, rc);
+        CHECK(test_says_why(msg), "%s %ld: error %d without a message: '%s'", key, fault, rc,
+              msg);
         return 1;
     }
     CHECK(rc == 0, "%s %ld: %d, neither INFO 0 nor a library error", key, fault, rc);

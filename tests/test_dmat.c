@@ -284,8 +284,9 @@ static void check_faults(const char *devs, const char *key, int kmax, int stride
             rc = hyt_dmat_get(dB, X, n);
         if (rc) {
             failed++;
-            CHECK(rc <= HYT_ERR_BASE && hyt_last_error()[0], "%s=%d: %d without a library "
-                  "error", key, k, rc);
+            CHECK(rc <= HYT_ERR_BASE && test_says_why(hyt_last_error()),
+                  "%s=%d: %d without a library error and its message: '%s'", key, k, rc,
+                  hyt_last_error());
         } else {
             ok++;
             double r = solve_backward_error('N', n, nrhs, A0, n, X, n, B0, n);

@@ -100,7 +100,8 @@ static int run_once(hyt_context_t *ctx, int n, unsigned long long seed, int *che
         (*checked)++;
     } else {
         CHECK(rc <= HYT_ERR_BASE, "a fault gave %d, not a library error", rc);
-        CHECK(hyt_last_error()[0] != '\0', "error %d without a message", rc);
+        CHECK(test_says_why(hyt_last_error()), "error %d without a message: '%s'", rc,
+              hyt_last_error());
     }
     free(A0);
     free(A);
