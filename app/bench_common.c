@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,4 +64,12 @@ void *hyt_bench_openblas_sym(const char *name, const void *ours, const char **li
     if (lib)
         *lib = info.dli_fname;
     return f;
+}
+
+const char *hyt_bench_num(char *buf, size_t size, const char *fmt, double v)
+{
+    if (!isfinite(v))
+        return "-";
+    snprintf(buf, size, fmt, v);
+    return buf;
 }

@@ -2,6 +2,7 @@
 #ifndef HYT_BENCH_COMMON_H
 #define HYT_BENCH_COMMON_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Uniform(-0.5, 0.5) entries, a xorshift stream per column from seed: the m x n matrix a
@@ -16,5 +17,10 @@ double hyt_bench_residual(int n, const double *A0, const double *x, const double
  * cblas_dgemm; NULL when there is none or when it is `ours` (hytile's own).  With lib, *lib
  * is that library's path (valid while it is loaded), or NULL. */
 void *hyt_bench_openblas_sym(const char *name, const void *ours, const char **lib);
+
+/* v in fmt (one double conversion) in buf, or "-" where it was not measured (NaN or infinite):
+ * the tables' columns.  HYT_NUM gives each use a buffer of its own (valid in its statement). */
+const char *hyt_bench_num(char *buf, size_t size, const char *fmt, double v);
+#define HYT_NUM(fmt, v) hyt_bench_num((char[32]){0}, 32, fmt, v)
 
 #endif

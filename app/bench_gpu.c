@@ -18,6 +18,7 @@
  */
 #include "cli_common.h"
 #include "hytile_cli.h"
+#include "bench_common.h"
 
 #include "hytile.h"
 #include "bench_panel.h"
@@ -287,9 +288,10 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
                 hyt_lu_params(ctx, n, n, &q);
                 if (dev[c] >= 1e30)
                     dev[c] = NAN;
-                printf("%7d %5d %3d %3d | %9.3f %9.2f %9.3f %9.2e |   (hytile, panels on %s)\n",
-                       n, p.nb, q.lookahead, q.panel_cores, dev[c], flops / dev[c] * 1e-12,
-                       best[c], res[c], q.gpu_panel ? "GPUs" : "CPUs");
+                printf("%7d %5d %3d %3d | %9s %9s %9.3f %9.2e |   (hytile, panels on %s)\n",
+                       n, p.nb, q.lookahead, q.panel_cores, HYT_NUM("%.3f", dev[c]),
+                       HYT_NUM("%.2f", flops / dev[c] * 1e-12), best[c], res[c],
+                       q.gpu_panel ? "GPUs" : "CPUs");
                 fflush(stdout);
             }
         }
@@ -333,9 +335,11 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
             status = 1;
         }
         for (int c = 0; c < ncombo && !rc; c++) {
-            printf("%7d %5d %3s %3s | %9.3f %9.2f %9.3f %9.2e | %9.3f %9.2f %9.3f %9.2e | %6.2f "
-                   "%6.2f%s\n", n, p.nb, "", "", dev[c], flops / dev[c] * 1e-12, best[c], res[c],
-                   tp, flops / tp * 1e-12, tp_h2h, res_p, tp / dev[c], tp_h2h / best[c],
+            printf("%7d %5d %3s %3s | %9s %9s %9.3f %9.2e | %9s %9s %9s %9s | %6s %6s%s\n", n,
+                   p.nb, "", "", HYT_NUM("%.3f", dev[c]), HYT_NUM("%.2f", flops / dev[c] * 1e-12),
+                   best[c], res[c], HYT_NUM("%.3f", tp), HYT_NUM("%.2f", flops / tp * 1e-12),
+                   HYT_NUM("%.3f", tp_h2h), HYT_NUM("%.2e", res_p), HYT_NUM("%.2f", tp / dev[c]),
+                   HYT_NUM("%.2f", tp_h2h / best[c]),
                    res[c] < 16 ? "" : "   FAILED (hytile residual)");
             if (!(res[c] < 16))
                 status = 1;
