@@ -42,12 +42,14 @@ int hyt_drv_dgetrs_lapack(hyt_context_t *ctx, char trans, int n, int nrhs, const
 {
     if (n == 0 || nrhs == 0)
         return 0;
-    hyt_lu_params_t p;
-    hyt_lu_params(ctx, n, n, &p);
+    /* the CPU workers' tile size, also in a context with devices (where hyt_lu_params gives
+     * the devices' 512 or 1024): one H200's 16 cores, n = 30000, one right-hand side, 0.115 s
+     * with 512 against 0.084 s (docs/performance.md, thirteenth stop) */
+    const int nb = hyt_lu_cpu_nb(ctx, n, n);
     hyt_desc_t A, B;
-    int rc = hyt_desc_lapack(n, n, p.nb, (double *)a, lda, &A);
+    int rc = hyt_desc_lapack(n, n, nb, (double *)a, lda, &A);
     if (!rc)
-        rc = hyt_desc_lapack(n, nrhs, p.nb, b, ldb, &B);
+        rc = hyt_desc_lapack(n, nrhs, nb, b, ldb, &B);
     if (rc)
         return rc;
     return hyt_drv_dgetrs(ctx, trans, &A, ipiv, &B);

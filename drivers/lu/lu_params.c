@@ -78,6 +78,18 @@ int hyt_lu_register_keys(void)
     return hyt_config_register(lu_keys, (int)(sizeof lu_keys / sizeof lu_keys[0]));
 }
 
+/* The tile size of the LU's work on the CPU workers alone (the table at the top). */
+static int cpu_nb(int workers, int mn)
+{
+    return workers >= 32 && mn >= 24576 ? 512 : mn >= 3000 ? 192 : mn >= 600 ? 128 : 64;
+}
+
+int hyt_lu_cpu_nb(hyt_context_t *ctx, int m, int n)
+{
+    long nb = hyt_config_get_int(hyt_context_config(ctx), "lu.nb");
+    return nb > 0 ? (int)nb : cpu_nb(hyt_context_num_workers(ctx), m < n ? m : n);
+}
+
 int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p)
 {
     const hyt_config_t *cfg = hyt_context_config(ctx);
@@ -96,8 +108,7 @@ int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p)
     if (nb < 0)
         nb = p->gpu_panel ? (p->ndevices == 1 && mn >= NB1024_MIN ? 1024 : mn >= 8192 ? 512 : 256)
              : p->ndevices ? 256
-             : nw >= 32 && mn >= 24576 ? 512
-             : mn >= 3000 ? 192 : mn >= 600 ? 128 : 64;
+             : cpu_nb(nw, mn);
     if (la < 0)
         la = p->gpu_panel ? 4 : p->ndevices ? 2 : 1;
     if (pc < 0) {
