@@ -93,6 +93,14 @@ int hyt_insert_dpotrf(hyt_sequence_t *seq, hyt_tag_t tag, char uplo, int n, doub
 int hyt_insert_dsyrk_col(hyt_sequence_t *seq, hyt_tag_t tag, char uplo, const hyt_desc_t *A,
                          int k, int j, int i1, int i2, const int *stop);
 
+/* ---- core_dsyrk_ucol.c: step k of the upper Cholesky on tile column j of U ---------------
+ * Tile rows [i1, i2) of column j of U (k < i1 < i2 <= j + 1): U_ij -= U_ki^T U_kj above the
+ * diagonal (one tall GEMM on a LAPACK array, one per tile on CCRB), U_jj -= U_kj^T U_kj when
+ * i2 = j + 1 (SYRK).  Skipped once *stop is nonzero (NULL: never).  Keys: the tiles (k,i) and
+ * (k,j) READ, (i,j) RW. */
+int hyt_insert_dsyrk_ucol(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_desc_t *A, int k, int j,
+                          int i1, int i2, const int *stop);
+
 /* ---- core_dtrtri.c: inverse of the unit lower triangle of a diagonal tile ---------------
  * Linv (n x n, ld ldinv) = inv(unit lower part of L); the rest of the nb x nb buffer zeroed.
  * Keys: L READ, Linv WRITE. */
