@@ -234,10 +234,12 @@ static const hyt_kernel_t gate_kernel = {.name = "test_gate", .cpu = gate_body,
  * the tile copy (hyt_drv_insert_cleanup); without the gate whether they allocate depends on
  * timing, behind it a sweep of every k reaches their failures.  An error (HYT_ERR_*, the
  * message set), or INFO 0 and a correct factor; nothing hangs or leaks.  Returns 1 when the
- * fault was reported; *fired: whether the k-th allocation came at all. */
-static int check_alloc_fault(int ndev, long fault, int n, int nb, int *fired)
+ * fault was reported; *fired: whether the k-th allocation came at all; *inserted: the context's
+ * allocations until the call returned (its insertion; the same in every run up to the fault). */
+static int check_alloc_fault(int ndev, long fault, int n, int nb, int *fired, long *inserted)
 {
     *fired = 1;
+    *inserted = 0;
     hyt_context_t *ctx = fault_context(ndev, "debug.fault_alloc", fault);
     if (!ctx)
         return 1;
@@ -259,6 +261,7 @@ static int check_alloc_fault(int ndev, long fault, int n, int nb, int *fired)
     int info = 0, rc = hyt_sequence_create(ctx, &seq);
     if (!rc && !(rc = hyt_task_insert(seq, &d)))
         rc = hyt_dpotrf_tile_async(seq, 'U', &A, &info);
+    *inserted = atomic_load(&ctx->count_alloc);
     /* the message of the first error, before the wait */
     char msg[256];
     snprintf(msg, sizeof msg, "%s", rc ? hyt_last_error() : "");
@@ -366,16 +369,31 @@ int main(int argc, char **argv)
      * insertion of the hybrid's cleanup, the 250th and 251st that of the tile copy's, of 251
      * (each failure makes the call wait for its sequence and free the state itself, the path
      * of hyt_drv_insert_cleanup that no other sweep reaches for them); on GPUs a sample (each k
-     * creates CUDA contexts) */
+     * creates CUDA contexts) and the insertion's last 24, where the cleanups are */
     int fired = 1;
+    long inserted = 0;
     failed = nf = 0;
     for (long fault = 1; fault <= 300; fault += use_cuda ? 13 : 1, nf++)
-        failed += check_alloc_fault(maxdev < 2 ? 1 : 2, fault, 5 * nb + 3, nb, &fired);
+        failed += check_alloc_fault(maxdev < 2 ? 1 : 2, fault, 5 * nb + 3, nb, &fired, &inserted);
+    CHECK(use_cuda || !fired, "the allocation-fault sweep stops before the call's last "
+          "allocation: make it longer");
+    if (use_cuda) {
+        /* on GPUs every one of the insertion's last 24 allocations too (the cleanups'), counted
+         * from a run without a fault; the one after the last must not come during it */
+        check_alloc_fault(maxdev < 2 ? 1 : 2, 1L << 30, 5 * nb + 3, nb, &fired, &inserted);
+        const long last = inserted;
+        for (long fault = last - 23; fault <= last + 1; fault++, nf++) {
+            failed += check_alloc_fault(maxdev < 2 ? 1 : 2, fault, 5 * nb + 3, nb, &fired,
+                                        &inserted);
+            CHECK(fault > last || inserted >= fault, "allocation %ld of %ld did not come during "
+                  "the insertion", fault, last);
+            CHECK(fault <= last || inserted < fault, "%ld allocations during the insertion, %ld "
+                  "in the run without a fault", inserted, last);
+        }
+    }
     printf("allocation faults: %d of %d runs reported the fault, the others were correct\n",
            failed, nf);
     CHECK(failed > 0, "no injected allocation fault was reported");
-    CHECK(use_cuda || !fired, "the allocation-fault sweep stops before the call's last "
-          "allocation: make it longer");
 
     for (int g = 0; g < maxdev; g++)
         hyt_context_destroy(dev[g]);
