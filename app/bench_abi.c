@@ -90,8 +90,8 @@ static void split_dgesv(const int *n, const int *nrhs, double *a, const int *lda
 
 /* The solve alone with nrhs right-hand sides, on F (A0 factored once by h's dgetrf_ or
  * dpotrf_ 'L'): h's dgetrs_/dpotrs_, hyt_dgetrs/hyt_dpotrs in cpu (a context without devices)
- * and (peer) OpenBLAS's on all cores; best of reps each, every X checked by the residual of its first
- * and last columns.  Returns 1 when a result is wrong. */
+ * and (peer) OpenBLAS's on all cores; best of reps each, every X checked by the residual of its
+ * first and last columns.  Returns 1 when a result is wrong. */
 static int bench_solve(void *h, int chol, hyt_context_t *cpu, int peer, int n,
                        const double *A0, const double *F, const int *ipiv, int nrhs, int reps,
                        long ncores)

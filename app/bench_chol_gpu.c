@@ -505,8 +505,9 @@ static int print_row(int n, char uplo, int nb, int la, int leaf, double th, doub
     if (leaf >= 0)
         snprintf(lf, sizeof lf, "%d", leaf);
     printf("%9d %c %4d %3d %5s | %9.4f %9.2f %7.2f | %11s %9s %7s | %6s%s%s\n", n, uplo, nb, la,
-           lf, th, flops / th * 1e-12, res, HYT_NUM("%.4f", tp), HYT_NUM("%.2f", flops / tp * 1e-12),
-           HYT_NUM("%.2f", res_p), HYT_NUM("%.3f", tp / th), what, ok ? "" : "   FAILED (residual)");
+           lf, th, flops / th * 1e-12, res, HYT_NUM("%.4f", tp),
+           HYT_NUM("%.2f", flops / tp * 1e-12), HYT_NUM("%.2f", res_p),
+           HYT_NUM("%.3f", tp / th), what, ok ? "" : "   FAILED (residual)");
     fflush(stdout);
     return ok;
 }

@@ -329,8 +329,8 @@ static void abi_call(const abi_call_t *c, int *info)
     /* The LU's and the Cholesky's calls on devices with GPU panels write A and B only after
      * everything else succeeded (drivers/lu/dgesv_devices.c, drivers/chol/dpotrf_devices.c;
      * their solves with few right-hand sides, on the CPUs, solve a copy of B): a failure
-     * leaves them untouched (written = 0), so they need no copy for a redo.  Other calls may write A (not the solves) and B before they
-     * fail: a copy of those is kept for the redo. */
+     * leaves them untouched (written = 0), so they need no copy for a redo.  Other calls may
+     * write A (not the solves) and B before they fail: a copy of those is kept for the redo. */
     const int chol = strchr("FSV", c->op) != NULL;
     int on_dev = ctx && (chol ? hyt_chol_lapack_on_devices(ctx, c->n)
                               : hyt_drv_lapack_on_devices(ctx, c->m, c->n));

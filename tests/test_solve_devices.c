@@ -28,7 +28,8 @@ static void check(hyt_context_t *ok, hyt_context_t *small, const char *devs, int
 {
     const int lda = n + 3, ldb = n + 1, most = 2 * MIN_NRHS + 1;
     double *A0 = malloc((size_t)lda * n * sizeof *A0), *F = malloc((size_t)lda * n * sizeof *F);
-    double *B0 = malloc((size_t)ldb * most * sizeof *B0), *X = malloc((size_t)ldb * most * sizeof *X);
+    double *B0 = malloc((size_t)ldb * most * sizeof *B0);
+    double *X = malloc((size_t)ldb * most * sizeof *X);
     int *ipiv = malloc((size_t)n * sizeof *ipiv);
     fill_random(B0, ldb, most, ldb, (unsigned long long)n + 2);
     for (int alg = 0; alg < 3; alg++) {
