@@ -55,8 +55,9 @@ typedef struct hyt_dep {
 } hyt_dep_t;
 
 /* Stream of a device task.  PANEL and LOOKAHEAD are high-priority compute streams for the
- * critical path (panels; the updates the next panels wait for), LOOKAHEAD in the SMs of
- * COMPUTE where gpu.panel_sms partitions them; COMPUTE, PANEL and LOOKAHEAD have cuBLAS
+ * critical path: PANEL for latency-bound work of few flops (an LU's panels), which
+ * gpu.panel_sms bounds to part of the SMs (by default half of them); LOOKAHEAD, on every SM,
+ * for the GEMM-like work the next panels wait for.  COMPUTE, PANEL and LOOKAHEAD have cuBLAS
  * handles. */
 enum {
     HYT_STREAM_COMPUTE = 0,

@@ -3,11 +3,14 @@
  * device-to-host, panel), a cuBLAS handle bound to the compute stream and one to the panel
  * stream, pooled events.
  *
- * gpu.panel_sms = N > 0 gives the panel stream N SMs of its own: two green contexts (driver
- * API) split the SMs, the panel stream lives in the one of N SMs, the other streams in the rest.
- * Stream priorities do not partition (a panel's small kernels still wait for the SMs that a
- * GEMM's CTAs hold); a partition does.  An event must be recorded on a stream of its own
- * context, so each partition has its own event pools.
+ * gpu.panel_sms = N > 0 bounds the panel stream to N SMs: it lives in a green context (driver
+ * API) of N SMs, the other streams in the primary context, on every SM.  A panel's kernels are
+ * latency-bound and come in many small launches; on every SM their CTAs take the SMs that a
+ * trailing GEMM's CTAs free, and the GEMM loses more of its rate than the panel's few flops
+ * need.  The bound keeps them on N SMs; the GEMM still has them when the panel does not
+ * (measured on one H200: docs/performance.md; an exclusive partition for the panel lost, the
+ * GEMM needs every SM most of the time).  An event must be recorded on a stream of its own
+ * context, so the panel's stream has its own event pools.
  */
 #include "rt_internal.h"
 
@@ -57,10 +60,10 @@ typedef struct evpool {
 typedef struct cuda_priv {
     cudaStream_t stream[HYT_NUM_STREAMS];
     cublasHandle_t blas, blas_panel, blas_la;
-    evpool_t plain[2], timed[2]; /* per partition: 0 the rest (or all SMs), 1 the panel's */
-    CUgreenCtx green[2];         /* gpu.panel_sms > 0: the two partitions, else NULL */
-    CUcontext gctx[2];           /* their contexts, for creating events in them */
-    int panel_sms;               /* SMs of the panel partition (0: no partition) */
+    evpool_t plain[2], timed[2]; /* 0: the primary context's streams, 1: the panel stream's */
+    CUgreenCtx green;            /* the panel stream's green context (gpu.panel_sms), or NULL */
+    CUcontext gctx[2];           /* per pool, the context to create events in (NULL: primary) */
+    int panel_sms;               /* SMs of the panel's green context (0: none) */
     cudaEvent_t ref;
     double ref_time;
 } cuda_priv_t;
@@ -80,7 +83,7 @@ static int prio_of(int stream, int lo, int hi)
 /* The partition of a stream's events. */
 static int part_of(const cuda_priv_t *p, int stream)
 {
-    return p->green[1] && stream == HYT_STREAM_PANEL;
+    return p->green && stream == HYT_STREAM_PANEL;
 }
 
 int hyt_cuda_error(int err, const char *call, const char *file, int line)
@@ -204,14 +207,14 @@ static void ev_pool_free(evpool_t *pool)
     pool->n = pool->cap = 0;
 }
 
-/* gpu.panel_sms: the device's SMs split into a partition of n SMs for the panel stream and one
- * of the rest for the others (green contexts), their streams created in them.  Returns 0, or 1
- * where the driver cannot (the caller falls back to one partition, with a warning), the
- * message set. */
-static int green_setup(hyt_device_t *dev, cuda_priv_t *p, int n, int lo, int hi)
+/* gpu.panel_sms: n SMs (n < 0: auto, half the device's, rounded down to its co-scheduling
+ * alignment) in a green context for the panel stream.  Returns 0 (p->green NULL when auto finds
+ * too few SMs to bound), or 1 where the driver cannot (the caller warns unless auto and falls
+ * back to all SMs), the message set. */
+static int green_setup(hyt_device_t *dev, cuda_priv_t *p, int n, int prio)
 {
     CUdevice cd;
-    CUdevResource all, part[2];
+    CUdevResource all, part, rest;
     CUdevResourceDesc desc;
     unsigned ngroups = 1;
     if (drv_load())
@@ -221,49 +224,51 @@ static int green_setup(hyt_device_t *dev, cuda_priv_t *p, int n, int lo, int hi)
         r = drv.cuDeviceGetDevResource(cd, &all, CU_DEV_RESOURCE_TYPE_SM);
     if (r != CUDA_SUCCESS)
         return green_error(r, "cuDeviceGetDevResource (SMs, for gpu.panel_sms)"), 1;
+    if (n < 0) {
+        unsigned align = all.sm.smCoscheduledAlignment ? all.sm.smCoscheduledAlignment : 1;
+        n = (int)(all.sm.smCount / 2 / align * align);
+        if (n < (int)all.sm.minSmPartitionSize)
+            return 0;
+    }
     if ((unsigned)n >= all.sm.smCount)
         return hyt_rt_error(HYT_ERR_INVALID, "gpu.panel_sms = %d but %s has %u SMs", n,
                             dev->name, all.sm.smCount), 1;
-    /* part[1]: the panel's n SMs (rounded up to the device's granularity), part[0]: the rest */
-    r = drv.cuDevSmResourceSplitByCount(&part[1], &ngroups, &all, &part[0], 0, (unsigned)n);
+    /* the panel's n SMs (rounded up to the device's granularity); the rest is not used: the
+     * other streams stay in the primary context */
+    r = drv.cuDevSmResourceSplitByCount(&part, &ngroups, &all, &rest, 0, (unsigned)n);
     if (r != CUDA_SUCCESS || ngroups != 1)
         return green_error(r, "cuDevSmResourceSplitByCount (gpu.panel_sms)"), 1;
-    for (int g = 0; g < 2; g++) {
-        r = drv.cuDevResourceGenerateDesc(&desc, &part[g], 1);
-        if (r == CUDA_SUCCESS)
-            r = drv.cuGreenCtxCreate(&p->green[g], desc, cd, CU_GREEN_CTX_DEFAULT_STREAM);
-        if (r == CUDA_SUCCESS)
-            r = drv.cuCtxFromGreenCtx(&p->gctx[g], p->green[g]);
-        if (r != CUDA_SUCCESS)
-            return green_error(r, "cuGreenCtxCreate (gpu.panel_sms)"), 1;
-    }
-    for (int s = 0; s < HYT_NUM_STREAMS; s++) {
-        int g = s == HYT_STREAM_PANEL;
-        r = drv.cuGreenCtxStreamCreate((CUstream *)&p->stream[s], p->green[g],
-                                       CU_STREAM_NON_BLOCKING, prio_of(s, lo, hi));
-        if (r != CUDA_SUCCESS)
-            return green_error(r, "cuGreenCtxStreamCreate (gpu.panel_sms)"), 1;
-    }
-    p->panel_sms = (int)part[1].sm.smCount;
+    r = drv.cuDevResourceGenerateDesc(&desc, &part, 1);
+    if (r == CUDA_SUCCESS)
+        r = drv.cuGreenCtxCreate(&p->green, desc, cd, CU_GREEN_CTX_DEFAULT_STREAM);
+    if (r == CUDA_SUCCESS)
+        r = drv.cuCtxFromGreenCtx(&p->gctx[1], p->green);
+    if (r != CUDA_SUCCESS)
+        return green_error(r, "cuGreenCtxCreate (gpu.panel_sms)"), 1;
+    r = drv.cuGreenCtxStreamCreate((CUstream *)&p->stream[HYT_STREAM_PANEL], p->green,
+                                   CU_STREAM_NON_BLOCKING, prio);
+    if (r != CUDA_SUCCESS)
+        return green_error(r, "cuGreenCtxStreamCreate (gpu.panel_sms)"), 1;
+    p->panel_sms = (int)part.sm.smCount;
     return 0;
 }
 
-/* Undoes green_setup (also a partial one). */
-static void green_free(cuda_priv_t *p)
+/* Destroys the streams, the event pools and the green context (also after a partial setup). */
+static void streams_free(cuda_priv_t *p)
 {
-    for (int s = 0; s < HYT_NUM_STREAMS; s++)
+    for (int s = 0; s < HYT_NUM_STREAMS; s++) {
         if (p->stream[s])
             cudaStreamDestroy(p->stream[s]);
+        p->stream[s] = NULL;
+    }
     for (int g = 0; g < 2; g++) {
         ev_pool_free(&p->plain[g]);
         ev_pool_free(&p->timed[g]);
-        if (p->green[g])
-            drv.cuGreenCtxDestroy(p->green[g]);
-        p->green[g] = NULL;
-        p->gctx[g] = NULL;
     }
-    for (int s = 0; s < HYT_NUM_STREAMS; s++)
-        p->stream[s] = NULL;
+    if (p->green)
+        drv.cuGreenCtxDestroy(p->green);
+    p->green = NULL;
+    p->gctx[1] = NULL;
     p->panel_sms = 0;
 }
 
@@ -284,15 +289,17 @@ static int cuda_init(hyt_device_t *dev)
     snprintf(dev->name, sizeof dev->name, "gpu%d (%.64s)", dev->ordinal, prop.name);
     int lo, hi; /* the panel stream gets the highest priority: it is the critical path */
     HYT_CUDA_TRY(dev, cudaDeviceGetStreamPriorityRange(&lo, &hi));
-    int sms = (int)hyt_config_get_int(dev->ctx->cfg, "gpu.panel_sms");
-    if (sms > 0 && green_setup(dev, p, sms, lo, hi)) {
-        hyt_rt_warn("%s: no SM partition for the panel stream (gpu.panel_sms = %d): %s; "
-                    "the streams share all SMs", dev->name, sms, hyt_last_error());
-        green_free(p);
+    int sms = (int)hyt_config_get_int(dev->ctx->cfg, "gpu.panel_sms"); /* -1: auto */
+    if (sms && green_setup(dev, p, sms, prio_of(HYT_STREAM_PANEL, lo, hi))) {
+        if (sms > 0)
+            hyt_rt_warn("%s: the panel stream not bounded to %d SMs (gpu.panel_sms): %s; it "
+                        "uses all SMs", dev->name, sms, hyt_last_error());
+        streams_free(p);
     }
-    for (int s = 0; s < HYT_NUM_STREAMS && !p->green[0]; s++)
-        HYT_CUDA_TRY(dev, cudaStreamCreateWithPriority(&p->stream[s], cudaStreamNonBlocking,
-                                                       prio_of(s, lo, hi)));
+    for (int s = 0; s < HYT_NUM_STREAMS; s++)
+        if (!p->stream[s])
+            HYT_CUDA_TRY(dev, cudaStreamCreateWithPriority(&p->stream[s], cudaStreamNonBlocking,
+                                                           prio_of(s, lo, hi)));
     HYT_CUBLAS_TRY(dev, cublasCreate(&p->blas));
     HYT_CUBLAS_TRY(dev, cublasSetStream(p->blas, p->stream[HYT_STREAM_COMPUTE]));
     HYT_CUBLAS_TRY(dev, cublasCreate(&p->blas_panel));
@@ -335,7 +342,7 @@ static void cuda_fini(hyt_device_t *dev)
         cublasDestroy(p->blas_panel);
     if (p->blas_la)
         cublasDestroy(p->blas_la);
-    green_free(p); /* streams, events, green contexts */
+    streams_free(p); /* streams, events, the green context */
     cudaGetLastError();
     free(p);
     dev->priv = NULL;

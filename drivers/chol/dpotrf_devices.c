@@ -12,7 +12,8 @@
  *              soon as column 0 has arrived (its token), the later columns arrive behind it;
  *              B (dposv) behind A
  *   2. factor  hyt_pdpotrf_dmat, every step on the devices (the potf2 in pieces and the TRSM
- *              on the owner's panel stream, the updates on the others); not for op 'S'
+ *              on the owner's lookahead stream, the updates there and on the compute
+ *              streams); not for op 'S'
  *   3. solve   (dposv, INFO 0; dpotrs) hyt_pdpotrs_dmat on the devices
  *   4. out     the factor streams back the same way, the diagonal tiles' triangle only (not
  *              for op 'S': A is not written), and X (INFO 0)

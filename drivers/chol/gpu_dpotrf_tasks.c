@@ -29,7 +29,7 @@
  * saves, and the late panels are on the critical path.  Measured on one H200
  * (docs/performance.md): upper 6-11% faster at N = 16384..65536, lower 2% at 32768 and 1% at
  * 65536 (the same path at 16384).  One workspace serves every panel: they run in order on the
- * panel stream.
+ * lookahead stream (pdpotrf_gpu.c).
  *
  * Upper (A = U^T U) is the same algorithm on the transposed view L = U^T, with no data moved:
  * view element (r, c) is A(c, r), so the view's block column k is the block ROW k of U (a

@@ -7,7 +7,7 @@
  * uplo.
  * Right-looking, block size nb, nt = ceil(n / nb) block columns; step k:
  *
- *   panel k        potf2 of A_kk (the fused kernel, in pieces of at most      PANEL stream
+ *   panel k        potf2 of A_kk (the fused kernel, in pieces of at most      LOOKAHEAD stream
  *                  512 columns), the solve of the rows below (a GEMM with
  *                  inv(L_kk) from chol.inv_rows rows, else a TRSM)
  *   lookahead      block columns k+1 .. k+la, one task each: SYRK of the      LOOKAHEAD stream
@@ -18,6 +18,11 @@
  * so that panel k+1 (it waits only for the lookahead update of column k+1) runs on the
  * high-priority streams while the trailing update of step k still runs: the seed's lookahead.
  * With la = 0 column k+1 is in the trailing update and the steps do not overlap.
+ * The panel is on the lookahead stream, not the panel stream: its solve is an m x nb x nb GEMM
+ * on the critical path, and the panel stream may hold only part of the SMs (gpu.panel_sms).
+ * With la = 1 (the default) panels and lookahead updates form one chain anyway (panel k+1
+ * waits for the update of column k+1); with more, panel k+1 queues behind step k's other
+ * lookahead columns.
  *
  * Dependencies, through tokens (nothing here is a host region):
  *   col[j]   block column j's state: written by every task that updates or factors it, read by
@@ -54,7 +59,7 @@ int hyt_pdpotrf_gpu(hyt_sequence_t *seq, const hyt_chol_dev_t *D, int lookahead,
         // panel
         hyt_dep_t pd[2] = {{COL(k), HYT_RW}, {info, HYT_RW}};
         rc = hyt_insert_gpu_chol_panel(seq, (hyt_tag_t){PRIO_PANEL - k, k, k, k}, D, k,
-                                       HYT_STREAM_PANEL, pd, 2);
+                                       HYT_STREAM_LOOKAHEAD, pd, 2);
         // lookahead columns
         const int jla = k + lookahead < nt - 1 ? k + lookahead : nt - 1;
         for (int j = k + 1; j <= jla && !rc; j++) {

@@ -42,7 +42,7 @@
  * GPU panels (hyt_pdpotrf_dmat: a device matrix, factored in place, no host tiles): the same
  * loop nest with every column on the devices from the start (no loads, no returns).  Step k:
  *
- *   panel             potf2 of the diagonal tile (in pieces), the    owner of k, PANEL stream
+ *   panel             potf2 of the diagonal tile (in pieces), the    owner of k, LOOKAHEAD stream
  *                     solve of the tiles below (a GEMM with the      (gpu_dpotrf_hybrid_tasks.c)
  *                     inverse, or a TRSM), in column k itself
  *   panel copies      tiles k..mt-1 of column k to the slot of every  D2D, a copy per device,
@@ -217,8 +217,10 @@ static int insert_gpu_panel(hyt_sequence_t *seq, hchol_t *h, int k)
     const int o = k % h->ndev, mt = h->dA->mt;
     const int64_t tile = h->d[o].tile;
     hyt_dep_t pd[2] = {{col_key(h, k), HYT_RW}, {info_key(h, o), HYT_RW}};
+    /* the lookahead stream: the panel's solve is a large GEMM, and the panel stream may hold
+     * only part of the SMs (gpu.panel_sms; pdpotrf_gpu.c) */
     int rc = hyt_insert_gpu_chol_dpanel(seq, (hyt_tag_t){PRIO_PANEL, k, k, k}, &h->d[o], k,
-                                        HYT_STREAM_PANEL, pd, 2);
+                                        HYT_STREAM_LOOKAHEAD, pd, 2);
     /* the updates read a slot, the owner's too: column k is final and read only here */
     const double *src = hyt_dmat_col(h->dA, k) + k * tile;
     for (int g = 0; g < h->ndev && !rc; g++) {

@@ -247,7 +247,7 @@ static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
                                                panel_key(h, g, k));
 
         // lookahead: the next columns, each on its owner's lookahead stream (high priority,
-        // not queued behind the next panel; with gpu.panel_sms on the compute SMs)
+        // not queued behind the next panel; on every SM, where gpu.panel_sms bounds the panel)
         for (int j = k + 1; j <= k + D && j < nt && !rc; j++) {
             int g = j % ndev;
             hyt_dep_t deps[3] = {{panel_key(h, g, k), HYT_READ}, {col_key(h, j), HYT_RW},
