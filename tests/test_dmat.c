@@ -240,67 +240,94 @@ static void check_memory(const char *devs)
     hyt_context_destroy(ctx);
 }
 
-/* debug.fault_device / fault_alloc / fault_task = k: an error with a message or a correct
- * result, never a wrong one; the context works afterwards.  all_allocs (fault_alloc, stride 1):
- * the sweep must go past the run's last allocation, so that it failed each of them once. */
-static void check_faults(const char *devs, const char *key, int kmax, int stride, int all_allocs)
+/* One dgesv through device matrices on a fresh context with key = k: an error with a message
+ * or a correct result, never a wrong one.  Returns 1 when it failed, 0 when it was correct;
+ * *allocs: the context's allocations during the run. */
+static int fault_run(const char *devs, const char *key, long k, const double *A0,
+                     const double *B0, double *X, int *ipiv, int n, int nrhs, long *allocs)
 {
-    int failed = 0, ok = 0, fired = 1;
+    char kb[24];
+    snprintf(kb, sizeof kb, "%ld", k);
+    hyt_config_t *cfg;
+    hyt_context_t *ctx = NULL;
+    hyt_config_create(&cfg);
+    hyt_config_set(cfg, "runtime.workers", "2", HYT_SRC_API, NULL);
+    hyt_config_set(cfg, "runtime.devices", devs, HYT_SRC_API, NULL);
+    hyt_config_set(cfg, "lu.nb", "16", HYT_SRC_API, NULL);
+    hyt_config_set(cfg, "lu.lookahead", "1", HYT_SRC_API, NULL);
+    hyt_config_set(cfg, key, kb, HYT_SRC_API, NULL);
+    int rc = hyt_context_create(cfg, &ctx);
+    hyt_config_destroy(cfg);
+    *allocs = k; /* a context that could not be created: the fault came */
+    if (rc)
+        return 1;
+    hyt_dmat_t *dA = NULL, *dB = NULL;
+    rc = hyt_dmat_create(ctx, n, n, 16, &dA);
+    if (!rc)
+        rc = hyt_dmat_create(ctx, n, nrhs, 16, &dB);
+    if (!rc)
+        rc = hyt_dmat_set(dA, A0, n);
+    if (!rc)
+        rc = hyt_dmat_set(dB, B0, n);
+    if (!rc)
+        rc = hyt_dgesv_dmat(ctx, dA, ipiv, dB);
+    if (!rc)
+        rc = hyt_dmat_get(dB, X, n);
+    if (rc) {
+        CHECK(rc <= HYT_ERR_BASE && test_says_why(hyt_last_error()),
+              "%s=%ld: %d without a library error and its message: '%s'", key, k, rc,
+              hyt_last_error());
+    } else {
+        double r = solve_backward_error('N', n, nrhs, A0, n, X, n, B0, n);
+        CHECK(r < LU_THRESH, "%s=%ld: success with a wrong result (%g)", key, k, r);
+    }
+    hyt_dmat_destroy(dA);
+    hyt_dmat_destroy(dB);
+    *allocs = atomic_load(&ctx->count_alloc);
+    hyt_context_destroy(ctx);
+    return rc != 0;
+}
+
+/* debug.fault_device / fault_alloc / fault_task = k for k = k0, k0 + stride, ... <= kmax (a
+ * fault_run each); all_allocs (fault_alloc, stride 1): the sweep must go past the run's last
+ * allocation, so that it failed each of them once.  k0 = 0 with fault_alloc: the run's last
+ * kmax allocations one at a time, counted in a run whose fault never comes (give or take a
+ * few: a task that finished is reused without an allocation). */
+static void check_faults(const char *devs, const char *key, long k0, long kmax, int stride,
+                         int all_allocs)
+{
+    int failed = 0, ok = 0, fired = 1, nfired = 0;
     const int n = 90, nrhs = 3;
     double *A0 = malloc((size_t)n * n * sizeof *A0), *B0 = malloc((size_t)n * nrhs * sizeof *B0);
     double *X = malloc((size_t)n * nrhs * sizeof *X);
     int *ipiv = malloc(n * sizeof *ipiv);
     fill_random(A0, n, n, n, 11);
     fill_random(B0, n, nrhs, n, 12);
-    for (int k = 1; k <= kmax; k += stride) {
-        char kb[16];
-        snprintf(kb, sizeof kb, "%d", k);
-        hyt_config_t *cfg;
-        hyt_context_t *ctx = NULL;
-        hyt_config_create(&cfg);
-        hyt_config_set(cfg, "runtime.workers", "2", HYT_SRC_API, NULL);
-        hyt_config_set(cfg, "runtime.devices", devs, HYT_SRC_API, NULL);
-        hyt_config_set(cfg, "lu.nb", "16", HYT_SRC_API, NULL);
-        hyt_config_set(cfg, "lu.lookahead", "1", HYT_SRC_API, NULL);
-        hyt_config_set(cfg, key, kb, HYT_SRC_API, NULL);
-        int rc = hyt_context_create(cfg, &ctx);
-        hyt_config_destroy(cfg);
-        fired = 1;
-        if (rc) {
-            failed++;
-            continue;
-        }
-        hyt_dmat_t *dA = NULL, *dB = NULL;
-        rc = hyt_dmat_create(ctx, n, n, 16, &dA);
-        if (!rc)
-            rc = hyt_dmat_create(ctx, n, nrhs, 16, &dB);
-        if (!rc)
-            rc = hyt_dmat_set(dA, A0, n);
-        if (!rc)
-            rc = hyt_dmat_set(dB, B0, n);
-        if (!rc)
-            rc = hyt_dgesv_dmat(ctx, dA, ipiv, dB);
-        if (!rc)
-            rc = hyt_dmat_get(dB, X, n);
-        if (rc) {
-            failed++;
-            CHECK(rc <= HYT_ERR_BASE && test_says_why(hyt_last_error()),
-                  "%s=%d: %d without a library error and its message: '%s'", key, k, rc,
-                  hyt_last_error());
-        } else {
-            ok++;
-            double r = solve_backward_error('N', n, nrhs, A0, n, X, n, B0, n);
-            CHECK(r < LU_THRESH, "%s=%d: success with a wrong result (%g)", key, k, r);
-        }
-        hyt_dmat_destroy(dA);
-        hyt_dmat_destroy(dB);
-        fired = atomic_load(&ctx->count_alloc) >= k;
-        hyt_context_destroy(ctx);
+    long allocs = 0, last = 0;
+    if (k0 == 0) {
+        CHECK(!fault_run(devs, key, 1L << 30, A0, B0, X, ipiv, n, nrhs, &last),
+              "the run without a fault failed: %s", hyt_last_error());
+        k0 = last - kmax + 1 > 1 ? last - kmax + 1 : 1;
+        kmax = last;
     }
-    printf("%s on %s, k = 1..%d: %d failed cleanly, %d correct\n", key, devs, kmax, failed, ok);
+    for (long k = k0; k <= kmax; k += stride) {
+        if (fault_run(devs, key, k, A0, B0, X, ipiv, n, nrhs, &allocs))
+            failed++;
+        else
+            ok++;
+        fired = allocs >= k;
+        nfired += fired;
+    }
+    printf("%s on %s, k = %ld..%ld: %d failed cleanly, %d correct", key, devs, k0, kmax, failed,
+           ok);
+    if (!strcmp(key, "debug.fault_alloc"))
+        printf(" (the k-th allocation came in %d)", nfired);
+    if (last)
+        printf(" (%ld allocations in a run without one)", last);
+    printf("\n");
     CHECK(failed > 0, "%s: no fault reported", key);
     CHECK(!all_allocs || !fired, "%s: the sweep stops before the run's last allocation (k = "
-          "%d): make it longer", key, kmax);
+          "%ld): make it longer", key, kmax);
     free(A0);
     free(B0);
     free(X);
@@ -346,17 +373,20 @@ int main(int argc, char **argv)
         check_memory(cuda ? "cuda:0" : "host:2");
     }
     const char *fdevs = cuda ? "cuda:0" : "host:2";
-    check_faults(fdevs, "debug.fault_device", cuda ? 300 : 200, 7, 0);
+    check_faults(fdevs, "debug.fault_device", 1, cuda ? 300 : 200, 7, 0);
     /* on host devices every allocation of the run, one at a time: about 145 today, of which
      * the 121st to 125th are the insertion of the LU's cleanup and the 139th to 141st that of
      * the solve's (dmat_trs.c), give or take a few (a task that finished is reused without an
      * allocation); each failure makes the call wait for its sequence and free its state
-     * itself.  On GPUs a sample (each k creates CUDA contexts). */
-    if (cuda)
-        check_faults(fdevs, "debug.fault_alloc", 60, 3, 0);
-    else
-        check_faults(fdevs, "debug.fault_alloc", 200, 1, 1);
-    check_faults(fdevs, "debug.fault_task", 150, 7, 0);
+     * itself.  On GPUs (each k creates CUDA contexts) a sample, then the run's last 40 one at
+     * a time, where those cleanups are. */
+    if (cuda) {
+        check_faults(fdevs, "debug.fault_alloc", 1, 60, 3, 0);
+        check_faults(fdevs, "debug.fault_alloc", 0, 40, 1, 0);
+    } else {
+        check_faults(fdevs, "debug.fault_alloc", 1, 200, 1, 1);
+    }
+    check_faults(fdevs, "debug.fault_task", 1, 150, 7, 0);
     hyt_context_destroy(cpu);
     printf("%d device-matrix factorizations and solves checked\n", count);
     return test_result(cuda ? "test_dmat (cuda)" : "test_dmat");
