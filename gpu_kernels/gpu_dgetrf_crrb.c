@@ -70,7 +70,7 @@ int hyt_cuda_dgetrf_crrb(hyt_device_t *dev, void *stream, void *cublas, double *
     crrb_t P = {dev, (cublasHandle_t)cublas, (cudaStream_t)stream, A, m, n, nb, nctas, ipiv,
                 info, work};
     const int dk = m < n ? m : n;
-    if (P.nctas <= 0) { /* auto: one CTA per SM of the stream's partition */
+    if (P.nctas <= 0) { /* auto: one CTA per SM the stream may use */
         int rc = hyt_cuda_stream_sms(dev, stream, &P.nctas);
         if (rc)
             return rc;

@@ -58,7 +58,7 @@ static const hyt_config_keydef_t lu_keys[] = {
     {{"gpu.panel_ctas", "HYT_GPU_PANEL_CTAS", "0",
       "GPU panels: 0 factors them with cuSOLVER; 1..4096 or auto with hytile's native panel "
       "LU on that many CTAs (fewer where they would not all fit on the GPU or the panel is "
-      "short; auto: one per SM)"},
+      "short; auto: one per SM the panel stream may use, gpu.panel_sms)"},
      HYT_KEY_INT, 0, 4096, 1, 1, NULL},
     {{"gpu.solve_min_nrhs", "HYT_GPU_SOLVE_MIN_NRHS", "32",
       "the LAPACK-layout solves alone (hyt_dgetrs, hyt_dpotrs, dgetrs_, dpotrs_) with GPU "
