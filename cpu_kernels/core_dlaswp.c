@@ -6,6 +6,17 @@
 
 #include <stdlib.h>
 
+/* Columns per block of the interchanges.  A block's elements of one row are ld apart; with ld a
+ * power of two (a LAPACK array of N = 8192 or 16384) they all fall in one set of the L1 and L2
+ * caches, so a block must not have more columns than those have ways (8 in L1 and L2 of the
+ * 2-core AMD EPYC, 12 and 16 on recent Xeons), or each row is fetched again for every
+ * interchange.  LAPACK's 32 made the LU's interchanges 2-3x
+ * slower there: on 2 cores (AVX-512 EPYC), N = 16384, 38.1 s against 33.5 s for the whole LU;
+ * one step's interchanges right of an 8192 x 384 panel 34.0 ms (32), 16.5 (8), 16.6 (4), 22.8
+ * (1); with ld = 8200 18.1 / 16.4 / 15.3 ms; N = 4000 the same either way
+ * (docs/performance.md). */
+#define CB 8
+
 void hyt_core_dlaswp(const hyt_desc_t *A, int j, int r1, int r2, const int *ipiv, int incx)
 {
     int npiv = r2 - r1;
@@ -39,10 +50,10 @@ void hyt_core_dlaswp(const hyt_desc_t *A, int j, int r1, int r2, const int *ipiv
         pb[n] = hyt_elem(A, p, (int64_t)j * A->nb);
         n++;
     }
-    /* blocks of 32 columns, interchanges in order inside a block (LAPACK's dlaswp order): the
+    /* blocks of CB columns, interchanges in order inside a block (LAPACK's dlaswp order): the
      * block's part of the rows stays in cache while the interchanges run through it */
-    for (int c0 = 0; c0 < nbj; c0 += 32) {
-        int c1 = c0 + 32 < nbj ? c0 + 32 : nbj;
+    for (int c0 = 0; c0 < nbj; c0 += CB) {
+        int c1 = c0 + CB < nbj ? c0 + CB : nbj;
         for (int q = 0; q < n; q++) {
             double *x = pa[q], *y = pb[q];
             for (int c = c0; c < c1; c++) {
