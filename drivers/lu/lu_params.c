@@ -4,7 +4,10 @@
  *             512 from min(m,n) >= 24576 (the column updates are bound by memory bandwidth
  *             there: an update reads and writes its column once per nb flops per element;
  *             64-core Xeon, N = 32768: nb 192 19.8 s, 256 17.2, 320 14.4-16.4, 384 15.1,
- *             512 13.95); lookahead 1;
+ *             512 13.95); 384 from min(m,n) >= 8192 where that leaves at least 4 tile
+ *             columns per worker (2-core EPYC: hytile hpl N = 16384 37.1 s with 192, 31.6 with
+ *             384, 32.1 with 512; 12000 15.6 -> 13.2 s; the LAPACK-layout LU at 8192 4.20 ->
+ *             4.03 s, OpenBLAS 4.01-4.09; not measured with more workers); lookahead 1;
  *             panel_cores: a quarter of the workers, at least 1, at most 16
  *             (2-core VM, N = 4000; 64-core Xeon, N = 32768).
  *   GPU panels (CUDA GPUs): nb 512 from min(m,n) >= 8192, else 256; lookahead 4
@@ -81,7 +84,11 @@ int hyt_lu_register_keys(void)
 /* The tile size of the LU's work on the CPU workers alone (the table at the top). */
 static int cpu_nb(int workers, int mn)
 {
-    return workers >= 32 && mn >= 24576 ? 512 : mn >= 3000 ? 192 : mn >= 600 ? 128 : 64;
+    if (workers >= 32 && mn >= 24576)
+        return 512;
+    if (mn >= 8192 && mn >= 4 * 384 * workers) /* at least 4 tile columns per worker */
+        return 384;
+    return mn >= 3000 ? 192 : mn >= 600 ? 128 : 64;
 }
 
 int hyt_lu_cpu_nb(hyt_context_t *ctx, int m, int n)
