@@ -10,11 +10,10 @@
  * power of two (a LAPACK array of N = 8192 or 16384) they all fall in one set of the L1 and L2
  * caches, so a block must not have more columns than those have ways (8 in L1 and L2 of the
  * 2-core AMD EPYC, 12 and 16 on recent Xeons), or each row is fetched again for every
- * interchange.  LAPACK's 32 made the LU's interchanges 2-3x
- * slower there: on 2 cores (AVX-512 EPYC), N = 16384, 38.1 s against 33.5 s for the whole LU;
- * one step's interchanges right of an 8192 x 384 panel 34.0 ms (32), 16.5 (8), 16.6 (4), 22.8
- * (1); with ld = 8200 18.1 / 16.4 / 15.3 ms; N = 4000 the same either way
- * (docs/performance.md). */
+ * interchange.  LAPACK's 32 made the LU's interchanges 2-3x slower there (2-core EPYC: one
+ * step's interchanges right of an 8192 x 384 panel 34.0 ms with 32 columns, 16.5 with 8, 16.6
+ * with 4, 22.8 with 1; with ld = 8200 18.1 / 16.4 / 15.3 ms; the whole LU at N = 16384 38.1
+ * against 33.5 s; N = 4000 the same either way; docs/performance.md). */
 #define CB 8
 
 void hyt_core_dlaswp(const hyt_desc_t *A, int j, int r1, int r2, const int *ipiv, int incx)
