@@ -63,7 +63,6 @@ typedef struct cuda_priv {
     evpool_t plain[2], timed[2]; /* 0: the primary context's streams, 1: the panel stream's */
     CUgreenCtx green;            /* the panel stream's green context (gpu.panel_sms), or NULL */
     CUcontext gctx[2];           /* per pool, the context to create events in (NULL: primary) */
-    int panel_sms;               /* SMs of the panel's green context (0: none) */
     cudaEvent_t ref;
     double ref_time;
 } cuda_priv_t;
@@ -249,7 +248,6 @@ static int green_setup(hyt_device_t *dev, cuda_priv_t *p, int n, int prio)
                                    CU_STREAM_NON_BLOCKING, prio);
     if (r != CUDA_SUCCESS)
         return green_error(r, "cuGreenCtxStreamCreate (gpu.panel_sms)"), 1;
-    p->panel_sms = (int)part.sm.smCount;
     return 0;
 }
 
@@ -269,7 +267,6 @@ static void streams_free(cuda_priv_t *p)
         drv.cuGreenCtxDestroy(p->green);
     p->green = NULL;
     p->gctx[1] = NULL;
-    p->panel_sms = 0;
 }
 
 static int cuda_init(hyt_device_t *dev)
