@@ -151,8 +151,8 @@ static inline void hyt_drv_b_put(double *b, int ldb, const double *x, int n, int
 
 /* The validator of the panel keys (lu.panel, chol.panel): cpu, gpu or auto. */
 int hyt_drv_check_panel(const char *value, char *err, size_t errlen);
-/* The LU's tile size for work on the CPU workers alone: lu.nb when set, else what a context
- * without devices takes (the LAPACK-layout solve on the CPUs uses it in every context). */
-int hyt_lu_cpu_nb(hyt_context_t *ctx, int m, int n);
+/* The tile size of the LAPACK-layout solve on the CPU workers, in every context (with
+ * devices hyt_lu_params gives theirs): lu.nb when set, else small tiles for parallelism. */
+int hyt_lu_cpu_solve_nb(hyt_context_t *ctx, int n);
 
 #endif

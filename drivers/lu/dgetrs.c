@@ -42,10 +42,9 @@ int hyt_drv_dgetrs_lapack(hyt_context_t *ctx, char trans, int n, int nrhs, const
 {
     if (n == 0 || nrhs == 0)
         return 0;
-    /* the CPU workers' tile size, also in a context with devices (where hyt_lu_params gives
-     * the devices' 512 or 1024): one H200's 16 cores, n = 30000, one right-hand side, 0.115 s
-     * with 512 against 0.084 s (docs/performance.md, thirteenth stop) */
-    const int nb = hyt_lu_cpu_nb(ctx, n, n);
+    /* the CPU solve's own tile size, also in a context with devices (where hyt_lu_params
+     * gives the devices' 512 or 1024) and where the CPU factorization takes larger tiles */
+    const int nb = hyt_lu_cpu_solve_nb(ctx, n);
     hyt_desc_t A, B;
     int rc = hyt_desc_lapack(n, n, nb, (double *)a, lda, &A);
     if (!rc)

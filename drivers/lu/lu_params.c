@@ -7,7 +7,8 @@
  *             512 13.95); 384 from min(m,n) >= 8192 where that leaves at least 4 tile
  *             columns per worker (2-core EPYC: hytile hpl N = 16384 37.1 s with 192, 31.6 with
  *             384, 32.1 with 512; 12000 15.6 -> 13.2 s; the LAPACK-layout LU at 8192 4.20 ->
- *             4.03 s, OpenBLAS 4.01-4.09; not measured with more workers); lookahead 1;
+ *             4.03 s, OpenBLAS 4.01-4.09; 16-core Xeon, N = 24576: 14.6 s with 192, 12.2
+ *             with 384; 32768: 32.4 / 31.8 s; 16384 (192): a tie); lookahead 1;
  *             panel_cores: a quarter of the workers, at least 1, at most 16
  *             (2-core VM, N = 4000; 64-core Xeon, N = 32768).
  *   GPU panels (CUDA GPUs): nb 512 from min(m,n) >= 8192, else 256; lookahead 4
@@ -43,7 +44,8 @@ static const hyt_config_keydef_t lu_keys[] = {
     {{"lu.nb", "HYT_NB", "auto",
       "tile size nb (1..4096); auto: 512 with GPU panels (256 below N = 8192, 1024 on one "
       "GPU from N = 32768), 192 on CPUs "
-      "only (less for small matrices; 512 from N = 24576 with 32 workers or more)"},
+      "only (less for small matrices; 384 from N = 8192 where that leaves 4 tile columns per "
+      "worker; 512 from N = 24576 with 32 workers or more)"},
      HYT_KEY_INT, 1, 4096, 1, 1, NULL},
     {{"lu.lookahead", "HYT_LOOKAHEAD", "auto",
       "lookahead depth (0..64): columns updated ahead of the bulk, on the CPUs (CPU panels) or "
@@ -91,10 +93,14 @@ static int cpu_nb(int workers, int mn)
     return mn >= 3000 ? 192 : mn >= 600 ? 128 : 64;
 }
 
-int hyt_lu_cpu_nb(hyt_context_t *ctx, int m, int n)
+/* The solve's tile rows are its parallelism (one right-hand side: a chain of diagonal solves,
+ * each followed by a GEMV per tile row below), so it keeps the small tiles whatever the
+ * factorization's: one H200 machine's 15 workers, n = 30000, one right-hand side, in one
+ * process 0.076-0.083 s with 192, 0.095-0.096 s with 384 and 512 (docs/performance.md). */
+int hyt_lu_cpu_solve_nb(hyt_context_t *ctx, int n)
 {
     long nb = hyt_config_get_int(hyt_context_config(ctx), "lu.nb");
-    return nb > 0 ? (int)nb : cpu_nb(hyt_context_num_workers(ctx), m < n ? m : n);
+    return nb > 0 ? (int)nb : n >= 3000 ? 192 : n >= 600 ? 128 : 64;
 }
 
 int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p)
