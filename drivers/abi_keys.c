@@ -6,7 +6,7 @@
 #include "drv_internal.h"
 
 static const hyt_config_keydef_t abi_keys[] = {
-    {{"abi.min_n", "HYT_ABI_MIN_N", "256",
+    {{"abi.min_n", "HYT_ABI_MIN_N", "384",
       "LAPACK ABI: calls on matrices smaller than this (max(m, n)) go to the CPU LAPACK the "
       "program would use without hytile, when there is one (0..1000000; 0: none)"},
      HYT_KEY_INT, 0, 1000000, 0, 0, NULL},

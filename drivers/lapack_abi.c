@@ -41,6 +41,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 extern void openblas_set_num_threads(int n) __attribute__((weak));
 extern int openblas_get_num_threads(void) __attribute__((weak));
@@ -79,6 +81,8 @@ static int abi_active;        /* ABI calls running hytile now */
 static int abi_blas_threads = -1;
 static _Atomic int abi_fallback_said;
 static hyt_context_t *abi_abandoned; /* a parent's, kept reachable: not a leak to checkers */
+static void *spare;           /* a mapping for the next call's copy of A (buf_take) */
+static size_t spare_len;
 
 static void *self_base(void)
 {
@@ -213,6 +217,9 @@ __attribute__((destructor)) static void abi_fini(void)
         hyt_context_destroy(abi_ctx);
         abi_ctx = NULL;
     }
+    if (spare)
+        munmap(spare, spare_len);
+    spare = NULL;
     pthread_mutex_unlock(&abi_lock);
     hyt_config_destroy(abi_cfg);
     abi_cfg = NULL;
@@ -297,11 +304,75 @@ static void run_next(const abi_call_t *c, int *info)
     }
 }
 
-/* Copies of the m x n matrix x (leading dimension ld) for a redo: save (NULL: no memory) and
- * restore. */
-static double *save(const double *x, int m, int n, int ld)
+/* The copy of A kept for a redo is as large as A.  Allocated afresh for every call, above
+ * malloc's mmap threshold (32 MiB at most) each of its pages faults and is zeroed by the kernel:
+ * 15% of a dgesv_ at n = 4000 on 2 cores, more than hytile gains there (docs/performance.md).
+ * So copies from SPARE_MIN bytes on live in mappings of their own, and the largest one so far
+ * up to SPARE_MAX is kept for the next call, marked MADV_FREE in between: the kernel may take
+ * its pages back under memory pressure (they come back zeroed, and the copy overwrites them),
+ * else the next copy finds them mapped.  Calls running at the same time map their own. */
+#define SPARE_MIN ((size_t)1 << 20)
+#define SPARE_MAX ((size_t)1 << 30)
+
+static size_t page_round(size_t bytes)
 {
-    double *s = malloc(((size_t)m * (size_t)n + 1) * sizeof *s);
+    const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    return (bytes + pg - 1) / pg * pg;
+}
+
+/* A buffer of at least bytes (NULL: no memory); *len its length for buf_give (0: malloc'ed). */
+static double *buf_take(size_t bytes, size_t *len)
+{
+    *len = 0;
+    if (bytes < SPARE_MIN)
+        return malloc(bytes);
+    void *p = NULL;
+    pthread_mutex_lock(&abi_lock);
+    if (spare && spare_len >= bytes) {
+        p = spare;
+        *len = spare_len;
+        spare = NULL;
+    }
+    pthread_mutex_unlock(&abi_lock);
+    if (!p) {
+        *len = page_round(bytes);
+        p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+    }
+    return p;
+}
+
+static void buf_give(double *p, size_t len)
+{
+    if (!len) {
+        free(p);
+        return;
+    }
+    if (len <= SPARE_MAX) {
+#ifdef MADV_FREE
+        (void)madvise(p, len, MADV_FREE); /* a hint: without it the pages stay */
+#endif
+        pthread_mutex_lock(&abi_lock);
+        if (!spare || spare_len < len) { /* keep the larger */
+            void *old = spare;
+            size_t old_len = spare_len;
+            spare = p;
+            spare_len = len;
+            p = old;
+            len = old_len;
+        }
+        pthread_mutex_unlock(&abi_lock);
+    }
+    if (p)
+        munmap(p, len);
+}
+
+/* Copies of the m x n matrix x (leading dimension ld) for a redo: save (NULL: no memory; *len
+ * for buf_give) and restore. */
+static double *save(const double *x, int m, int n, int ld, size_t *len)
+{
+    double *s = buf_take(((size_t)m * (size_t)n + 1) * sizeof *s, len);
     for (int j = 0; s && j < n; j++)
         memcpy(s + (size_t)j * m, x + (size_t)j * ld, (size_t)m * sizeof *s);
     return s;
@@ -336,12 +407,15 @@ static void abi_call(const abi_call_t *c, int *info)
                               : hyt_drv_lapack_on_devices(ctx, c->m, c->n));
     int writes_a = c->op != 's' && c->op != 'S', am = writes_a ? c->m : 0, bn = c->b ? c->nrhs : 0;
     double *a_copy = NULL, *b_copy = NULL;
+    size_t a_len = 0, b_len = 0;
     if (next && !on_dev) {
-        a_copy = save(c->a, am, c->n, c->lda);
-        b_copy = save(c->b, c->n, bn, c->ldb);
+        a_copy = save(c->a, am, c->n, c->lda, &a_len);
+        b_copy = save(c->b, c->n, bn, c->ldb, &b_len);
         if (!a_copy || !b_copy) { /* no memory for a safety net: LAPACK needs none */
-            free(a_copy);
-            free(b_copy);
+            if (a_copy)
+                buf_give(a_copy, a_len);
+            if (b_copy)
+                buf_give(b_copy, b_len);
             if (ctx)
                 abi_leave();
             run_next(c, info);
@@ -379,8 +453,10 @@ static void abi_call(const abi_call_t *c, int *info)
                      : "no CPU LAPACK to fall back to", rc);
         *info = rc;
     }
-    free(a_copy);
-    free(b_copy);
+    if (a_copy)
+        buf_give(a_copy, a_len);
+    if (b_copy)
+        buf_give(b_copy, b_len);
 }
 
 void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info)
