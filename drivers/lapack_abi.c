@@ -337,8 +337,10 @@ static double *buf_take(size_t bytes, size_t *len)
     if (!p) {
         *len = page_round(bytes);
         p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
+        if (p == MAP_FAILED) {
+            *len = 0;
             return NULL;
+        }
     }
     return p;
 }

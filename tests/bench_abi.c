@@ -11,7 +11,6 @@
  */
 #include "hyt_test.h"
 
-#include <stdint.h>
 #include <time.h>
 #include <unistd.h>
 
