@@ -83,6 +83,9 @@ int hyt_lu_register_keys(void)
     return hyt_config_register(lu_keys, (int)(sizeof lu_keys / sizeof lu_keys[0]));
 }
 
+/* The small tiles of the CPUs: 192 from 3000, 128 from 600, else 64. */
+static int small_nb(int mn) { return mn >= 3000 ? 192 : mn >= 600 ? 128 : 64; }
+
 /* The tile size of the LU's work on the CPU workers alone (the table at the top). */
 static int cpu_nb(int workers, int mn)
 {
@@ -90,7 +93,7 @@ static int cpu_nb(int workers, int mn)
         return 512;
     if (mn >= 8192 && mn >= 4 * 384 * workers) /* at least 4 tile columns per worker */
         return 384;
-    return mn >= 3000 ? 192 : mn >= 600 ? 128 : 64;
+    return small_nb(mn);
 }
 
 /* The solve's tile rows are its parallelism (one right-hand side: a chain of diagonal solves,
@@ -100,7 +103,7 @@ static int cpu_nb(int workers, int mn)
 int hyt_lu_cpu_solve_nb(hyt_context_t *ctx, int n)
 {
     long nb = hyt_config_get_int(hyt_context_config(ctx), "lu.nb");
-    return nb > 0 ? (int)nb : n >= 3000 ? 192 : n >= 600 ? 128 : 64;
+    return nb > 0 ? (int)nb : small_nb(n);
 }
 
 int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p)
