@@ -345,6 +345,7 @@ static double *buf_take(size_t bytes, size_t *len)
     return p;
 }
 
+/* Gives back what buf_take returned (NULL with len 0: nothing). */
 static void buf_give(double *p, size_t len)
 {
     if (!len) {
@@ -414,10 +415,8 @@ static void abi_call(const abi_call_t *c, int *info)
         a_copy = save(c->a, am, c->n, c->lda, &a_len);
         b_copy = save(c->b, c->n, bn, c->ldb, &b_len);
         if (!a_copy || !b_copy) { /* no memory for a safety net: LAPACK needs none */
-            if (a_copy)
-                buf_give(a_copy, a_len);
-            if (b_copy)
-                buf_give(b_copy, b_len);
+            buf_give(a_copy, a_len);
+            buf_give(b_copy, b_len);
             if (ctx)
                 abi_leave();
             run_next(c, info);
@@ -455,10 +454,8 @@ static void abi_call(const abi_call_t *c, int *info)
                      : "no CPU LAPACK to fall back to", rc);
         *info = rc;
     }
-    if (a_copy)
-        buf_give(a_copy, a_len);
-    if (b_copy)
-        buf_give(b_copy, b_len);
+    buf_give(a_copy, a_len);
+    buf_give(b_copy, b_len);
 }
 
 void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info)
