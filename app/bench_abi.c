@@ -142,7 +142,7 @@ static int bench_solve(void *h, int chol, hyt_context_t *cpu, int peer, int n,
             continue;
         char call[40];
         snprintf(call, sizeof call, "%s nrhs %d", name, nrhs);
-        printf("%7d %-22s %9.3f %10.3g %s, %s\n", n, call, best[v], res[v],
+        printf("%7d %-22s %9.4f %10.3g %s, %s\n", n, call, best[v], res[v],
                res[v] < 16 ? "PASSED" : "FAILED", what[v]);
         bad |= !(res[v] < 16);
     }
@@ -242,14 +242,14 @@ int hyt_bench_abi(int argc, char **argv)
             char what[32];
             snprintf(what, sizeof what, "hytile %s %s", sym, q == 0 && r == 0 ? "first" :
                      r == 0 ? "1st at n" : "later");
-            printf("%7d %-22s %9.3f %10.3g %s\n", n, what, t, res,
+            printf("%7d %-22s %9.4f %10.3g %s\n", n, what, t, res,
                    inf ? "INFO != 0" : res < 16 ? "PASSED" : "FAILED");
             failed |= inf != 0 || !(res < 16);
             fflush(stdout);
         }
         if (chol && chol_potrf && chol_potrs) { /* the factor back, the solve on the CPUs */
             t = run(as_potrf_potrs, n, A0, b0, A, x, ipiv, &res, &inf);
-            printf("%7d %-22s %9.3f %10.3g %s\n", n, "hytile dpotrf_+dpotrs_", t, res,
+            printf("%7d %-22s %9.4f %10.3g %s\n", n, "hytile dpotrf_+dpotrs_", t, res,
                    inf ? "INFO != 0" : res < 16 ? "PASSED" : "FAILED");
             failed |= inf != 0 || !(res < 16);
         }
@@ -263,7 +263,7 @@ int hyt_bench_abi(int argc, char **argv)
                 hyt_lapack_dev_last = (hyt_lapack_dev_times_t){0};
                 t = run(split_dgesv, n, A0, b0, A, x, ipiv, &res, &inf);
                 hyt_lapack_dev_times_t p = hyt_lapack_dev_last;
-                printf("%7d %-22s %9.3f %10.3g in+factor %.3f solve %.3f out %.3f%s\n", n,
+                printf("%7d %-22s %9.4f %10.3g in+factor %.4f solve %.4f out %.4f%s\n", n,
                        "hyt_dgesv (split)", t, res, p.in_factor, p.solve, p.out,
                        p.total > 0 ? "" : " (not the device path)");
                 failed |= inf != 0 || !(res < 16);
@@ -285,7 +285,7 @@ int hyt_bench_abi(int argc, char **argv)
             chol_potrf = hf;
             chol_potrs = hs;
             if (have)
-                printf("%7d %-22s %9.3f %10.3g %s\n", n,
+                printf("%7d %-22s %9.4f %10.3g %s\n", n,
                        chol ? "OpenBLAS potrf_+potrs_" : "OpenBLAS dgesv_", t, res,
                        inf ? "INFO != 0" : res < 16 ? "PASSED" : "FAILED");
         }
