@@ -98,6 +98,9 @@ int hyt_drv_check_solve(const char *func, int i, const hyt_desc_t *A, const int 
  * and leave the message naming the public call to it.  hyt_drv_dgetrf returns an error or
  * LAPACK's info. */
 int hyt_drv_dgetrf(hyt_context_t *ctx, hyt_desc_t *A, int *ipiv);
+/* The same with the caller's parameters (nb from A), e.g. hyt_lu_params_lapack's. */
+int hyt_drv_dgetrf_params(hyt_context_t *ctx, hyt_desc_t *A, int *ipiv,
+                          const hyt_lu_params_t *p);
 int hyt_drv_dgetrs(hyt_context_t *ctx, char trans, const hyt_desc_t *A, const int *ipiv,
                    hyt_desc_t *B);
 int hyt_drv_dgetrf_lapack(hyt_context_t *ctx, int m, int n, double *a, int lda, int *ipiv);
@@ -154,5 +157,11 @@ int hyt_drv_check_panel(const char *value, char *err, size_t errlen);
 /* The tile size of the LAPACK-layout solve on the CPU workers, in every context (with
  * devices hyt_lu_params gives theirs): lu.nb when set, else small tiles for parallelism. */
 int hyt_lu_cpu_solve_nb(hyt_context_t *ctx, int n);
+/* gpu.min_n for the LU (fact 'L') or the Cholesky ('C'): the order from which the
+ * LAPACK-layout calls with GPU panels go to the devices (auto resolved). */
+int hyt_gpu_min_n(hyt_context_t *ctx, char fact);
+/* hyt_lu_params for a LAPACK-layout call: below gpu.min_n (min(m, n)) as on a context without
+ * devices (ndevices 0, the CPU tile size and lookahead). */
+int hyt_lu_params_lapack(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p);
 
 #endif

@@ -12,7 +12,8 @@
  * The "next" LAPACK is the one the program would call without hytile: the same routine found
  * after libhytile in the lookup order (dlsym RTLD_NEXT), never our own.  When there is one:
  *  - calls on matrices smaller than abi.min_n go to it (hytile cannot win there: the call
- *    overhead of the runtime is tens of microseconds);
+ *    overhead of the runtime is tens of microseconds), and so do those that GPU panels leave
+ *    to the CPUs for their size (gpu.min_n);
  *  - a failure of hytile itself (HYT_ERR_*: no memory, a device error, an injected fault) is
  *    redone by it and said once on stderr: from a copy of the arguments kept for the purpose,
  *    or, for the LU calls on devices with GPU panels, from the arguments themselves, which
@@ -387,8 +388,25 @@ static void restore(double *x, const double *s, int m, int n, int ld)
         memcpy(x + (size_t)j * ld, s + (size_t)j * m, (size_t)m * sizeof *s);
 }
 
-/* Runs a checked, nonempty call: in the next LAPACK when it is small, else in hytile, redone
- * by the next LAPACK if hytile fails. */
+/* Whether a call that does not go to the devices stays off them only for its size (GPU panels,
+ * below gpu.min_n).  Such calls go to the next LAPACK: on a GPU machine's many cores it is as
+ * fast as hytile's CPU workers there or faster, and needs no copy for a redo (16-core Xeon,
+ * preloaded dgesv_ at n = 512: OpenBLAS 3.2-3.4 ms, hytile's CPU workers 4.4 ms;
+ * docs/performance.md). */
+static int below_gpu_min_n(hyt_context_t *ctx, int chol, const abi_call_t *c)
+{
+    if (chol) {
+        hyt_chol_params_t p = HYT_CHOL_PARAMS_AUTO;
+        hyt_chol_params(ctx, c->n, &p);
+        return p.panel == 'n';
+    }
+    hyt_lu_params_t p;
+    hyt_lu_params(ctx, c->m, c->n, &p);
+    return p.gpu_panel; /* with the caller's !on_dev: below gpu.min_n */
+}
+
+/* Runs a checked, nonempty call: in the next LAPACK when it is small (below abi.min_n, or with
+ * GPU panels below gpu.min_n), else in hytile, redone by the next LAPACK if hytile fails. */
 static void abi_call(const abi_call_t *c, int *info)
 {
     pthread_once(&once, abi_setup);
@@ -408,6 +426,11 @@ static void abi_call(const abi_call_t *c, int *info)
     const int chol = strchr("FSV", c->op) != NULL;
     int on_dev = ctx && (chol ? hyt_chol_lapack_on_devices(ctx, c->n)
                               : hyt_drv_lapack_on_devices(ctx, c->m, c->n));
+    if (next && ctx && !on_dev && below_gpu_min_n(ctx, chol, c)) {
+        abi_leave();
+        run_next(c, info);
+        return;
+    }
     int writes_a = c->op != 's' && c->op != 'S', am = writes_a ? c->m : 0, bn = c->b ? c->nrhs : 0;
     double *a_copy = NULL, *b_copy = NULL;
     size_t a_len = 0, b_len = 0;

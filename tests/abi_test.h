@@ -27,8 +27,9 @@ static inline void expect_xerbla(const char *name, int pos, int info, const char
 }
 
 /* Runs calls() with stdout and stderr captured: under HYT_FAULT_* the calls hytile fails are
- * redone by the CPU LAPACK, which is said exactly once. */
-static inline void expect_fallback_said_once(void (*calls)(void))
+ * redone by the CPU LAPACK, which is said exactly once (times 1), or never when hytile ran no
+ * task (times 0). */
+static inline void expect_fallback_said(void (*calls)(void), int times)
 {
     test_capture_t cap;
     test_capture_start(&cap);
@@ -38,7 +39,13 @@ static inline void expect_fallback_said_once(void (*calls)(void))
     int said = 0;
     for (const char *p = text; (p = strstr(p, "done by the CPU LAPACK")); p++)
         said++;
-    CHECK(said == 1, "the fallback said %d times, expected once; stderr:\n%s", said, text);
+    CHECK(said == times, "the fallback said %d times, expected %d; stderr:\n%s", said, times,
+          text);
+}
+
+static inline void expect_fallback_said_once(void (*calls)(void))
+{
+    expect_fallback_said(calls, 1);
 }
 
 #endif

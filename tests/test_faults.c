@@ -127,6 +127,8 @@ static void sweep(const char *what, const char *devices, const char *panel, cons
         hyt_config_set(cfg, "lu.nb", "32", HYT_SRC_API, NULL);
         hyt_config_set(cfg, "lu.lookahead", "1", HYT_SRC_API, NULL);
         hyt_config_set(cfg, "lu.panel_cores", "2", HYT_SRC_API, NULL);
+        /* the devices' path at these sizes too (auto keeps small calls on the CPUs) */
+        hyt_config_set(cfg, "gpu.min_n", "1", HYT_SRC_API, NULL);
         hyt_config_set(cfg, key, kb, HYT_SRC_API, NULL);
         int rc = hyt_context_create(cfg, &ctx);
         hyt_config_destroy(cfg);

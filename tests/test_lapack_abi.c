@@ -11,6 +11,8 @@
  *        test_lapack_abi fallback    run with a library fault (HYT_FAULT_*): the CPU LAPACK
  *                                    redoes the calls hytile fails, from intact arguments, and
  *                                    says so once on stderr
+ *        test_lapack_abi gpu_min_n   GPU panels, HYT_GPU_MIN_N=350, HYT_FAULT_TASK=1: smaller
+ *                                    calls go to the CPU LAPACK, larger ones to hytile
  */
 #include "hyt_test.h"
 #include "abi_test.h"
@@ -120,6 +122,28 @@ static int check_fallback(void)
     return test_result("test_lapack_abi fallback");
 }
 
+/* With GPU panels and HYT_GPU_MIN_N=350, under HYT_FAULT_TASK=1: calls below gpu.min_n go to
+ * the CPU LAPACK (hytile runs no task: nothing to redo), the first one from it on fails in
+ * hytile and is redone. */
+static void calls_below_min_n(void)
+{
+    solve_checked(300, 41, "below gpu.min_n");
+    solve_checked(349, 42, "below gpu.min_n");
+}
+
+static void calls_from_min_n(void)
+{
+    solve_checked(350, 43, "from gpu.min_n");
+    solve_checked(400, 44, "from gpu.min_n");
+}
+
+static int check_gpu_min_n(void)
+{
+    expect_fallback_said(calls_below_min_n, 0);
+    expect_fallback_said(calls_from_min_n, 1);
+    return test_result("test_lapack_abi gpu_min_n");
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 2 && !strcmp(argv[1], "threads"))
@@ -128,6 +152,8 @@ int main(int argc, char **argv)
         return check_fork();
     if (argc > 1 && !strcmp(argv[1], "fallback"))
         return check_fallback();
+    if (argc > 1 && !strcmp(argv[1], "gpu_min_n"))
+        return check_gpu_min_n();
     int preload = argc > 1 && !strcmp(argv[1], "preload");
     Dl_info dl;
     REQUIRE(dladdr((void *)dgetrf_, &dl) && dl.dli_fname, "dladdr");

@@ -5,10 +5,12 @@
  * for bit the same factors; backward errors < 30 for hyt_dgetrf, hyt_dgetrs ('N', 'T') and
  * hyt_dgesv over sizes that are not multiples of nb, n < nb, m != n, lda > m, nrhs 0 / 1 /
  * many, on 1 to 3 host devices (or CUDA GPUs: argument "cuda"); a singular matrix (INFO, B
- * untouched by dgesv) and NaN (no crash, pivots in range).
+ * untouched by dgesv) and NaN (no crash, pivots in range).  gpu.min_n: below it hyt_dgesv and
+ * hyt_dposv run on the CPU workers alone, from it on through the devices, correct both ways.
  *
  * Usage: test_lapack_devices [cuda]
  */
+#include "chol_internal.h"
 #include "hytile.h"
 #include "hyt_test.h"
 #include "lu_check.h"
@@ -99,6 +101,52 @@ static void check_solve(hyt_context_t *ctx, int n, int nrhs, int singular, const
     free(ipiv);
 }
 
+/* gpu.min_n = 120 (set) and its auto value: the path each side of it takes, and the results. */
+static void check_min_n(int cuda, const char *devs)
+{
+    hyt_context_t *ctx = test_context(3, devs, "lu.panel", "gpu", "chol.panel", "gpu", "lu.nb",
+                                      "32", "gpu.min_n", "120", (char *)NULL);
+    CHECK(!hyt_drv_lapack_on_devices(ctx, 119, 500) && !hyt_drv_lapack_on_devices(ctx, 500, 119)
+              && hyt_drv_lapack_on_devices(ctx, 120, 120) &&
+              !hyt_chol_lapack_on_devices(ctx, 119) && hyt_chol_lapack_on_devices(ctx, 120),
+          "%s: gpu.min_n 120 not the crossing", devs);
+    for (int n = 100; n <= 140; n += 40) {
+        char what[64];
+        snprintf(what, sizeof what, "%s gpu.min_n 120", devs);
+        hyt_lapack_dev_last = (hyt_lapack_dev_times_t){0};
+        check_solve(ctx, n, 3, 0, what);
+        CHECK((hyt_lapack_dev_last.total > 0) == (n >= 120), "%s: n %d %s the devices", what, n,
+              n >= 120 ? "not through" : "through");
+        check_solve(ctx, n, 2, 1, what);
+        /* hyt_dposv on a symmetric positive definite matrix */
+        int lda = n + 1;
+        double *A0 = malloc((size_t)lda * n * sizeof *A0), *A = malloc((size_t)lda * n * sizeof *A);
+        double *B0 = malloc((size_t)lda * 2 * sizeof *B0), *B = malloc((size_t)lda * 2 * sizeof *B);
+        fill_random(A0, lda, n, lda, (unsigned long long)n + 9);
+        fill_random(B0, lda, 2, lda, (unsigned long long)n + 10);
+        for (int j = 0; j < n; j++) {
+            for (int i = 0; i < j; i++)
+                A0[j + (size_t)i * lda] = A0[i + (size_t)j * lda];
+            A0[j + (size_t)j * lda] += n;
+        }
+        memcpy(A, A0, (size_t)lda * n * sizeof *A);
+        memcpy(B, B0, (size_t)lda * 2 * sizeof *B);
+        int info = hyt_dposv(ctx, 'L', n, 2, A, lda, B, lda);
+        double r = info ? INFINITY : solve_backward_error('N', n, 2, A0, lda, B, lda, B0, lda);
+        CHECK(info == 0 && r < LU_THRESH, "%s dposv n %d: info %d, error %g", what, n, info, r);
+        free(A0);
+        free(A);
+        free(B0);
+        free(B);
+    }
+    hyt_context_destroy(ctx);
+    ctx = test_context(3, devs, "lu.panel", "gpu", "gpu.min_n", "auto", (char *)NULL);
+    int lu = hyt_gpu_min_n(ctx, 'L'), chol = hyt_gpu_min_n(ctx, 'C');
+    CHECK(cuda ? lu > 1 && chol > 1 : lu == 1 && chol == 1, "%s: gpu.min_n auto: LU %d, "
+          "Cholesky %d", devs, lu, chol);
+    hyt_context_destroy(ctx);
+}
+
 int main(int argc, char **argv)
 {
     const int cuda = test_cuda_arg(argc, argv);
@@ -130,6 +178,7 @@ int main(int argc, char **argv)
             }
             hyt_context_destroy(ctx);
         }
+        check_min_n(cuda, devs);
     }
     return test_result("test_lapack_devices");
 }

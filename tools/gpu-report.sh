@@ -79,13 +79,16 @@ for s in $steps; do
         tail -n 6 "$out/chol_dmat.log" | tee -a "$out/summary.txt"
         ;;
     lapack)
-        # LAPACK's DGE and DPO tests with the library preloaded on the GPUs: as configured
-        # (solves with few right-hand sides on the CPUs), then every solve on the GPUs too
+        # LAPACK's DGE and DPO tests with the library preloaded on the GPUs, every matrix
+        # through them (gpu.min_n 1: the tests' matrices are small): solves with few
+        # right-hand sides on the CPUs as configured, then every solve on the GPUs too
         xl=${HYTILE_XLINTSTD:-$(ls /opt/deps/usr/lib/*/lapack/xlintstd 2>/dev/null | head -n 1)}
         for m in 32 1; do
-            HYTILE_XLINTSTD=$xl HYT_DEVICES=cuda HYT_GPU_SOLVE_MIN_NRHS=$m timeout "$lim" \
-                tests/lapack-testing build-gpu/libhytile.so >"$out/lapack_$m.log" 2>&1
-            stamp "LAPACK DGE/DPO tests, preloaded, HYT_DEVICES=cuda HYT_GPU_SOLVE_MIN_NRHS=$m: exit $?"
+            HYTILE_XLINTSTD=$xl HYT_DEVICES=cuda HYT_GPU_MIN_N=1 HYT_GPU_SOLVE_MIN_NRHS=$m \
+                timeout "$lim" tests/lapack-testing build-gpu/libhytile.so \
+                >"$out/lapack_$m.log" 2>&1
+            stamp "LAPACK DGE/DPO tests, preloaded, HYT_DEVICES=cuda HYT_GPU_MIN_N=1" \
+                "HYT_GPU_SOLVE_MIN_NRHS=$m: exit $?"
             grep -iE "passed|failed|tests run" "$out/lapack_$m.log" | tail -n 10 |
                 tee -a "$out/summary.txt"
         done

@@ -11,7 +11,8 @@ typedef struct hyt_chol_params {
     int nb;         /* tile size of a LAPACK-layout matrix (a tile matrix has its own) */
     int lookahead;  /* tile columns right of the panel updated at high priority, 0.. */
     char panel;     /* LAPACK layout with devices: 'g' on the devices (dpotrf_devices.c), 'c'
-                     * the hybrid (CPU panels); always 'c' without devices */
+                     * the hybrid (CPU panels), 'n' the CPU workers alone (auto below
+                     * gpu.min_n); always 'c' without devices */
 } hyt_chol_params_t;
 #define HYT_CHOL_PARAMS_AUTO ((hyt_chol_params_t){0, -1, 0})
 void hyt_chol_params(hyt_context_t *ctx, int n, hyt_chol_params_t *p);
@@ -164,7 +165,7 @@ int hyt_insert_gpu_chol_info(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_
  * on the CPUs, the trailing tile columns on the devices (docs at the top of pdpotrf_hybrid.c). */
 
 /* The loop nest the drivers call: hyt_pdpotrf_hybrid on a context with devices, hyt_pdpotrf
- * without (same arguments and INFO as hyt_pdpotrf). */
+ * without or with p->panel 'n' (same arguments and INFO as hyt_pdpotrf). */
 int hyt_chol_insert(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info,
                     const hyt_chol_params_t *p);
 /* The hybrid loop nest: A (CCRB or a LAPACK view, 'L' or 'U') factored with the context's

@@ -4,7 +4,8 @@
  *   nb: 256 from n >= 3000, 128 from 600, else 64 (smaller tiles give idle workers work at the
  *       end of the factorization; larger ones a faster GEMM);
  *   lookahead: 1;
- *   panel (chol.panel; LAPACK-layout calls with devices): auto, gpu with CUDA devices;
+ *   panel (chol.panel; LAPACK-layout calls with devices): auto, gpu with CUDA devices, from
+ *       gpu.min_n on (the CPU workers alone below it);
  *   inv_rows (chol.inv_rows; the device panels' solve): auto, gpu_chol_trsm.c's defaults.
  */
 #include "chol_internal.h"
@@ -54,6 +55,8 @@ void hyt_chol_params(hyt_context_t *ctx, int n, hyt_chol_params_t *p)
         const int cuda = ndev && hyt_device_backend(hyt_context_device(ctx, 0)) ==
                                      HYT_BACKEND_CUDA;
         p->panel = !strcmp(panel, "gpu") || (!strcmp(panel, "auto") && cuda) ? 'g' : 'c';
+        if (p->panel == 'g' && n < hyt_gpu_min_n(ctx, 'C'))
+            p->panel = 'n';
     }
     if (!ndev)
         p->panel = 'c';

@@ -7,6 +7,7 @@ int hyt_chol_insert_tile(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, int *inf
     *info = 0;
     hyt_chol_params_t p = HYT_CHOL_PARAMS_AUTO;
     p.nb = A->nb; /* the matrix decides */
+    p.panel = 'c'; /* a tile matrix: the hybrid with devices, whatever its size */
     hyt_chol_params(hyt_sequence_context(seq), A->n, &p);
     return hyt_chol_insert(seq, uplo, A, info, &p);
 }

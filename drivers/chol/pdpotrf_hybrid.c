@@ -453,7 +453,7 @@ int hyt_pdpotrf_hybrid(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int 
 int hyt_chol_insert(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info,
                     const hyt_chol_params_t *p)
 {
-    if (hyt_context_num_devices(hyt_sequence_context(seq)) > 0)
+    if (hyt_context_num_devices(hyt_sequence_context(seq)) > 0 && p->panel != 'n')
         return hyt_pdpotrf_hybrid(seq, uplo, A, info, p);
     return hyt_pdpotrf(seq, uplo, A, info, p);
 }

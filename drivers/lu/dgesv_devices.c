@@ -32,7 +32,7 @@ hyt_lapack_dev_times_t hyt_lapack_dev_last;
 int hyt_drv_lapack_on_devices(hyt_context_t *ctx, int m, int n)
 {
     hyt_lu_params_t p;
-    hyt_lu_params(ctx, m, n, &p);
+    hyt_lu_params_lapack(ctx, m, n, &p);
     return p.ndevices > 0 && p.gpu_panel;
 }
 

@@ -35,12 +35,12 @@ int hyt_drv_dgetrf_lapack(hyt_context_t *ctx, int m, int n, double *a, int lda, 
     if (m == 0 || n == 0)
         return 0;
     hyt_lu_params_t p;
-    hyt_lu_params(ctx, m, n, &p);
+    hyt_lu_params_lapack(ctx, m, n, &p);
     hyt_desc_t A;
     int rc = hyt_desc_lapack(m, n, p.nb, a, lda, &A);
     if (rc)
         return rc;
     /* On CPUs the factorization works in place on the LAPACK array (a "tile" is an nb x nb
      * block with leading dimension lda); no copy is needed. */
-    return hyt_drv_dgetrf(ctx, &A, ipiv);
+    return hyt_drv_dgetrf_params(ctx, &A, ipiv, &p);
 }

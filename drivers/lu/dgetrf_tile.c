@@ -37,13 +37,16 @@ int hyt_drv_check_lu(const char *func, int i, const hyt_desc_t *A, const int *ip
     return 0;
 }
 
-/* The tasks of the LU (arguments checked). */
-static int insert_dgetrf(hyt_sequence_t *seq, hyt_desc_t *A, int *ipiv, int *info)
+/* The tasks of the LU (arguments checked) with the parameters given (NULL: the context's). */
+static int insert_dgetrf(hyt_sequence_t *seq, hyt_desc_t *A, int *ipiv, int *info,
+                         const hyt_lu_params_t *given)
 {
     *info = 0;
-    hyt_context_t *ctx = hyt_sequence_context(seq);
     hyt_lu_params_t p;
-    hyt_lu_params(ctx, A->m, A->n, &p);
+    if (given)
+        p = *given;
+    else
+        hyt_lu_params(hyt_sequence_context(seq), A->m, A->n, &p);
     p.nb = A->nb; /* the matrix decides */
     if (p.ndevices == 0)
         return hyt_pdgetrf(seq, A, ipiv, info, &p);
@@ -61,18 +64,24 @@ int hyt_dgetrf_tile_async(hyt_sequence_t *seq, hyt_desc_t *A, int *ipiv, int *in
     if (!rc && !info)
         rc = hyt_error_arg(-3, func, 3, "info", "is NULL");
     if (!rc)
-        rc = insert_dgetrf(seq, A, ipiv, info);
+        rc = insert_dgetrf(seq, A, ipiv, info, NULL);
     return hyt_error_return(func, rc);
 }
 
-int hyt_drv_dgetrf(hyt_context_t *ctx, hyt_desc_t *A, int *ipiv)
+int hyt_drv_dgetrf_params(hyt_context_t *ctx, hyt_desc_t *A, int *ipiv,
+                          const hyt_lu_params_t *p)
 {
     hyt_sequence_t *seq;
     int info = 0, rc = hyt_sequence_create(ctx, &seq);
     if (rc)
         return rc;
-    rc = hyt_sequence_finish(seq, insert_dgetrf(seq, A, ipiv, &info));
+    rc = hyt_sequence_finish(seq, insert_dgetrf(seq, A, ipiv, &info, p));
     return rc ? rc : info;
+}
+
+int hyt_drv_dgetrf(hyt_context_t *ctx, hyt_desc_t *A, int *ipiv)
+{
+    return hyt_drv_dgetrf_params(ctx, A, ipiv, NULL);
 }
 
 int hyt_dgetrf_tile(hyt_context_t *ctx, hyt_desc_t *A, int *ipiv)

@@ -22,12 +22,20 @@
 #include "drv_internal.h"
 #include "rt_internal.h" /* HYT_MAX_WORKERS */
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* GPU panels on one GPU: nb 1024 from this min(m,n) on (docs/performance.md, 2026-11-24) */
 #define NB1024_MIN 32768
+/* gpu.min_n's auto with CUDA GPUs: the orders from which the LAPACK-layout LU and Cholesky
+ * are faster through the GPU than on the CPU workers (one H200 and its 16 cores, preloaded
+ * dgesv_ and dposv_, docs/performance.md, 2026-11-24) */
+#define GPU_MIN_N_LU 768
+#define GPU_MIN_N_CHOL 1024
+#define HYT_STR_(x) #x
+#define HYT_STR(x) HYT_STR_(x)
 
 int hyt_drv_check_panel(const char *value, char *err, size_t errlen)
 {
@@ -70,6 +78,13 @@ static const hyt_config_keydef_t lu_keys[] = {
       "panels: on the devices from this many right-hand sides on, in place on the CPUs below "
       "(moving the factor costs more than that solve; 1..1073741824)"},
      HYT_KEY_INT, 1, 1L << 30, 0, 1, NULL},
+    {{"gpu.min_n", "HYT_GPU_MIN_N", "auto",
+      "the LAPACK-layout calls (hyt_dgetrf, hyt_dgesv, hyt_dpotrf, hyt_dposv, ..., and the "
+      "LAPACK ABI) with GPU panels: on the devices from this order (min(m, n)) on, on the "
+      "CPU workers alone below (1..1073741824; 1: always on the devices); auto: with CUDA GPUs "
+      "the measured crossings, LU " HYT_STR(GPU_MIN_N_LU) ", Cholesky " HYT_STR(GPU_MIN_N_CHOL)
+      ", else 1"},
+     HYT_KEY_INT, 1, 1L << 30, 1, 1, NULL},
     {{"lu.overlap_steps", "HYT_OVERLAP_STEPS", "auto",
       "GPU panels, matrix arriving from the host during the factorization: the first steps "
       "whose device updates are cut in pieces of about 4096 columns, each started as soon as "
@@ -106,7 +121,19 @@ int hyt_lu_cpu_solve_nb(hyt_context_t *ctx, int n)
     return nb > 0 ? (int)nb : small_nb(n);
 }
 
-int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p)
+int hyt_gpu_min_n(hyt_context_t *ctx, char fact)
+{
+    long v = hyt_config_get_int(hyt_context_config(ctx), "gpu.min_n");
+    if (v > 0)
+        return v > INT_MAX ? INT_MAX : (int)v;
+    int cuda = hyt_context_num_devices(ctx) > 0 &&
+               hyt_device_backend(hyt_context_device(ctx, 0)) == HYT_BACKEND_CUDA;
+    return !cuda ? 1 : fact == 'C' ? GPU_MIN_N_CHOL : GPU_MIN_N_LU;
+}
+
+/* hyt_lu_params, on the CPU workers alone when lapack and gpu.min_n keeps the matrix off the
+ * devices. */
+static int params(hyt_context_t *ctx, int m, int n, int lapack, hyt_lu_params_t *p)
 {
     const hyt_config_t *cfg = hyt_context_config(ctx);
     int mn = m < n ? m : n;
@@ -121,6 +148,8 @@ int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p)
     const char *panel = hyt_config_get(cfg, "lu.panel", &p->src_panel);
     int cuda = p->ndevices && hyt_device_backend(hyt_context_device(ctx, 0)) == HYT_BACKEND_CUDA;
     p->gpu_panel = p->ndevices && (!strcmp(panel, "gpu") || (!strcmp(panel, "auto") && cuda));
+    if (lapack && p->gpu_panel && mn < hyt_gpu_min_n(ctx, 'L'))
+        p->ndevices = p->gpu_panel = 0;
     if (nb < 0)
         nb = p->gpu_panel ? (p->ndevices == 1 && mn >= NB1024_MIN ? 1024 : mn >= 8192 ? 512 : 256)
              : p->ndevices ? 256
@@ -141,6 +170,16 @@ int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p)
     p->panel_cores = (int)pc;
     p->marks = NULL;
     return HYT_SUCCESS;
+}
+
+int hyt_lu_params(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p)
+{
+    return params(ctx, m, n, 0, p);
+}
+
+int hyt_lu_params_lapack(hyt_context_t *ctx, int m, int n, hyt_lu_params_t *p)
+{
+    return params(ctx, m, n, 1, p);
 }
 
 char hyt_norm_trans(char t)
