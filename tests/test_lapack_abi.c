@@ -108,12 +108,14 @@ static int check_fork(void)
 }
 
 /* Under HYT_FAULT_*: every call right, from the CPU LAPACK where hytile failed, one message.
- * n = 400: the copy kept for the redo (1.3 MB) is a mapping of its own, the second call's is
- * the first one's, kept; n = 300 a malloc'ed one. */
+ * n = 800: the copy kept for the redo (5.1 MB) is made by the workers, in a mapping of its own;
+ * n = 400: the second call's copy (1.3 MB) is the first one's mapping, kept; n = 300 a
+ * malloc'ed one. */
 static void fallback_calls(void)
 {
+    static const int ns[] = {800, 400, 300};
     for (int i = 0; i < 3; i++)
-        solve_checked(i < 2 ? 400 : 300, 31 + (unsigned)i, "fallback");
+        solve_checked(ns[i], 31 + (unsigned)i, "fallback");
 }
 
 static int check_fallback(void)
