@@ -238,6 +238,23 @@ static void check_bad_args(hyt_context_t *ctx)
     CHECK(hyt_dgetrf(NULL, 4, 4, a, 4, ipiv) == HYT_ERR_INVALID, "NULL context");
 }
 
+/* lu.nb auto on CPUs only (drivers/lu/lu_params.c): the rule for few workers, and the smaller
+ * tiles of 8 workers or more below N = 6144. */
+static void check_auto_nb(void)
+{
+    static const int cases[][3] = {{2, 1024, 128},  {2, 4096, 192}, {2, 16384, 384},
+                                   {8, 1024, 64},   {8, 2048, 96},  {8, 4096, 96},
+                                   {8, 6144, 192},  {8, 16384, 384}};
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        hyt_context_t *ctx = test_context(cases[i][0], "none", "lu.nb", "auto", (char *)NULL);
+        hyt_lu_params_t p;
+        CHECK(!hyt_lu_params(ctx, cases[i][1], cases[i][1], &p) && p.nb == cases[i][2],
+              "%d workers, N %d: auto nb %d, expected %d", cases[i][0], cases[i][1], p.nb,
+              cases[i][2]);
+        hyt_context_destroy(ctx);
+    }
+}
+
 int main(int argc, char **argv)
 {
     /* "quick": the default, named */
@@ -254,6 +271,7 @@ int main(int argc, char **argv)
 
     check_bad_args(ctx3);
     check_ties(ctx3);
+    check_auto_nb();
 
     /* shapes, including empty, tiny, m != n, not multiples of nb */
     static const int shapes[][2] = {{0, 0}, {0, 5}, {5, 0}, {1, 1}, {1, 7}, {7, 1}, {2, 2},

@@ -8,7 +8,11 @@
  *             columns per worker (2-core EPYC: hytile hpl N = 16384 37.1 s with 192, 31.6 with
  *             384, 32.1 with 512; 12000 15.6 -> 13.2 s; the LAPACK-layout LU at 8192 4.20 ->
  *             4.03 s, OpenBLAS 4.01-4.09; 16-core Xeon, N = 24576: 14.6 s with 192, 12.2
- *             with 384; 32768: 32.4 / 31.8 s; 16384 (192): a tie); lookahead 1;
+ *             with 384; 32768: 32.4 / 31.8 s; 16384 (192): a tie); with 8 workers or
+ *             more below 6144, 64 below 2048 and 96 from it (more tile columns to share: the
+ *             16-core Xeon, GFLOP/s with 64 / 96 / 128 / 192 at 1024: 72 / 69 / 62 / 56; 2048:
+ *             210 / 217 / 191 / 173; 4096: 473 / 532 / 477 / 475; 6144: 548 / 568 / 602 / 658);
+ *             lookahead 1;
  *             panel_cores: a quarter of the workers, at least 1, at most 16
  *             (2-core VM, N = 4000; 64-core Xeon, N = 32768).
  *   GPU panels (CUDA GPUs): nb 512 from min(m,n) >= 8192, else 256; lookahead 4
@@ -52,8 +56,9 @@ static const hyt_config_keydef_t lu_keys[] = {
     {{"lu.nb", "HYT_NB", "auto",
       "tile size nb (1..4096); auto: 512 with GPU panels (256 below N = 8192, 1024 on one "
       "GPU from N = 32768), 192 on CPUs "
-      "only (less for small matrices; 384 from N = 8192 where that leaves 4 tile columns per "
-      "worker; 512 from N = 24576 with 32 workers or more)"},
+      "only (less for small matrices, and with 8 workers or more below N = 6144; 384 from "
+      "N = 8192 where that leaves 4 tile columns per worker; 512 from N = 24576 with 32 "
+      "workers or more)"},
      HYT_KEY_INT, 1, 4096, 1, 1, NULL},
     {{"lu.lookahead", "HYT_LOOKAHEAD", "auto",
       "lookahead depth (0..64): columns updated ahead of the bulk, on the CPUs (CPU panels) or "
@@ -108,6 +113,8 @@ static int cpu_nb(int workers, int mn)
         return 512;
     if (mn >= 8192 && mn >= 4 * 384 * workers) /* at least 4 tile columns per worker */
         return 384;
+    if (workers >= 8 && mn < 6144) /* more tile columns for many workers */
+        return mn >= 2048 ? 96 : 64;
     return small_nb(mn);
 }
 
