@@ -13,7 +13,7 @@
 #include "chol_internal.h"
 #include "hytile.h"
 #include "hyt_test.h"
-#include "lu_check.h"
+#include "chol_check.h"
 
 /* hyt_dgetrf on LAPACK layout vs hyt_dgetrf_tile on a CCRB copy: pivots, INFO, factors. */
 static void check_getrf(hyt_context_t *ctx, int m, int n, int nb, int singular, int nan,
@@ -122,13 +122,8 @@ static void check_min_n(int cuda, const char *devs)
         int lda = n + 1;
         double *A0 = malloc((size_t)lda * n * sizeof *A0), *A = malloc((size_t)lda * n * sizeof *A);
         double *B0 = malloc((size_t)lda * 2 * sizeof *B0), *B = malloc((size_t)lda * 2 * sizeof *B);
-        fill_random(A0, lda, n, lda, (unsigned long long)n + 9);
+        chol_matrix(A0, n, lda, 0, (unsigned long long)n + 9);
         fill_random(B0, lda, 2, lda, (unsigned long long)n + 10);
-        for (int j = 0; j < n; j++) {
-            for (int i = 0; i < j; i++)
-                A0[j + (size_t)i * lda] = A0[i + (size_t)j * lda];
-            A0[j + (size_t)j * lda] += n;
-        }
         memcpy(A, A0, (size_t)lda * n * sizeof *A);
         memcpy(B, B0, (size_t)lda * 2 * sizeof *B);
         int info = hyt_dposv(ctx, 'L', n, 2, A, lda, B, lda);
