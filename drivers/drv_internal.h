@@ -157,6 +157,8 @@ int hyt_drv_check_panel(const char *value, char *err, size_t errlen);
 /* The tile size of the LAPACK-layout solve on the CPU workers, in every context (with
  * devices hyt_lu_params gives theirs): lu.nb when set, else small tiles for parallelism. */
 int hyt_lu_cpu_solve_nb(hyt_context_t *ctx, int n);
+/* Whether the context's devices are CUDA GPUs (its first device's backend; 0 without). */
+int hyt_drv_cuda(hyt_context_t *ctx);
 /* gpu.min_n for the LU (fact 'L') or the Cholesky ('C'): the order from which the
  * LAPACK-layout calls with GPU panels go to the devices (auto resolved). */
 int hyt_gpu_min_n(hyt_context_t *ctx, char fact);

@@ -52,9 +52,8 @@ void hyt_chol_params(hyt_context_t *ctx, int n, hyt_chol_params_t *p)
     const int ndev = hyt_context_num_devices(ctx);
     if (!p->panel) {
         const char *panel = hyt_config_get(cfg, "chol.panel", NULL);
-        const int cuda = ndev && hyt_device_backend(hyt_context_device(ctx, 0)) ==
-                                     HYT_BACKEND_CUDA;
-        p->panel = !strcmp(panel, "gpu") || (!strcmp(panel, "auto") && cuda) ? 'g' : 'c';
+        const int gpu = !strcmp(panel, "gpu") || (!strcmp(panel, "auto") && hyt_drv_cuda(ctx));
+        p->panel = gpu ? 'g' : 'c';
         if (p->panel == 'g' && n < hyt_gpu_min_n(ctx, 'C'))
             p->panel = 'n';
     }

@@ -128,14 +128,18 @@ int hyt_lu_cpu_solve_nb(hyt_context_t *ctx, int n)
     return nb > 0 ? (int)nb : small_nb(n);
 }
 
+int hyt_drv_cuda(hyt_context_t *ctx)
+{
+    return hyt_context_num_devices(ctx) > 0 &&
+           hyt_device_backend(hyt_context_device(ctx, 0)) == HYT_BACKEND_CUDA;
+}
+
 int hyt_gpu_min_n(hyt_context_t *ctx, char fact)
 {
     long v = hyt_config_get_int(hyt_context_config(ctx), "gpu.min_n");
     if (v > 0)
         return v > INT_MAX ? INT_MAX : (int)v;
-    int cuda = hyt_context_num_devices(ctx) > 0 &&
-               hyt_device_backend(hyt_context_device(ctx, 0)) == HYT_BACKEND_CUDA;
-    return !cuda ? 1 : fact == 'C' ? GPU_MIN_N_CHOL : GPU_MIN_N_LU;
+    return !hyt_drv_cuda(ctx) ? 1 : fact == 'C' ? GPU_MIN_N_CHOL : GPU_MIN_N_LU;
 }
 
 /* hyt_lu_params, on the CPU workers alone when lapack and gpu.min_n keeps the matrix off the
@@ -153,8 +157,8 @@ static int params(hyt_context_t *ctx, int m, int n, int lapack, hyt_lu_params_t 
     hyt_config_get(cfg, "lu.lookahead", &p->src_lookahead);
     hyt_config_get(cfg, "lu.panel_cores", &p->src_panel_cores);
     const char *panel = hyt_config_get(cfg, "lu.panel", &p->src_panel);
-    int cuda = p->ndevices && hyt_device_backend(hyt_context_device(ctx, 0)) == HYT_BACKEND_CUDA;
-    p->gpu_panel = p->ndevices && (!strcmp(panel, "gpu") || (!strcmp(panel, "auto") && cuda));
+    p->gpu_panel = p->ndevices && (!strcmp(panel, "gpu") ||
+                                   (!strcmp(panel, "auto") && hyt_drv_cuda(ctx)));
     if (lapack && p->gpu_panel && mn < hyt_gpu_min_n(ctx, 'L'))
         p->ndevices = p->gpu_panel = 0;
     if (nb < 0)
