@@ -10,10 +10,12 @@
  * its tile in registers from the start until its last update.  Step k = 0 .. j - 1 of block
  * (i, j):
  *   1. wait until the tiles (k, k), (i, k) and (j, k) are final (their owners' flags);
- *   2. warp 0 loads the diagonal tile (k, k) a row per lane and factors it in registers (in
- *      panels of PANEL columns: shuffles inside a panel, one shared-memory round trip per
- *      panel); warps 1 and 2 load the tiles (i, k) and (j, k) meanwhile.  Every block factors
- *      the diagonal tile itself, the same data and instructions, so every block sees the same
+ *   2. warp 0 loads the diagonal tile (k, k) a row per lane and factors it in registers, two
+ *      columns at a time from their 2 x 2 block (factor_pair: no branch, so that the updates
+ *      of the later columns leave the pivots' dependent chain); a pivot that is not positive
+ *      and normal sends it to the careful column-by-column factor (factor), which gives INFO.
+ *      Warps 1 and 2 load the tiles (i, k) and (j, k) meanwhile.  Every block factors the
+ *      diagonal tile itself, the same data and instructions, so every block sees the same
  *      failure at the same column and all stop there (NaN included);
  *   3. warps 1 and 2 solve their rows with it, L(i, k) = A(i, k) L(k, k)^-T (a row per lane);
  *   4. the tile update A(i, j) -= L(i, k) L(j, k)^T by the whole block from shared memory; at
@@ -46,7 +48,8 @@
  * INFO as LAPACK's dpotf2: the first j with A(j,j) <= 0 or NaN after its update; the
  * factorization stops at that tile (A beyond it is unspecified; the failing diagonal tile holds
  * the columns factored so far and the partly updated rest).  Measured on an H200
- * (docs/performance.md, "Third version"): 0.128 ms lower, 0.130 ms upper for n = 512.
+ * (docs/performance.md, "Third version" and "pairs of columns"): 0.122 ms lower, 0.115 ms
+ * upper for n = 512.
  */
 #include "hyt_cuda_check.h"
 #include "hyt_gpu_kernels.h"
@@ -54,7 +57,7 @@
 #define NB 32          /* tile = warp width: a lane holds a row */
 #define TMAX (HYT_DPOTF2_MAX_N / NB)
 #define THREADS 256
-#define PANEL 2        /* the factor's panel width (2, 4, 8, 16 measured: 2 fastest) */
+#define PANEL 2        /* the careful factor's and solve's panels (2, 4, 8, 16 measured: 2) */
 #define FULL 0xffffffffu
 
 /* The workspace of one stream: the ticket counter, and per tile (r, c) (r * TMAX + c) its flag
@@ -181,6 +184,72 @@ __device__ __forceinline__ static int factor(double (&a)[NB], int lane, double (
     return NB;
 }
 
+/* 1 / sqrt(d) as the library's rsqrt() computes it for a positive normal d (the hardware's
+ * estimate of the high word, one refinement), without its branch to the slow path for other
+ * d; *odd is set for those (and for d <= 0 or NaN, whose result is then meaningless). */
+__device__ __forceinline__ static double rsqrt_normal(double d, bool *odd)
+{
+    const unsigned hi = (unsigned)__double2hiint(d);
+    *odd |= hi - 0x00100000u >= 0x7fe00000u;
+    double r;
+    asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(d));
+    const double e = fma(-(r * r), d, 1.0);
+    return fma(fma(e, 0.375, 0.5), r * e, r);
+}
+
+/* The diagonal tile factored as factor() does, two columns at a time and in one straight run
+ * of code: the two pivots of a pair from its 2 x 2 block [p q; q s] at once (the second,
+ * 1 / sqrt(s - q^2 / p), as sqrt(p) rsqrt(det), the two rsqrts side by side), and the next
+ * pair's block from the lanes' own rows and four shuffles, ahead of the update through shared
+ * memory.  No branch at the pivots (none in their rsqrt either), so that the compiler can move
+ * the updates of later columns off the pivots' dependent chain (measured: 5-11% faster than
+ * factor(), docs/performance.md).  The second pivot differs from factor()'s in the last bits;
+ * every block runs the same code on the same tile, so all agree.  Returns NB when every pivot
+ * (p, det, and s - q^2 / p as factor() computes it) was positive and normal; otherwise -1, and
+ * a[] and sL are meaningless: the caller loads the tile again and runs factor(). */
+__device__ __forceinline__ static int factor_pair(double (&a)[NB], int lane,
+                                                  double (*sL)[NB + 2], double *srs)
+{
+    bool odd = false;
+    double p = __shfl_sync(FULL, a[0], 0), q = __shfl_sync(FULL, a[0], 1),
+           s = __shfl_sync(FULL, a[1], 1);
+#pragma unroll
+    for (int c0 = 0; c0 < NB; c0 += 2) {
+        const double det = fma(p, s, -(q * q));
+        const double rs0 = rsqrt_normal(p, &odd), rsd = rsqrt_normal(det, &odd);
+        const double l10 = q * rs0;
+        odd |= !(fma(-l10, l10, s) > 0.0);
+        const double rs1 = (p * rs0) * rsd;
+        a[c0] *= rs0;
+        a[c0 + 1] = fma(-a[c0], l10, a[c0 + 1]) * rs1;
+        if (lane == 0) {
+            srs[c0] = rs0;
+            srs[c0 + 1] = rs1;
+        }
+        if (c0 + 2 < NB) {
+            const double pa = __shfl_sync(FULL, a[c0 + 2], c0 + 2),
+                         qa = __shfl_sync(FULL, a[c0 + 2], c0 + 3),
+                         sa = __shfl_sync(FULL, a[c0 + 3], c0 + 3);
+            const double x0 = __shfl_sync(FULL, a[c0], c0 + 2),
+                         x1 = __shfl_sync(FULL, a[c0 + 1], c0 + 2),
+                         y0 = __shfl_sync(FULL, a[c0], c0 + 3),
+                         y1 = __shfl_sync(FULL, a[c0 + 1], c0 + 3);
+            p = fma(-x1, x1, fma(-x0, x0, pa));
+            q = fma(-y1, x1, fma(-y0, x0, qa));
+            s = fma(-y1, y1, fma(-y0, y0, sa));
+        }
+        *(double2 *)&sL[lane][c0] = make_double2(a[c0], a[c0 + 1]);
+        __syncwarp();
+#pragma unroll
+        for (int c2 = c0 + 2; c2 < NB; c2++) {
+            const double2 l = *(const double2 *)&sL[c2][c0];
+            a[c2] = fma(-a[c0], l.x, a[c2]);
+            a[c2] = fma(-a[c0 + 1], l.y, a[c2]);
+        }
+    }
+    return odd ? -1 : NB;
+}
+
 /* x (a row per lane) = x L^-T, L by rows in sL and 1 / L(c, c) in srs, in the factor's panels. */
 template <int W>
 __device__ __forceinline__ static void solve(double (&x)[NB], const double (*sL)[NB + 2],
@@ -269,10 +338,15 @@ hyt_dpotf2_kernel(int n, double *A, int lda, int *info, potf2_ws *ws)
         __syncthreads();
         /* warp 0: the diagonal tile, factored; warps 1 and 2: the row tiles i and j, loaded */
         if (warp == 0) {
-            load_rows<UP>(A, lda, vec, k0, k0, lane, a,
-                          [=](int r, int c) { return r < kb && c <= r; },
-                          [](int r, int c) { return c == r ? 1.0 : 0.0; });
-            const int fail = factor<PANEL>(a, lane, sL, srs);
+            auto ok = [=](int r, int c) { return r < kb && c <= r; };
+            auto fill = [](int r, int c) { return c == r ? 1.0 : 0.0; };
+            load_rows<UP>(A, lda, vec, k0, k0, lane, a, ok, fill);
+            int fail = factor_pair(a, lane, sL, srs);
+            if (fail != NB) { /* a pivot not positive or not normal: the careful factor */
+                __syncwarp();
+                load_rows<UP>(A, lda, vec, k0, k0, lane, a, ok, fill);
+                fail = factor<PANEL>(a, lane, sL, srs);
+            }
             if (t == 0)
                 sfail = fail;
         } else if (solver) {

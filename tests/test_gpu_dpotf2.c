@@ -3,8 +3,9 @@
  * lower and upper: the factor by relative error, INFO exactly, the other triangle and the rows
  * beyond n (lda > n) untouched, over n = 1..512 (multiples of the inner blocking and not),
  * matrices that are not positive definite (the failing minor at the start, inside and at the
- * edges of an inner block, at the end), NaN; the kernel's workspace zero again after all of it
- * (the next call relies on it).  Suite gpu: exits 77 without CUDA or a usable GPU.
+ * edges of an inner block, at the end), NaN, matrices scaled to the edges of the exponent range;
+ * the kernel's workspace zero again after all of it (the next call relies on it).  Suite gpu:
+ * exits 77 without CUDA or a usable GPU.
  *
  * Usage: test_gpu_dpotf2          the test
  *        test_gpu_dpotf2 small    a few cases of each kind (for compute-sanitizer)
@@ -41,14 +42,20 @@ static int gpu_potf2(hyt_device_t *dev, char uplo, int n, double *A, int lda)
     return info;
 }
 
-/* GPU and reference on the same matrix (the failing minor `fail`, 0: none). */
-static void check(hyt_device_t *dev, char uplo, int n, int fail, unsigned long long seed)
+/* GPU and reference on the same matrix (the failing minor `fail`, 0: none), scaled as D A D
+ * with D = diag(d), d_i = `scale` for i in [s0, s1), 1 elsewhere. */
+static void check_scaled(hyt_device_t *dev, char uplo, int n, int fail, unsigned long long seed,
+                         double scale, int s0, int s1)
 {
     int lda = n + 5;
     size_t sz = ((size_t)lda * n + 1) * sizeof(double);
     double *A0 = malloc(sz), *G = malloc(sz), *R = malloc(sz);
     fill_random(A0, lda, n, lda, seed + 3); /* the padding rows */
     chol_matrix(A0, n, lda, fail, seed);
+    for (int c = 0; c < n && scale != 1; c++)
+        for (int r = 0; r < n; r++)
+            A0[r + (int64_t)c * lda] *= (r >= s0 && r < s1 ? scale : 1) *
+                                        (c >= s0 && c < s1 ? scale : 1);
     memcpy(G, A0, sz);
     memcpy(R, A0, sz);
     int ig = gpu_potf2(dev, uplo, n, G, lda), ir = hyt_ref_dpotf2(uplo, n, R, lda);
@@ -76,6 +83,11 @@ static void check(hyt_device_t *dev, char uplo, int n, int fail, unsigned long l
     free(A0);
     free(G);
     free(R);
+}
+
+static void check(hyt_device_t *dev, char uplo, int n, int fail, unsigned long long seed)
+{
+    check_scaled(dev, uplo, n, fail, seed, 1.0, 0, 0);
 }
 
 static void check_nan(hyt_device_t *dev, char uplo, int n)
@@ -187,6 +199,7 @@ int main(int argc, char **argv)
         check(dev, "LU"[u], 100, 0, 1);
         check(dev, "LU"[u], 300, 0, 2);
         check(dev, "LU"[u], 200, 33, 3);
+        check_scaled(dev, "LU"[u], 100, 0, 4, 1e80, 30, 32);
     }
     for (int u = 0; u < 2 && !small; u++) {
         const char uplo = "LU"[u];
@@ -201,6 +214,16 @@ int main(int argc, char **argv)
         check(dev, uplo, 500, 500, 11);
         check_nan(dev, uplo, 300);
         check_nan(dev, uplo, 33);
+        /* 2 x 2 pivot blocks whose determinants underflow (entries ~1e-160: det ~1e-320) or
+         * overflow (1e160): the kernel's fast factor hands such tiles to its careful one.  The
+         * whole matrix, and only the last pair of a tile (columns 30 and 31), where no later
+         * pivot of the tile would see what a wrong pair left */
+        check_scaled(dev, uplo, 300, 0, 12, 1e-80, 0, 300);
+        check_scaled(dev, uplo, 300, 0, 13, 1e80, 0, 300);
+        check_scaled(dev, uplo, 300, 250, 14, 1e-80, 0, 300);
+        check_scaled(dev, uplo, 300, 0, 15, 1e-80, 30, 32);
+        check_scaled(dev, uplo, 300, 0, 16, 1e80, 30, 32);
+        check_scaled(dev, uplo, 300, 0, 17, 1e80, 94, 96);
     }
     /* the workspace is left zeroed (the failing and NaN calls included), ready for the next */
     unsigned char ws[HYT_DPOTF2_WS_BYTES];
