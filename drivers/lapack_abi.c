@@ -12,8 +12,9 @@
  * The "next" LAPACK is the one the program would call without hytile: the same routine found
  * after libhytile in the lookup order (dlsym RTLD_NEXT), never our own.  When there is one:
  *  - calls on matrices smaller than abi.min_n go to it (hytile cannot win there: the call
- *    overhead of the runtime is tens of microseconds), and so do those that GPU panels leave
- *    to the CPUs for their size (gpu.min_n);
+ *    overhead of the runtime is tens of microseconds; by default, the LU on CPU workers alone
+ *    also below a size that grows with the workers), and so do those that GPU panels leave to
+ *    the CPUs for their size (gpu.min_n);
  *  - a failure of hytile itself (HYT_ERR_*: no memory, a device error, an injected fault) is
  *    redone by it and said once on stderr: from a copy of the arguments kept for the purpose
  *    (made by the context's workers when it is large),
@@ -449,6 +450,19 @@ static int below_gpu_min_n(hyt_context_t *ctx, int chol, const abi_call_t *c)
     return p.gpu_panel; /* with the caller's !on_dev: below gpu.min_n */
 }
 
+/* abi.min_n = auto, once the context exists: an LU (dgetrf_, dgesv_; not the solve alone) on
+ * CPU workers alone (no devices) below HYT_ABI_MIN_N_PER_WORKER per worker.  With 16 workers
+ * the preloaded dgesv_ took 1.12-1.47x OpenBLAS's time (16 threads) up to n = 1536 and tied at
+ * 2048; with 8, 1.07x at 768, 0.95x at 1024 (16-core Xeon); with 2 it wins from ~400 (both
+ * machines; docs/performance.md).  The Cholesky, faster than OpenBLAS from 512 on 16 workers,
+ * keeps HYT_ABI_MIN_N_AUTO, and so does the solve alone (not measured at small n). */
+static int below_cpu_min_n(hyt_context_t *ctx, const abi_call_t *c, int size)
+{
+    return abi_min_n < 0 && (c->op == 'f' || c->op == 'v') &&
+           hyt_context_num_devices(ctx) == 0 &&
+           size < (long)HYT_ABI_MIN_N_PER_WORKER * hyt_context_num_workers(ctx);
+}
+
 /* Runs a checked, nonempty call: in the next LAPACK when it is small (below abi.min_n, or with
  * GPU panels below gpu.min_n), else in hytile, redone by the next LAPACK if hytile fails. */
 static void abi_call(const abi_call_t *c, int *info)
@@ -456,7 +470,7 @@ static void abi_call(const abi_call_t *c, int *info)
     pthread_once(&once, abi_setup);
     int next = have_next(c);
     int size = c->m > c->n ? c->m : c->n;
-    if (next && size < abi_min_n) {
+    if (next && size < (abi_min_n < 0 ? HYT_ABI_MIN_N_AUTO : abi_min_n)) {
         run_next(c, info);
         return;
     }
@@ -470,7 +484,8 @@ static void abi_call(const abi_call_t *c, int *info)
     const int chol = strchr("FSV", c->op) != NULL;
     int on_dev = ctx && (chol ? hyt_chol_lapack_on_devices(ctx, c->n)
                               : hyt_drv_lapack_on_devices(ctx, c->m, c->n));
-    if (next && ctx && !on_dev && below_gpu_min_n(ctx, chol, c)) {
+    if (next && ctx && !on_dev &&
+        (below_gpu_min_n(ctx, chol, c) || below_cpu_min_n(ctx, c, size))) {
         abi_leave();
         run_next(c, info);
         return;

@@ -84,9 +84,11 @@ int main(void)
     for (int i = 0; bad_t[i]; i++)
         CHECK(hyt_config_set(cfg, "hpl.threshold", bad_t[i], HYT_SRC_API, NULL) ==
                   HYT_ERR_CONFIG, "threshold '%s' accepted", bad_t[i]);
-    CHECK(hyt_config_get_int(cfg, "abi.min_n") == 384, "abi.min_n default");
+    CHECK(hyt_config_get_int(cfg, "abi.min_n") == -1, "abi.min_n default (auto)");
+    CHECK(!hyt_config_set(cfg, "abi.min_n", "384", HYT_SRC_API, NULL) &&
+              hyt_config_get_int(cfg, "abi.min_n") == 384, "abi.min_n 384");
     CHECK(!hyt_config_set(cfg, "abi.min_n", "0", HYT_SRC_API, NULL), "abi.min_n 0");
-    static const char *bad_min_n[] = {"-1", "1000001", "auto", "", "64k", NULL};
+    static const char *bad_min_n[] = {"-1", "1000001", "Auto", "", "64k", NULL};
     for (int i = 0; bad_min_n[i]; i++)
         CHECK(hyt_config_set(cfg, "abi.min_n", bad_min_n[i], HYT_SRC_API, NULL) ==
                   HYT_ERR_CONFIG, "abi.min_n '%s' accepted", bad_min_n[i]);

@@ -13,6 +13,10 @@
  *                                    says so once on stderr
  *        test_lapack_abi gpu_min_n   GPU panels, HYT_GPU_MIN_N=350, HYT_FAULT_TASK=1: smaller
  *                                    calls go to the CPU LAPACK, larger ones to hytile
+ *        test_lapack_abi per_worker [solve]
+ *                                    no devices, 4 workers, abi.min_n = auto, HYT_FAULT_TASK=1:
+ *                                    LUs below 128 per worker (512) go to the CPU LAPACK, larger
+ *                                    ones to hytile; with solve, a dgetrs_ at n = 400 to hytile
  */
 #include "hyt_test.h"
 #include "abi_test.h"
@@ -146,6 +150,49 @@ static int check_gpu_min_n(void)
     return test_result("test_lapack_abi gpu_min_n");
 }
 
+/* Without devices, 4 workers, abi.min_n = auto, under HYT_FAULT_TASK=1: LUs below 512 go to
+ * the CPU LAPACK (hytile runs no task: nothing to redo), the first one from 512 on fails in
+ * hytile and is redone; a solve alone from 384 on is hytile's (auto keeps 384 for it). */
+static void lus_below_per_worker(void)
+{
+    solve_checked(400, 51, "below 128 per worker");
+    solve_checked(511, 52, "below 128 per worker");
+}
+
+static void lus_from_per_worker(void)
+{
+    solve_checked(512, 53, "from 128 per worker");
+    solve_checked(600, 54, "from 128 per worker");
+}
+
+static void solve_alone(void)
+{
+    int n = 400, nrhs = 1, info = -1;
+    double *A = malloc((size_t)n * n * sizeof *A), *B = malloc((size_t)n * sizeof *B);
+    int *ipiv = malloc((size_t)n * sizeof *ipiv);
+    REQUIRE(A && B && ipiv, "malloc");
+    fill_random(A, n, n, n, 55);
+    fill_random(B, n, 1, n, 56);
+    for (int i = 0; i < n; i++) /* a factor as dgetrf_ leaves it: no interchanges */
+        ipiv[i] = i + 1, A[i + (int64_t)i * n] += n;
+    dgetrs_("N", &n, &nrhs, A, &n, ipiv, B, &n, &info, 1);
+    CHECK(info == 0, "dgetrs_ n = %d: info %d", n, info);
+    free(A);
+    free(B);
+    free(ipiv);
+}
+
+static int check_per_worker(int solve)
+{
+    if (solve) { /* a process of its own: the message is said once */
+        expect_fallback_said(solve_alone, 1);
+    } else {
+        expect_fallback_said(lus_below_per_worker, 0);
+        expect_fallback_said(lus_from_per_worker, 1);
+    }
+    return test_result("test_lapack_abi per_worker");
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 2 && !strcmp(argv[1], "threads"))
@@ -156,6 +203,8 @@ int main(int argc, char **argv)
         return check_fallback();
     if (argc > 1 && !strcmp(argv[1], "gpu_min_n"))
         return check_gpu_min_n();
+    if (argc > 1 && !strcmp(argv[1], "per_worker"))
+        return check_per_worker(argc > 2 && !strcmp(argv[2], "solve"));
     int preload = argc > 1 && !strcmp(argv[1], "preload");
     Dl_info dl;
     REQUIRE(dladdr((void *)dgetrf_, &dl) && dl.dli_fname, "dladdr");
