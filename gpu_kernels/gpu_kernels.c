@@ -171,6 +171,105 @@ static int trans_ok(char t) { return t == 'N' || t == 'n' || t == 'T' || t == 't
 static int is_notrans(char t) { return t == 'N' || t == 'n'; }
 static int max1(int x) { return x > 1 ? x : 1; }
 
+int hyt_gpu_dlaswp_plan(const hyt_devctx_t *dc, int r1, int npiv, const int *ipiv, int *plan)
+{
+    static const char fn[] = "hyt_gpu_dlaswp_plan";
+    int rc = check_dc(dc, fn);
+    if (rc)
+        return rc;
+    if (r1 < 0 || npiv < 0 || npiv > HYT_LASWP_PLAN_MAX || npiv > INT32_MAX - r1)
+        return hyt_error(HYT_ERR_INVALID, "%s: r1 = %d, npiv = %d (0 <= npiv <= %d)", fn, r1,
+                         npiv, HYT_LASWP_PLAN_MAX);
+    if (npiv == 0)
+        return HYT_SUCCESS;
+    if (!ipiv || !plan)
+        return hyt_error(HYT_ERR_INVALID, "%s: %s is NULL", fn, ipiv ? "plan" : "ipiv");
+    if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
+        for (int q = 0; q < npiv; q++)
+            if (ipiv[q] - 1 < r1 + q)
+                return hyt_error(HYT_ERR_INVALID, "%s: ipiv[%d] = %d (LAPACK's pivots: at least "
+                                 "the row itself, %d)", fn, q, ipiv[q], r1 + q + 1);
+        if ((rc = host_fault(dc, fn)))
+            return rc;
+        hyt_ref_dlaswp_plan(r1, npiv, ipiv, plan);
+        return HYT_SUCCESS;
+    }
+#if HYT_HAVE_CUDA
+    return hyt_cuda_dlaswp_plan(dc->dev, dc->cuda_stream, r1, npiv, ipiv, plan);
+#else
+    return no_cuda(dc, fn);
+#endif
+}
+
+/* The arguments of the gather and the scatter. */
+static int move_args(const char *fn, const void *col0, int64_t colstride, int ncols, int nb,
+                     int npiv, const int *plan)
+{
+    if (nb < 1 || ncols < 0 || npiv < 0 || npiv > HYT_LASWP_PLAN_MAX)
+        return hyt_error(HYT_ERR_INVALID, "%s: nb = %d, ncols = %d, npiv = %d", fn, nb, ncols,
+                         npiv);
+    if (ncols > 1 && colstride < (int64_t)npiv * nb)
+        return hyt_error(HYT_ERR_INVALID, "%s: colstride = %lld (columns would overlap)", fn,
+                         (long long)colstride);
+    if (ncols > 0 && npiv > 0 && (!col0 || !plan))
+        return hyt_error(HYT_ERR_INVALID, "%s: %s is NULL", fn, col0 ? "plan" : "col0");
+    return HYT_SUCCESS;
+}
+
+int hyt_gpu_dlaswp_gather(const hyt_devctx_t *dc, const double *col0, int64_t colstride,
+                          int ncols, int nb, int npiv, const int *plan, double *top,
+                          int64_t topstride)
+{
+    static const char fn[] = "hyt_gpu_dlaswp_gather";
+    int rc = check_dc(dc, fn);
+    if (!rc)
+        rc = move_args(fn, col0, colstride, ncols, nb, npiv, plan);
+    if (rc)
+        return rc;
+    if (ncols == 0 || npiv == 0)
+        return HYT_SUCCESS;
+    if (!top || (ncols > 1 && topstride < (int64_t)npiv * nb))
+        return hyt_error(HYT_ERR_INVALID, "%s: top %p, topstride %lld", fn, (void *)top,
+                         (long long)topstride);
+    if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
+        if ((rc = host_fault(dc, fn)))
+            return rc;
+        hyt_ref_dlaswp_gather(col0, colstride, ncols, nb, npiv, plan, top, topstride);
+        return HYT_SUCCESS;
+    }
+#if HYT_HAVE_CUDA
+    return hyt_cuda_dlaswp_gather(dc->dev, dc->cuda_stream, col0, colstride, ncols, nb, npiv,
+                                  plan, top, topstride);
+#else
+    return no_cuda(dc, fn);
+#endif
+}
+
+int hyt_gpu_dlaswp_scatter(const hyt_devctx_t *dc, double *col0, int64_t colstride, int ncols,
+                           int nb, int npiv, const int *plan)
+{
+    static const char fn[] = "hyt_gpu_dlaswp_scatter";
+    int rc = check_dc(dc, fn);
+    if (!rc)
+        rc = move_args(fn, col0, colstride, ncols, nb, npiv, plan);
+    if (rc)
+        return rc;
+    if (ncols == 0 || npiv == 0)
+        return HYT_SUCCESS;
+    if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
+        if ((rc = host_fault(dc, fn)))
+            return rc;
+        hyt_ref_dlaswp_scatter(col0, colstride, ncols, nb, npiv, plan);
+        return HYT_SUCCESS;
+    }
+#if HYT_HAVE_CUDA
+    return hyt_cuda_dlaswp_scatter(dc->dev, dc->cuda_stream, col0, colstride, ncols, nb, npiv,
+                                   plan);
+#else
+    return no_cuda(dc, fn);
+#endif
+}
+
 int hyt_gpu_dgemm_batched(const hyt_devctx_t *dc, char transa, char transb, int m, int n, int k,
                           double alpha, const double *A, int lda, int64_t strideA,
                           const double *B, int ldb, int64_t strideB, double beta, double *C,

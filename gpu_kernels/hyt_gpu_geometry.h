@@ -111,6 +111,25 @@ HYT_GEOM_FN int hyt_laswp_launch(int nb, int ncols, int npiv, hyt_launch_t *L)
     return hyt_geom_split_yz(ncols, &L->grid[1], &L->grid[2]);
 }
 
+/* The interchanges as one permutation (hyt_gpu_dlaswp_plan): with pivots as LAPACK's dgetrf
+ * makes them (row r1+q interchanged with a row >= r1+q; sp: the 0-based pivot rows), row
+ * x >= r1+t is touched before interchange t only as a pivot row, so the original row whose
+ * content row x holds just before interchange t is found by walking back: the last t' < t
+ * with pivot x gave x what row r1+t' held just before t'.  A backward search per link: O(t)
+ * for distinct pivots, as the LU's mostly are.  Shared by the CUDA kernel and the reference. */
+HYT_GEOM_FN int hyt_laswp_content_before(const int *sp, int r1, int x, int t)
+{
+    for (;;) {
+        int u = t - 1;
+        while (u >= 0 && sp[u] != x)
+            u--;
+        if (u < 0)
+            return x;
+        x = r1 + u;
+        t = u;
+    }
+}
+
 /* Column b and element c of thread tx of block (bx, by, bz) (block of bdx threads, grid of gy
  * blocks along y): returns 1, or 0 for an idle thread. */
 HYT_GEOM_FN int hyt_laswp_thread(int nb, int ncols, unsigned bx, unsigned by, unsigned bz,

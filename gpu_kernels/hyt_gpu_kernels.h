@@ -36,6 +36,28 @@ int hyt_gpu_transpose_tiles_strided(const hyt_devctx_t *dc, double *tiles, int n
 int hyt_gpu_dlaswp_crrb(const hyt_devctx_t *dc, double *col0, int64_t colstride, int ncols,
                         int nb, int r1, int npiv, const int *ipiv);
 
+/* The same interchanges as one permutation, in passes whose threads need no order (the LU's
+ * updates; ~npiv memory round trips fewer than hyt_gpu_dlaswp_crrb's chains).  The pivots must
+ * be LAPACK's: ipiv[q] - 1 >= r1 + q (the host dispatcher rejects others; the CUDA plan takes
+ * them as no interchange), npiv <= HYT_LASWP_PLAN_MAX.
+ *   hyt_gpu_dlaswp_plan:    plan (3 npiv ints of device memory) from ipiv: for q < npiv, the
+ *     row whose content ends in row r1+q (plan[q]); the row below r1+npiv that gets content
+ *     (plan[npiv+q], or -1) and the row in r1..r1+npiv-1 it comes from (plan[2 npiv+q]);
+ *   hyt_gpu_dlaswp_gather:  rows r1..r1+npiv-1 as they are after the interchanges, of each of
+ *     ncols columns (col0 + b colstride), to top + b topstride (npiv rows of nb, contiguous);
+ *     the columns are not written;
+ *   hyt_gpu_dlaswp_scatter: then the rows below r1+npiv that the interchanges reach, in place.
+ *     Rows r1..r1+npiv-1 of the columns still hold the old rows: the caller takes them from
+ *     top (or copies top back).
+ * On any stream; host devices: the references below, at once. */
+#define HYT_LASWP_PLAN_MAX 8192
+int hyt_gpu_dlaswp_plan(const hyt_devctx_t *dc, int r1, int npiv, const int *ipiv, int *plan);
+int hyt_gpu_dlaswp_gather(const hyt_devctx_t *dc, const double *col0, int64_t colstride,
+                          int ncols, int nb, int npiv, const int *plan, double *top,
+                          int64_t topstride);
+int hyt_gpu_dlaswp_scatter(const hyt_devctx_t *dc, double *col0, int64_t colstride, int ncols,
+                           int nb, int npiv, const int *plan);
+
 /* C_b = alpha op(A_b) op(B_b) + beta C_b for b < batch, column-major, with X_b = X + b*strideX
  * (cuBLAS's strided-batched GEMM; trans 'N' or 'T').  With per_call set, the CUDA version
  * issues one cublasDgemm per b instead of one batched call (the two ran as fast, 43-48 TFLOP/s
@@ -95,6 +117,11 @@ void hyt_ref_transpose_tiles(double *tiles, int nb, int64_t ntiles);
 void hyt_ref_transpose_tiles_strided(double *tiles, int nb, int64_t ntiles, int64_t stride);
 void hyt_ref_dlaswp_crrb(double *col0, int64_t colstride, int ncols, int nb, int r1, int npiv,
                          const int *ipiv);
+void hyt_ref_dlaswp_plan(int r1, int npiv, const int *ipiv, int *plan);
+void hyt_ref_dlaswp_gather(const double *col0, int64_t colstride, int ncols, int nb, int npiv,
+                           const int *plan, double *top, int64_t topstride);
+void hyt_ref_dlaswp_scatter(double *col0, int64_t colstride, int ncols, int nb, int npiv,
+                            const int *plan);
 /* work: m*n doubles (a column-major copy for hyt_core_dgetrf_seq); returns INFO. */
 int hyt_ref_dgetrf_crrb(double *A, int m, int n, int nb, int *ipiv, double *work);
 void hyt_ref_dgemm_batched(char transa, char transb, int m, int n, int k, double alpha,
@@ -154,6 +181,13 @@ int hyt_cuda_transpose_tiles_strided(hyt_device_t *dev, void *stream, double *ti
                                      int64_t ntiles, int64_t stride);
 int hyt_cuda_dlaswp_crrb(hyt_device_t *dev, void *stream, double *col0, int64_t colstride,
                          int ncols, int nb, int r1, int npiv, const int *ipiv);
+int hyt_cuda_dlaswp_plan(hyt_device_t *dev, void *stream, int r1, int npiv, const int *ipiv,
+                         int *plan);
+int hyt_cuda_dlaswp_gather(hyt_device_t *dev, void *stream, const double *col0,
+                           int64_t colstride, int ncols, int nb, int npiv, const int *plan,
+                           double *top, int64_t topstride);
+int hyt_cuda_dlaswp_scatter(hyt_device_t *dev, void *stream, double *col0, int64_t colstride,
+                            int ncols, int nb, int npiv, const int *plan);
 /* The native panel LU (gpu_dgetrf_crrb.c) and one of its leaves: columns [j0, j0+w), w <= 32,
  * factored in one cooperative launch (gpu_dgetrf_leaf.cu); ws: hyt_panel_leaf_ws_bytes(m). */
 int hyt_cuda_dgetrf_crrb(hyt_device_t *dev, void *stream, void *cublas, double *A, int m, int n,

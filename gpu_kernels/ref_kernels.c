@@ -5,9 +5,11 @@
  * arguments are assumed valid (the dispatchers in gpu_kernels.c check them).
  */
 #include "hyt_core_seq.h" /* the sequential panel and Cholesky the references build on */
+#include "hyt_gpu_geometry.h"
 #include "hyt_gpu_kernels.h"
 
 #include <cblas.h>
+#include <string.h>
 
 void hyt_ref_transpose_tiles(double *tiles, int nb, int64_t ntiles)
 {
@@ -21,6 +23,46 @@ void hyt_ref_transpose_tiles(double *tiles, int nb, int64_t ntiles)
                 a[c * nb + r] = x;
             }
     }
+}
+
+void hyt_ref_dlaswp_plan(int r1, int npiv, const int *ipiv, int *plan)
+{
+    int *sp = plan + 2 * (size_t)npiv; /* the pivots, 0-based, until the last entries are set */
+    for (int q = 0; q < npiv; q++)
+        sp[q] = ipiv[q] - 1 < r1 + q ? r1 + q : ipiv[q] - 1;
+    for (int q = 0; q < npiv; q++)
+        plan[q] = hyt_laswp_content_before(sp, r1, sp[q], q);
+    for (int q = 0; q < npiv; q++) {
+        const int p = sp[q];
+        int u = q + 1;
+        while (u < npiv && sp[u] != p)
+            u++;
+        plan[npiv + q] = p >= r1 + npiv && u == npiv ? p : -1;
+    }
+    /* plan[2 npiv + q] last, from the highest q down: the walk for q reads sp[0 .. q) */
+    for (int q = npiv - 1; q >= 0; q--)
+        plan[2 * npiv + q] =
+            plan[npiv + q] >= 0 ? hyt_laswp_content_before(sp, r1, r1 + q, q) : 0;
+}
+
+void hyt_ref_dlaswp_gather(const double *col0, int64_t colstride, int ncols, int nb, int npiv,
+                           const int *plan, double *top, int64_t topstride)
+{
+    for (int b = 0; b < ncols; b++)
+        for (int q = 0; q < npiv; q++)
+            memcpy(top + b * topstride + (int64_t)q * nb,
+                   col0 + b * colstride + (int64_t)plan[q] * nb, (size_t)nb * sizeof *top);
+}
+
+void hyt_ref_dlaswp_scatter(double *col0, int64_t colstride, int ncols, int nb, int npiv,
+                            const int *plan)
+{
+    for (int b = 0; b < ncols; b++)
+        for (int q = 0; q < npiv; q++)
+            if (plan[npiv + q] >= 0)
+                memcpy(col0 + b * colstride + (int64_t)plan[npiv + q] * nb,
+                       col0 + b * colstride + (int64_t)plan[2 * npiv + q] * nb,
+                       (size_t)nb * sizeof *col0);
 }
 
 void hyt_ref_dlaswp_crrb(double *col0, int64_t colstride, int ncols, int nb, int r1, int npiv,

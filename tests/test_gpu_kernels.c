@@ -184,6 +184,59 @@ static void test_ref_laswp(void)
             }
 }
 
+/* LAPACK's pivots (ipiv[q] - 1 >= r1 + q) for rows r1..r1+npiv-1: below, the row itself, an
+ * earlier pivot row again, a later row of the block, the last row again and again. */
+static void make_lapack_pivots(test_rng_t *rng, int *ipiv, const lcase_t *L)
+{
+    int nrows = L->mt * L->nb, end = L->r1 + L->npiv;
+    for (int q = 0; q < L->npiv; q++) {
+        int r = L->r1 + q, p;
+        switch (test_randint(rng, q ? 5 : 2)) {
+        case 0: p = r; break;
+        case 1: p = r + test_randint(rng, nrows - r); break;
+        case 2: p = ipiv[test_randint(rng, q)] - 1; break;
+        case 3: p = r + test_randint(rng, end - r); break;
+        default: p = nrows - 1; break;
+        }
+        ipiv[q] = (p < r ? r : p) + 1;
+    }
+}
+
+/* The interchanges as plan, gather, scatter and the gathered rows copied back, on the host:
+ * the same as hyt_ref_dlaswp_crrb's. */
+static void test_ref_laswp_plan(void)
+{
+    static const int nbs[] = {1, 2, 3, 7, 32, 33};
+    test_rng_t rng = {14};
+    for (size_t i = 0; i < sizeof nbs / sizeof nbs[0]; i++)
+        for (int ncols = 1; ncols <= 3; ncols++)
+            for (int npiv = 0; npiv <= 2 * nbs[i] + 1; npiv++) {
+                lcase_t L = laswp_case(&rng, nbs[i], ncols, npiv);
+                size_t len = lcase_len(&L) + 4, nt = (size_t)npiv * L.nb;
+                double *a = xmalloc(len * sizeof *a), *e = xmalloc(len * sizeof *a);
+                double *top = xmalloc((nt * ncols + 1) * sizeof *top);
+                int *ipiv = xmalloc(((size_t)npiv + 1) * sizeof *ipiv);
+                int *plan = xmalloc((3 * (size_t)npiv + 1) * sizeof *plan);
+                fill(&rng, a, len);
+                make_lapack_pivots(&rng, ipiv, &L);
+                memcpy(e, a, len * sizeof *a);
+                hyt_ref_dlaswp_crrb(e, L.colstride, ncols, L.nb, L.r1, npiv, ipiv);
+                hyt_ref_dlaswp_plan(L.r1, npiv, ipiv, plan);
+                hyt_ref_dlaswp_gather(a, L.colstride, ncols, L.nb, npiv, plan, top, (int64_t)nt);
+                hyt_ref_dlaswp_scatter(a, L.colstride, ncols, L.nb, npiv, plan);
+                for (int b = 0; b < ncols; b++)
+                    memcpy(a + b * L.colstride + (int64_t)L.r1 * L.nb, top + b * nt,
+                           nt * sizeof *a);
+                CHECK(!memcmp(a, e, len * sizeof *a), "plan: nb %d, %d columns, r1 %d, npiv %d: "
+                      "not the interchanges one after the other", L.nb, ncols, L.r1, npiv);
+                free(a);
+                free(e);
+                free(top);
+                free(ipiv);
+                free(plan);
+            }
+}
+
 /* A batched GEMM case. */
 typedef struct gcase {
     char ta, tb;
@@ -506,6 +559,34 @@ static int sw_body(const hyt_devctx_t *dc, void *p)
                                            a->npiv, a->ipiv));
 }
 
+typedef struct sp_args {
+    double *col0, *top;
+    int64_t colstride;
+    int ncols, nb, r1, npiv;
+    const int *ipiv;
+    int *plan;
+} sp_args_t;
+
+/* plan, gather, scatter, then the gathered rows back into the columns */
+static int sp_body(const hyt_devctx_t *dc, void *p)
+{
+    sp_args_t *a = p;
+    const int64_t nt = (int64_t)a->npiv * a->nb;
+    int rc = hyt_gpu_dlaswp_plan(dc, a->r1, a->npiv, a->ipiv, a->plan);
+    if (!rc)
+        rc = hyt_gpu_dlaswp_gather(dc, a->col0, a->colstride, a->ncols, a->nb, a->npiv, a->plan,
+                                   a->top, nt);
+    if (!rc)
+        rc = hyt_gpu_dlaswp_scatter(dc, a->col0, a->colstride, a->ncols, a->nb, a->npiv,
+                                    a->plan);
+    if (!rc && nt > 0)
+        rc = hyt_dev_memcpy2d(dc, a->col0 + (int64_t)a->r1 * a->nb,
+                              (size_t)a->colstride * sizeof(double), a->top,
+                              (size_t)nt * sizeof(double), (size_t)nt * sizeof(double),
+                              (size_t)a->ncols, 2);
+    return forward(dc, rc);
+}
+
 typedef struct mm_args {
     gcase_t g;
     const double *A, *B;
@@ -537,6 +618,7 @@ static int ls_body(const hyt_devctx_t *dc, void *p)
 static const hyt_kernel_t ls_kernel = {.name = "dlaset", .dev = ls_body, .cat = HYT_CAT_GPU};
 static const hyt_kernel_t tr_kernel = {.name = "transpose", .dev = tr_body, .cat = HYT_CAT_GPU};
 static const hyt_kernel_t sw_kernel = {.name = "dlaswp_crrb", .dev = sw_body, .cat = HYT_CAT_GPU};
+static const hyt_kernel_t sp_kernel = {.name = "dlaswp_plan", .dev = sp_body, .cat = HYT_CAT_GPU};
 static const hyt_kernel_t mm_kernel = {.name = "dgemm_batched", .dev = mm_body,
                                        .cat = HYT_CAT_GPU};
 
@@ -607,6 +689,40 @@ static int dev_laswp(hyt_context_t *ctx, double *host, size_t len, const lcase_t
             rc = insert_copy(seq, ip, ipiv_host, pbytes, 0);
         if (!rc)
             rc = insert_dev(seq, &sw_kernel, &a, sizeof a, HYT_STREAM_COMPUTE, deps, 2);
+        if (!rc)
+            rc = insert_copy(seq, host, x, bytes, 1);
+        rc = hyt_sequence_finish(seq, rc);
+    }
+    dfree(&d);
+    return rc;
+}
+
+/* The same through plan, gather and scatter (LAPACK's pivots), on `stream`. */
+static int dev_laswp_plan(hyt_context_t *ctx, double *host, size_t len, const lcase_t *L,
+                          const int *ipiv_host, int stream)
+{
+    dbufs_t d = {hyt_context_device(ctx, 0), {0}, 0};
+    size_t bytes = len * sizeof *host, pbytes = ((size_t)L->npiv + 1) * sizeof *ipiv_host;
+    size_t tbytes = ((size_t)L->npiv * L->nb * L->ncols + 1) * sizeof *host;
+    void *x, *ip, *top, *plan;
+    int rc = dalloc(&d, bytes, &x);
+    if (!rc)
+        rc = dalloc(&d, pbytes, &ip);
+    if (!rc)
+        rc = dalloc(&d, tbytes, &top);
+    if (!rc)
+        rc = dalloc(&d, 3 * pbytes, &plan);
+    hyt_sequence_t *seq = NULL;
+    if (!rc)
+        rc = hyt_sequence_create(ctx, &seq);
+    if (!rc) {
+        sp_args_t a = {x, top, L->colstride, L->ncols, L->nb, L->r1, L->npiv, ip, plan};
+        hyt_dep_t deps[2] = {{x, HYT_RW}, {ip, HYT_READ}};
+        rc = insert_copy(seq, x, host, bytes, 0);
+        if (!rc)
+            rc = insert_copy(seq, ip, ipiv_host, pbytes, 0);
+        if (!rc)
+            rc = insert_dev(seq, &sp_kernel, &a, sizeof a, stream, deps, 2);
         if (!rc)
             rc = insert_copy(seq, host, x, bytes, 1);
         rc = hyt_sequence_finish(seq, rc);
@@ -809,6 +925,42 @@ static void run_laswp_case(hyt_context_t *ctx, test_rng_t *rng, const lcase_t *L
     free(e);
 }
 
+static void run_laswp_plan_case(hyt_context_t *ctx, test_rng_t *rng, const lcase_t *L,
+                                int stream)
+{
+    size_t len = lcase_len(L) + 4;
+    double *a = hmalloc(ctx, len), *ref = xmalloc(len * sizeof *a);
+    int *ipiv = hyt_host_malloc(ctx, ((size_t)L->npiv + 1) * sizeof *ipiv);
+    REQUIRE(ipiv, "hyt_host_malloc");
+    fill(rng, a, len);
+    make_lapack_pivots(rng, ipiv, L);
+    memcpy(ref, a, len * sizeof *a);
+    hyt_ref_dlaswp_crrb(ref, L->colstride, L->ncols, L->nb, L->r1, L->npiv, ipiv);
+    int rc = dev_laswp_plan(ctx, a, len, L, ipiv, stream);
+    CHECK(rc == 0 && !memcmp(a, ref, len * sizeof *a), "dlaswp plan/gather/scatter nb %d, %d "
+          "columns (stride %lld), r1 %d, npiv %d, stream %d: %s", L->nb, L->ncols,
+          (long long)L->colstride, L->r1, L->npiv, stream,
+          rc ? hyt_last_error() : "differs from the reference");
+    hyt_host_free(ctx, a);
+    hyt_host_free(ctx, ipiv);
+    free(ref);
+}
+
+/* Plan, gather and scatter against the interchanges one after the other: LAPACK's pivots, nb up
+ * to the LU's 1024, up to 1024 pivots (a block of threads, and a loop beyond) and past it. */
+static void test_dev_laswp_plan(hyt_context_t *ctx)
+{
+    static const int cases[][3] = {{1, 1, 1},    {7, 3, 5},    {32, 2, 32},  {32, 5, 65},
+                                   {33, 2, 100}, {256, 3, 256}, {256, 2, 1},  {1024, 2, 1024},
+                                   {64, 3, 1100}, {512, 70, 16}};
+    test_rng_t rng = {23};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int s = 0; s < 2; s++) {
+            lcase_t L = laswp_case(&rng, cases[i][0], cases[i][1], cases[i][2]);
+            run_laswp_plan_case(ctx, &rng, &L, s ? HYT_STREAM_LOOKAHEAD : HYT_STREAM_COMPUTE);
+        }
+}
+
 static void test_dev_laswp(hyt_context_t *ctx)
 {
     static const int nbs[] = {1, 7, 32, 256};
@@ -949,6 +1101,29 @@ static void test_dev_args(hyt_context_t *ctx)
         EXPECT(hyt_gpu_dlaswp_crrb(&dc, x, 0, 1, 2, 0, 2, ip), 0);
     }
 
+    int pl[6] = {0};
+    EXPECT(hyt_gpu_dlaswp_plan(NULL, 0, 2, ip, pl), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_plan(&dc, -1, 2, ip, pl), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_plan(&dc, 0, HYT_LASWP_PLAN_MAX + 1, ip, pl), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_plan(&dc, 0, 2, NULL, pl), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_plan(&dc, 0, 2, ip, NULL), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_plan(&dc, 0, 0, NULL, NULL), 0);
+    EXPECT(hyt_gpu_dlaswp_gather(NULL, x, 16, 2, 2, 2, pl, x, 4), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_gather(&dc, x, 16, 2, 0, 2, pl, x, 4), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_gather(&dc, x, 3, 2, 2, 2, pl, x, 4), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_gather(&dc, x, 16, 2, 2, 2, pl, NULL, 4), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_gather(&dc, x, 16, 2, 2, 2, pl, x, 3), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_gather(&dc, x, 16, 2, 2, 2, NULL, x, 4), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_gather(&dc, NULL, 16, 0, 2, 2, NULL, NULL, 0), 0);
+    EXPECT(hyt_gpu_dlaswp_scatter(NULL, x, 16, 2, 2, 2, pl), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_scatter(&dc, x, 16, -1, 2, 2, pl), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_scatter(&dc, NULL, 16, 2, 2, 2, pl), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dlaswp_scatter(&dc, x, 16, 2, 2, 0, NULL), 0);
+    if (!use_cuda) { /* LAPACK's pivots only: row 1's pivot above it */
+        int up[2] = {2, 1};
+        EXPECT(hyt_gpu_dlaswp_plan(&dc, 0, 2, up, pl), HYT_ERR_INVALID);
+    }
+
     EXPECT(hyt_gpu_dgemm_batched(NULL, 'N', 'N', 2, 2, 2, 1, x, 2, 4, x, 2, 4, 0, x, 2, 4, 1, 0),
            HYT_ERR_INVALID);
     EXPECT(hyt_gpu_dgemm_batched(&dc, 'X', 'N', 2, 2, 2, 1, x, 2, 4, x, 2, 4, 0, x, 2, 4, 1, 0),
@@ -1082,11 +1257,13 @@ int main(int argc, char **argv)
     if (!use_cuda) {
         test_ref_transpose();
         test_ref_laswp();
+        test_ref_laswp_plan();
         test_ref_gemm();
         test_geometry();
     }
     test_dev_transpose(ctx);
     test_dev_laswp(ctx);
+    test_dev_laswp_plan(ctx);
     test_dev_gemm(ctx);
     test_dlaset(ctx);
     test_icopy(ctx);

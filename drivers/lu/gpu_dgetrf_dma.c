@@ -12,7 +12,7 @@ size_t hyt_gpu_lu_bytes(const hyt_gpu_lu_t *g)
     size_t tile = (size_t)g->tile, colsz = (size_t)g->colsz;
     /* the columns are the device matrix's (drivers/hyt_hybrid.h), not counted here */
     size_t b = sizeof(double) * ((size_t)g->npbuf * (colsz + tile) + (size_t)g->ncols * tile) +
-               sizeof(int) * (size_t)g->npbuf * g->nb + 8 * 256;
+               sizeof(int) * ((size_t)g->npbuf + 6) * g->nb + 9 * 256;
     if (g->gpu_panel)
         b += sizeof(double) * tile + g->lwork + sizeof(int) * (size_t)g->npbuf;
     return b;
@@ -23,13 +23,15 @@ int hyt_gpu_lu_alloc(hyt_gpu_lu_t *g)
     int rc = 0;
     size_t d = sizeof(double);
     g->pbuf = g->linv = g->work = g->pwork = g->ident = NULL; /* cols: given */
-    g->piv = g->dinfo = NULL;
+    g->piv = g->plan = g->dinfo = NULL;
     if (!rc)
         rc = hyt_device_malloc(g->dev, (void **)&g->pbuf, (size_t)g->npbuf * g->colsz * d);
     if (!rc)
         rc = hyt_device_malloc(g->dev, (void **)&g->linv, (size_t)g->npbuf * g->tile * d);
     if (!rc)
         rc = hyt_device_malloc(g->dev, (void **)&g->piv, (size_t)g->npbuf * g->nb * sizeof(int));
+    if (!rc)
+        rc = hyt_device_malloc(g->dev, (void **)&g->plan, (size_t)6 * g->nb * sizeof(int));
     if (!rc && g->ncols)
         rc = hyt_device_malloc(g->dev, (void **)&g->work, (size_t)g->ncols * g->tile * d);
     if (g->gpu_panel) {
@@ -53,8 +55,9 @@ void hyt_gpu_lu_free(hyt_gpu_lu_t *g)
         *dp[i] = NULL;
     }
     hyt_device_free(g->dev, g->piv);
+    hyt_device_free(g->dev, g->plan);
     hyt_device_free(g->dev, g->dinfo);
-    g->piv = g->dinfo = NULL;
+    g->piv = g->plan = g->dinfo = NULL;
 }
 
 /* ---- init: zero the workspaces, so that padding never holds NaN ---------------------------- */

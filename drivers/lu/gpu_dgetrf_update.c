@@ -1,15 +1,22 @@
 /*
  * The GPU's part of a step of the hybrid LU (the seed's section 3.3) on a range of its local
- * CRRB columns, all in one device task on the compute stream:
+ * CRRB columns, all in one device task on the compute or the lookahead stream:
  *
- *   swaps of step k                    one launch for all columns and all pivots of the step
- *                                      (pivots relative to the panel's first row)
- *   W = U_kj^T = A_kj^T inv(L_kk)^T     "TRSM" as a GEMM with the inverse computed on a CPU
- *   A_kj = U_kj                         copy W back into tile k of each column
+ *   plan of step k's interchanges      one small launch: the step's pivots as one permutation
+ *   swaps to the left                  the finished columns: tile row k's new rows gathered
+ *                                      into W, the rows below scattered, W copied back
+ *   swaps of the updated columns       tile row k's new rows gathered into W, the rows below
+ *                                      scattered (tile row k itself is rewritten next)
+ *   A_kj = U_kj = W inv(L_kk)^T         "TRSM" as a GEMM with the inverse computed beforehand,
+ *                                      into tile k straight from W
  *   A_ij -= L_ik U_kj, i > k            one strided-batched GEMM over the columns
  *
  * In CRRB a tile column is the column-major transpose of the column, leading dimension nb, so
- * each GEMM above is the transposed product on whole columns: C^T -= U^T L^T.
+ * each GEMM above is the transposed product on whole columns: C^T -= U^T L^T.  The interchanges
+ * as a permutation move every row once, in passes whose threads need no order
+ * (hyt_gpu_dlaswp_plan): applied one after the other (hyt_gpu_dlaswp_crrb), each thread's
+ * chain of nb dependent loads and stores cost the 65536 LU ~1.4% of its time
+ * (docs/performance.md, seventeenth stop).
  */
 #include "lu_gpu.h"
 
@@ -27,27 +34,36 @@ static int upd_body(const hyt_devctx_t *dc, void *p)
     double *cols = g->cols + a->l1 * g->colsz, *W = g->work + a->l1 * g->tile;
     const double *panel = g->pbuf + s * g->colsz, *linvT = g->linv + s * g->tile;
     const int *piv = g->piv + s * nb; /* 1-based from the panel's first row, k*nb */
-    int rc = 0;
-    // swaps to the left: the step's interchanges on the finished columns
-    if (a->lf > 0)
-        rc = hyt_gpu_dlaswp_crrb(dc, g->cols + k * g->tile, g->colsz, a->lf, nb, 0, dk, piv);
+    /* this stream's plan: tasks on one stream run in order, the two streams side by side */
+    int *plan = g->plan + (dc->stream == HYT_STREAM_LOOKAHEAD ? 3 * nb : 0);
+    const int64_t rowk = k * g->tile; /* tile row k of a column: the panel's rows */
+    int rc = hyt_gpu_dlaswp_plan(dc, 0, dk, piv, plan);
+    // swaps to the left: the step's interchanges on the finished columns, through their
+    // (unused) W tiles
+    if (!rc && a->lf > 0) {
+        rc = hyt_gpu_dlaswp_gather(dc, g->cols + rowk, g->colsz, a->lf, nb, dk, plan, g->work,
+                                   g->tile);
+        if (!rc)
+            rc = hyt_gpu_dlaswp_scatter(dc, g->cols + rowk, g->colsz, a->lf, nb, dk, plan);
+        if (!rc)
+            rc = hyt_dev_memcpy2d(dc, g->cols + rowk, (size_t)g->colsz * sizeof(double), g->work,
+                                  (size_t)g->tile * sizeof(double),
+                                  (size_t)dk * nb * sizeof(double), (size_t)a->lf, 2);
+    }
     if (nc <= 0 || rc)
         return rc;
-    // swaps
-    rc = hyt_gpu_dlaswp_crrb(dc, cols + k * g->tile, g->colsz, nc, nb, 0, dk, piv);
-    // W_b = A_kj^T inv(L_kk)^T  (nb x dk each)
+    // swaps: tile row k's new rows to W, the rows below in place
+    rc = hyt_gpu_dlaswp_gather(dc, cols + rowk, g->colsz, nc, nb, dk, plan, W, g->tile);
     if (!rc)
-        rc = hyt_gpu_dgemm_batched(dc, 'N', 'N', nb, dk, dk, 1.0, cols + k * g->tile, nb,
-                                   g->colsz, linvT, nb, 0, 0.0, W, nb, g->tile, nc, pc);
-    // A_kj = U_kj
+        rc = hyt_gpu_dlaswp_scatter(dc, cols + rowk, g->colsz, nc, nb, dk, plan);
+    // A_kj = U_kj = (W_b inv(L_kk)^T), nb x dk each
     if (!rc)
-        rc = hyt_dev_memcpy2d(dc, cols + k * g->tile, (size_t)g->colsz * sizeof(double), W,
-                              (size_t)g->tile * sizeof(double), (size_t)g->tile * sizeof(double),
-                              (size_t)nc, 2);
-    // A_ij -= L_ik U_kj below the panel: C^T (nb x rows) -= W (nb x dk) L^T (dk x rows)
+        rc = hyt_gpu_dgemm_batched(dc, 'N', 'N', nb, dk, dk, 1.0, W, nb, g->tile, linvT, nb, 0,
+                                   0.0, cols + rowk, nb, g->colsz, nc, pc);
+    // A_ij -= L_ik U_kj below the panel: C^T (nb x rows) -= U (nb x dk) L^T (dk x rows)
     int rows = (g->mt - k - 1) * nb;
     if (!rc && rows > 0)
-        rc = hyt_gpu_dgemm_batched(dc, 'N', 'N', nb, rows, dk, -1.0, W, nb, g->tile,
+        rc = hyt_gpu_dgemm_batched(dc, 'N', 'N', nb, rows, dk, -1.0, cols + rowk, nb, g->colsz,
                                    panel + (k + 1) * g->tile, nb, 0, 1.0,
                                    cols + (k + 1) * g->tile, nb, g->colsz, nc, pc);
     return rc;

@@ -36,6 +36,9 @@ typedef struct hyt_gpu_lu {
     double *pbuf;          /* npbuf * colsz */
     double *linv;          /* npbuf * tile */
     int *piv;              /* npbuf * nb */
+    int *plan;             /* 2 * 3 * nb: the interchanges of the step being applied as one
+                              permutation (hyt_gpu_dlaswp_plan), one per stream of the updates
+                              (compute, lookahead) */
     double *work;          /* ncols * tile */
     int per_call_gemm;     /* one cuBLAS call per column instead of a batched call; 0 (the
                               two ran as fast: docs/DESIGN.md, rates) */
