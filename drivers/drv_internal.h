@@ -71,13 +71,13 @@ int hyt_drv_insert_cleanup(hyt_sequence_t *seq, void (*free_fn)(void *), void *s
 /* Registration of each algorithm's configuration keys (drv_keys.c calls them). */
 int hyt_lu_register_keys(void);
 int hyt_abi_register_keys(void);
+int hyt_chol_register_keys(void);
 /* abi.min_n = auto: calls below HYT_ABI_MIN_N_AUTO go to the program's CPU LAPACK, and so do the
  * LUs on CPU workers alone below HYT_ABI_MIN_N_PER_WORKER per worker: the crossings of the
  * preloaded dgesv_ against OpenBLAS on as many threads, measured with 2 to 16 (2-core EPYC,
  * 16-core Xeon; docs/performance.md, seventeenth stop). */
 #define HYT_ABI_MIN_N_AUTO 384
 #define HYT_ABI_MIN_N_PER_WORKER 128
-int hyt_chol_register_keys(void);
 
 /* LAPACK's XERBLA, forwarded to the program's own (abi_xerbla.c). */
 void xerbla_(const char *srname, const int *info, size_t srname_len);
