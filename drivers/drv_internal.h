@@ -68,6 +68,10 @@ int hyt_dmat_trs_close(hyt_sequence_t *seq, hyt_dmat_trs_t *s, int rc);
 int hyt_drv_insert_cleanup(hyt_sequence_t *seq, void (*free_fn)(void *), void *state,
                            const hyt_dep_t *deps, int ndeps);
 
+/* A macro's value as a string literal (the keys' help texts quote their measured defaults). */
+#define HYT_STR_(x) #x
+#define HYT_STR(x) HYT_STR_(x)
+
 /* Registration of each algorithm's configuration keys (drv_keys.c calls them). */
 int hyt_lu_register_keys(void);
 int hyt_abi_register_keys(void);

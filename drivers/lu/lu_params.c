@@ -38,8 +38,6 @@
  * dgesv_ and dposv_, docs/performance.md, 2026-11-24) */
 #define GPU_MIN_N_LU 768
 #define GPU_MIN_N_CHOL 1024
-#define HYT_STR_(x) #x
-#define HYT_STR(x) HYT_STR_(x)
 
 int hyt_drv_check_panel(const char *value, char *err, size_t errlen)
 {
