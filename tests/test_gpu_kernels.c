@@ -668,27 +668,37 @@ static int dev_transpose(hyt_context_t *ctx, double *host, int nb, int64_t ntile
     return rc;
 }
 
-/* The columns (len doubles) and ipiv to the device, interchanges there, columns back. */
-static int dev_laswp(hyt_context_t *ctx, double *host, size_t len, const lcase_t *L,
-                     const int *ipiv_host)
+/* The columns (len doubles) and ipiv to the device, interchanges there, columns back: by
+ * hyt_gpu_dlaswp_crrb (stream < 0), or through plan, gather and scatter on `stream` (LAPACK's
+ * pivots). */
+static int dev_laswp_on(hyt_context_t *ctx, double *host, size_t len, const lcase_t *L,
+                        const int *ipiv_host, int stream)
 {
     dbufs_t d = {hyt_context_device(ctx, 0), {0}, 0};
     size_t bytes = len * sizeof *host, pbytes = ((size_t)L->npiv + 1) * sizeof *ipiv_host;
-    void *x, *ip;
+    size_t tbytes = ((size_t)L->npiv * L->nb * L->ncols + 1) * sizeof *host;
+    void *x, *ip, *top = NULL, *plan = NULL;
     int rc = dalloc(&d, bytes, &x);
     if (!rc)
         rc = dalloc(&d, pbytes, &ip);
+    if (!rc && stream >= 0)
+        rc = dalloc(&d, tbytes, &top);
+    if (!rc && stream >= 0)
+        rc = dalloc(&d, 3 * pbytes, &plan);
     hyt_sequence_t *seq = NULL;
     if (!rc)
         rc = hyt_sequence_create(ctx, &seq);
     if (!rc) {
         sw_args_t a = {x, L->colstride, L->ncols, L->nb, L->r1, L->npiv, ip};
+        sp_args_t b = {x, top, L->colstride, L->ncols, L->nb, L->r1, L->npiv, ip, plan};
         hyt_dep_t deps[2] = {{x, HYT_RW}, {ip, HYT_READ}};
         rc = insert_copy(seq, x, host, bytes, 0);
         if (!rc)
             rc = insert_copy(seq, ip, ipiv_host, pbytes, 0);
         if (!rc)
-            rc = insert_dev(seq, &sw_kernel, &a, sizeof a, HYT_STREAM_COMPUTE, deps, 2);
+            rc = stream < 0
+                     ? insert_dev(seq, &sw_kernel, &a, sizeof a, HYT_STREAM_COMPUTE, deps, 2)
+                     : insert_dev(seq, &sp_kernel, &b, sizeof b, stream, deps, 2);
         if (!rc)
             rc = insert_copy(seq, host, x, bytes, 1);
         rc = hyt_sequence_finish(seq, rc);
@@ -697,38 +707,10 @@ static int dev_laswp(hyt_context_t *ctx, double *host, size_t len, const lcase_t
     return rc;
 }
 
-/* The same through plan, gather and scatter (LAPACK's pivots), on `stream`. */
-static int dev_laswp_plan(hyt_context_t *ctx, double *host, size_t len, const lcase_t *L,
-                          const int *ipiv_host, int stream)
+static int dev_laswp(hyt_context_t *ctx, double *host, size_t len, const lcase_t *L,
+                     const int *ipiv_host)
 {
-    dbufs_t d = {hyt_context_device(ctx, 0), {0}, 0};
-    size_t bytes = len * sizeof *host, pbytes = ((size_t)L->npiv + 1) * sizeof *ipiv_host;
-    size_t tbytes = ((size_t)L->npiv * L->nb * L->ncols + 1) * sizeof *host;
-    void *x, *ip, *top, *plan;
-    int rc = dalloc(&d, bytes, &x);
-    if (!rc)
-        rc = dalloc(&d, pbytes, &ip);
-    if (!rc)
-        rc = dalloc(&d, tbytes, &top);
-    if (!rc)
-        rc = dalloc(&d, 3 * pbytes, &plan);
-    hyt_sequence_t *seq = NULL;
-    if (!rc)
-        rc = hyt_sequence_create(ctx, &seq);
-    if (!rc) {
-        sp_args_t a = {x, top, L->colstride, L->ncols, L->nb, L->r1, L->npiv, ip, plan};
-        hyt_dep_t deps[2] = {{x, HYT_RW}, {ip, HYT_READ}};
-        rc = insert_copy(seq, x, host, bytes, 0);
-        if (!rc)
-            rc = insert_copy(seq, ip, ipiv_host, pbytes, 0);
-        if (!rc)
-            rc = insert_dev(seq, &sp_kernel, &a, sizeof a, stream, deps, 2);
-        if (!rc)
-            rc = insert_copy(seq, host, x, bytes, 1);
-        rc = hyt_sequence_finish(seq, rc);
-    }
-    dfree(&d);
-    return rc;
+    return dev_laswp_on(ctx, host, len, L, ipiv_host, -1);
 }
 
 /* A, B, C to the device, the batched GEMM there (task on `stream`), C back. */
@@ -936,7 +918,7 @@ static void run_laswp_plan_case(hyt_context_t *ctx, test_rng_t *rng, const lcase
     make_lapack_pivots(rng, ipiv, L);
     memcpy(ref, a, len * sizeof *a);
     hyt_ref_dlaswp_crrb(ref, L->colstride, L->ncols, L->nb, L->r1, L->npiv, ipiv);
-    int rc = dev_laswp_plan(ctx, a, len, L, ipiv, stream);
+    int rc = dev_laswp_on(ctx, a, len, L, ipiv, stream);
     CHECK(rc == 0 && !memcmp(a, ref, len * sizeof *a), "dlaswp plan/gather/scatter nb %d, %d "
           "columns (stride %lld), r1 %d, npiv %d, stream %d: %s", L->nb, L->ncols,
           (long long)L->colstride, L->r1, L->npiv, stream,
