@@ -36,7 +36,8 @@ struct hyt_dmat_trs {
     const hyt_dmat_t *A, *B;
     int ndev;
     double **slots;    /* ndev: NSLOT tile columns (other devices' A columns), or NULL */
-    int **dpiv;        /* ndev: the pivots on the device, or NULL */
+    int **dpiv;        /* ndev: the pivots on the device (and a plan), or NULL */
+    double **work;     /* ndev: the interchanges' tiles (a tile per column of B), or NULL */
     int *step;         /* ndev: slots used so far */
     hyt_tokens_t *tok; /* ndev * NSLOT slot tokens */
     hyt_dep_t *deps;   /* scratch of the inserting thread */
@@ -51,9 +52,12 @@ static void trs_free(void *p)
             hyt_device_free(dev, s->slots[g]);
         if (s->dpiv)
             hyt_device_free(dev, s->dpiv[g]);
+        if (s->work)
+            hyt_device_free(dev, s->work[g]);
     }
     free(s->slots);
     free(s->dpiv);
+    free(s->work);
     free(s->step);
     free(s->deps);
     hyt_tokens_destroy(s->tok);
@@ -153,21 +157,23 @@ int hyt_dmat_trs_open(hyt_sequence_t *seq, const hyt_dmat_t *A, const hyt_dmat_t
         s->ndev = ndev;
         s->slots = calloc((size_t)ndev, sizeof *s->slots);
         s->dpiv = calloc((size_t)ndev, sizeof *s->dpiv);
+        s->work = calloc((size_t)ndev, sizeof *s->work);
         s->step = calloc((size_t)ndev, sizeof *s->step);
         s->tok = hyt_tokens_create((size_t)ndev * NSLOT);
         s->deps = malloc((size_t)(B->nt + 1) * sizeof *s->deps);
     }
-    if (!s || !need || !s->slots || !s->dpiv || !s->step || !s->tok || !s->deps) {
+    if (!s || !need || !s->slots || !s->dpiv || !s->work || !s->step || !s->tok || !s->deps) {
         if (s)
             trs_free(s);
         free(need);
         return hyt_error(HYT_ERR_NOMEM, "out of memory");
     }
     const size_t slot_bytes = ndev > 1 ? (size_t)NSLOT * A->colsz * sizeof(double) : 0;
-    const size_t piv_bytes = pivots ? (size_t)n * sizeof(int) : 0;
+    const size_t piv_bytes = pivots ? HYT_DMAT_LASWP_INTS(n) * sizeof(int) : 0;
+    const size_t work_col = pivots ? (size_t)A->tile * sizeof(double) : 0;
     for (int g = 0; g < ndev; g++)
         if (B->ncols[g])
-            need[g] = slot_bytes + piv_bytes;
+            need[g] = slot_bytes + piv_bytes + work_col * B->ncols[g];
     char what[160];
     snprintf(what, sizeof what, "the solve of a %d x %d system with %d right-hand sides (%d "
              "devices)", n, n, B->n, ndev);
@@ -178,6 +184,8 @@ int hyt_dmat_trs_open(hyt_sequence_t *seq, const hyt_dmat_t *A, const hyt_dmat_t
             continue;
         if (piv_bytes)
             rc = hyt_device_malloc(dev, (void **)&s->dpiv[g], piv_bytes);
+        if (!rc && work_col)
+            rc = hyt_device_malloc(dev, (void **)&s->work[g], work_col * B->ncols[g]);
         if (!rc && slot_bytes)
             rc = hyt_device_malloc(dev, (void **)&s->slots[g], slot_bytes);
     }
@@ -191,6 +199,7 @@ int hyt_dmat_trs_open(hyt_sequence_t *seq, const hyt_dmat_t *A, const hyt_dmat_t
 }
 
 int *hyt_dmat_trs_dpiv(const hyt_dmat_trs_t *s, int g) { return s->dpiv[g]; }
+double *hyt_dmat_trs_laswp_work(const hyt_dmat_trs_t *s, int g) { return s->work[g]; }
 
 int hyt_dmat_trs_deps(hyt_dmat_trs_t *s, int g, hyt_dep_t extra, const hyt_dep_t **deps)
 {

@@ -30,12 +30,13 @@ int hyt_pdgetrs(hyt_sequence_t *seq, char trans, const hyt_desc_t *A, const int 
 
 /* The interchanges of that solve (gpu_dgetrs_dmat.c).  B's local columns of one device: ncols
  * CRRB columns colsz doubles apart from bcols.  The interchanges of IPIV (n of them, host) on
- * them, forward or in reverse (P^T), through the device copy dpiv (n ints); on the compute
- * stream. */
+ * them, forward or in reverse (P^T), through dpiv (3 n ints of device memory: the pivots, or
+ * the interchanges' plans) and work (ncols nb x nb tiles); on the compute stream. */
+#define HYT_DMAT_LASWP_INTS(n) (3 * (size_t)(n))
 int hyt_insert_gpu_dmat_laswp(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dev,
                               double *bcols, int64_t colsz, int ncols, int nb, int n,
-                              const int *ipiv, int *dpiv, int reverse, const hyt_dep_t *deps,
-                              int ndeps);
+                              const int *ipiv, int *dpiv, double *work, int reverse,
+                              const hyt_dep_t *deps, int ndeps);
 /* bytes from src (another device) to dst, on dst_dev's H2D stream: src_key READ, dst_key
  * WRITE (dmat_trs.c). */
 int hyt_insert_gpu_dmat_copy(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dst_dev,
@@ -44,7 +45,8 @@ int hyt_insert_gpu_dmat_copy(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *d
 
 /* Triangular sweeps with a factor held in the device matrix A on B's devices (dmat_trs.c; A n x
  * n, B n x nrhs, same tile size): open checks the memory and allocates the slots (several
- * devices) and, with pivots, an n-int copy of the pivots on each of B's devices (dpiv); each
+ * devices) and, with pivots, on each of B's devices an n-int copy of the pivots (dpiv) and the
+ * interchanges' workspace (hyt_insert_gpu_dmat_laswp's plan and top, laswp_work); each
  * sweep (uplo 'L' or 'U' of A's CRRB tiles, trans 'N' or 'T', diag: 'U' for a unit L) inserts
  * device g's tasks on all its columns of B; deps lists B's column tokens of device g (RW) and
  * extra when its key is set, in a scratch valid until the next call; close inserts the task
@@ -53,6 +55,7 @@ typedef struct hyt_dmat_trs hyt_dmat_trs_t;
 int hyt_dmat_trs_open(hyt_sequence_t *seq, const hyt_dmat_t *A, const hyt_dmat_t *B,
                       int pivots, hyt_dmat_trs_t **s);
 int *hyt_dmat_trs_dpiv(const hyt_dmat_trs_t *s, int g);
+double *hyt_dmat_trs_laswp_work(const hyt_dmat_trs_t *s, int g);
 int hyt_dmat_trs_deps(hyt_dmat_trs_t *s, int g, hyt_dep_t extra, const hyt_dep_t **deps);
 int hyt_dmat_trs_sweep(hyt_sequence_t *seq, hyt_dmat_trs_t *s, int g, char uplo, char trans,
                        char diag);

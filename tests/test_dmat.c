@@ -145,6 +145,47 @@ static void check_special(hyt_context_t *ctx, const char *devs)
     free(hpiv);
 }
 
+/* A caller's own IPIV that is not LAPACK's (ipiv[i] < i + 1): the solve applies it as LAPACK's
+ * dlaswp does.  The matrix needs no interchanges; the pivots swap rows 2i and 2i + 1 and back
+ * (the same P = I), which a solve that took LAPACK's pivots for granted would get wrong. */
+static void check_own_pivots(hyt_context_t *ctx, const char *devs)
+{
+    const int n = 70, nb = 16, nrhs = 3;
+    set_int(ctx, "lu.nb", nb);
+    double *A = malloc((size_t)n * n * sizeof *A), *B = malloc((size_t)n * nrhs * sizeof *B);
+    double *X = malloc((size_t)n * nrhs * sizeof *X);
+    int *ipiv = malloc(n * sizeof *ipiv);
+    hyt_dmat_t *dA, *dB;
+    REQUIRE(!hyt_dmat_create(ctx, n, n, nb, &dA) && !hyt_dmat_create(ctx, n, nrhs, nb, &dB),
+            "%s", hyt_last_error());
+    fill_random(A, n, n, n, 11);
+    fill_random(B, n, nrhs, n, 12);
+    for (int i = 0; i < n; i++)
+        A[i + (int64_t)i * n] += 2 * n; /* diagonally dominant: no interchange */
+    REQUIRE(!hyt_dmat_set(dA, A, n), "%s", hyt_last_error());
+    CHECK(hyt_dgetrf_dmat(ctx, dA, ipiv) == 0, "%s", hyt_last_error());
+    for (int i = 0; i < n; i++)
+        REQUIRE(ipiv[i] == i + 1, "%s: ipiv[%d] = %d", devs, i, ipiv[i]);
+    for (int i = 0; i + 1 < n; i += 2) {
+        ipiv[i] = i + 2;
+        ipiv[i + 1] = i + 1;
+    }
+    for (int t = 0; t < 2; t++) {
+        const char trans = t ? 'T' : 'N';
+        CHECK(!hyt_dmat_set(dB, B, n), "%s", hyt_last_error());
+        CHECK(hyt_dgetrs_dmat(ctx, trans, dA, ipiv, dB) == 0, "%s", hyt_last_error());
+        CHECK(!hyt_dmat_get(dB, X, n), "%s", hyt_last_error());
+        double r = solve_backward_error(trans, n, nrhs, A, n, X, n, B, n);
+        CHECK(r < LU_THRESH, "%s own pivots, trans %c: ||b - Ax|| %g", devs, trans, r);
+    }
+    hyt_dmat_destroy(dA);
+    hyt_dmat_destroy(dB);
+    free(A);
+    free(B);
+    free(X);
+    free(ipiv);
+}
+
 static void check_args(hyt_context_t *ctx, hyt_context_t *cpu, int ndev)
 {
     hyt_dmat_t *dA, *dB, *dC, *dD;
@@ -361,6 +402,7 @@ int main(int argc, char **argv)
             count++;
         }
         check_special(ctx, devs);
+        check_own_pivots(ctx, devs);
         check_args(ctx, cpu, nd);
         if (nd == 1)
             check_device_pointer(ctx);

@@ -36,7 +36,8 @@ int hyt_pdgetrs_dmat(hyt_sequence_t *seq, char trans, const hyt_dmat_t *A, const
         hyt_tag_t tag = {0, -1, -1, g};
         if (trans == 'N') {
             rc = hyt_insert_gpu_dmat_laswp(seq, tag, dev, B->cols[g], B->colsz, B->ncols[g],
-                                           A->nb, n, ipiv, hyt_dmat_trs_dpiv(s, g), 0, deps, nd);
+                                           A->nb, n, ipiv, hyt_dmat_trs_dpiv(s, g),
+                                           hyt_dmat_trs_laswp_work(s, g), 0, deps, nd);
             if (!rc)
                 rc = hyt_dmat_trs_sweep(seq, s, g, 'L', 'N', 'U');
             if (!rc)
@@ -49,7 +50,8 @@ int hyt_pdgetrs_dmat(hyt_sequence_t *seq, char trans, const hyt_dmat_t *A, const
             if (!rc)
                 rc = hyt_insert_gpu_dmat_laswp(seq, tag, dev, B->cols[g], B->colsz,
                                                B->ncols[g], A->nb, n, ipiv,
-                                               hyt_dmat_trs_dpiv(s, g), 1, deps, nd);
+                                               hyt_dmat_trs_dpiv(s, g),
+                                               hyt_dmat_trs_laswp_work(s, g), 1, deps, nd);
         }
     }
     return hyt_dmat_trs_close(seq, s, rc);
