@@ -98,16 +98,16 @@ static int host_plans(int n, int nb, const int *piv, int *plans)
 }
 
 /* The interchanges on the columns nb at a time, each block as one permutation from its plan
- * (dplans, device): tile row r's new rows gathered into the work tiles, the rows below
+ * (host_plans' in dpiv): tile row r's new rows gathered into the work tiles, the rows below
  * scattered, the tiles copied back. */
-static int swp_blocks(const hyt_devctx_t *dc, const swp_args_t *a, const int *dplans)
+static int swp_blocks(const hyt_devctx_t *dc, const swp_args_t *a)
 {
     const int nb = a->nb;
     const int64_t tile = (int64_t)nb * nb;
     int rc = 0;
     for (int r1 = 0; r1 < a->n && !rc; r1 += nb) {
         const int npiv = a->n - r1 < nb ? a->n - r1 : nb;
-        const int *plan = dplans + 3 * (int64_t)r1;
+        const int *plan = a->dpiv + 3 * (int64_t)r1;
         rc = hyt_gpu_dlaswp_gather(dc, a->bcols, a->colsz, a->ncols, nb, npiv, plan, a->work,
                                    tile);
         if (!rc)
@@ -142,7 +142,7 @@ static int swp_body(const hyt_devctx_t *dc, void *p)
                                 (size_t)a->n * (plans ? 3 : 1) * sizeof(int));
     free(fwd);
     if (!rc)
-        rc = plans ? swp_blocks(dc, a, a->dpiv)
+        rc = plans ? swp_blocks(dc, a)
                    : hyt_gpu_dlaswp_crrb(dc, a->bcols, a->colsz, a->ncols, a->nb, 0, a->n,
                                          a->dpiv);
     free(plans);
