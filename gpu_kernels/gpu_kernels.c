@@ -490,9 +490,14 @@ int hyt_gpu_dtrsm(const hyt_devctx_t *dc, char side, char uplo, char transa, cha
         return HYT_SUCCESS;
     if (!A || !B)
         return hyt_error(HYT_ERR_INVALID, "%s: %s is NULL", fn, !A ? "A" : "B");
+    const int few = (left ? n : m) <= HYT_TRSM_FEW_RHS && ka <= HYT_TRSM_FEW_MAX_N;
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if ((rc = host_fault(dc, fn)))
             return rc;
+        if (few) {
+            hyt_ref_dtrsm_few(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+            return HYT_SUCCESS;
+        }
         cblas_dtrsm(CblasColMajor, left ? CblasLeft : CblasRight,
                     is_lower(uplo) ? CblasLower : CblasUpper,
                     is_notrans(transa) ? CblasNoTrans : CblasTrans,
@@ -500,6 +505,9 @@ int hyt_gpu_dtrsm(const hyt_devctx_t *dc, char side, char uplo, char transa, cha
         return HYT_SUCCESS;
     }
 #if HYT_HAVE_CUDA
+    if (few)
+        return hyt_cuda_dtrsm_few(dc->dev, dc->cuda_stream, side, uplo, transa, diag, m, n,
+                                  alpha, A, lda, B, ldb);
     if ((rc = need_cublas(dc, fn)))
         return rc;
     HYT_CUBLAS_TRY(dc->dev, cublasDtrsm((cublasHandle_t)dc->cublas,

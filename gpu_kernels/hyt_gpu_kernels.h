@@ -149,7 +149,9 @@ int hyt_ref_dpotf2(char uplo, int n, double *a, int lda);
  *   hyt_gpu_dpotf2: A = L L^T of the lower ('L') or A = U^T U of the upper ('U') n x n block
  *     (n <= HYT_DPOTF2_MAX_N); *info (device memory, always written) LAPACK's dpotf2 INFO;
  *   hyt_gpu_dtrsm:  B = alpha op(A)^-1 B (side 'L') or alpha B op(A)^-1 ('R'), A triangular,
- *     B m x n (LAPACK's DTRSM arguments);
+ *     B m x n (LAPACK's DTRSM arguments); with at most HYT_TRSM_FEW_RHS right-hand sides (n
+ *     for 'L', m for 'R') and A of order at most HYT_TRSM_FEW_MAX_N, hytile's own substitution
+ *     (gpu_dtrsm_few.cu; host: hyt_ref_dtrsm_few), else cuBLAS (host: CBLAS);
  *   hyt_gpu_dsyrk:  C = alpha op(A) op(A)^T + beta C on the uplo triangle of the n x n C (trans
  *     'N': A n x k; 'T': A k x n). */
 int hyt_gpu_dpotf2(const hyt_devctx_t *dc, char uplo, int n, double *A, int lda, int *info);
@@ -157,6 +159,14 @@ int hyt_gpu_dtrsm(const hyt_devctx_t *dc, char side, char uplo, char transa, cha
                   int n, double alpha, const double *A, int lda, double *B, int ldb);
 int hyt_gpu_dsyrk(const hyt_devctx_t *dc, char uplo, char trans, int n, int k, double alpha,
                   const double *A, int lda, double beta, double *C, int ldc);
+/* hyt_gpu_dtrsm's own solve for few right-hand sides: LAPACK's DTRSM (alpha = 0: B = 0, A not
+ * read), every right-hand side by forward or backward substitution in blocks of 32, a non-unit
+ * diagonal through its reciprocal where that is exact enough (|A(i, i)| in [2^-1022, 2^1021]);
+ * the CUDA kernel does the same operations in the same order (gpu_dtrsm_few.cu says which). */
+#define HYT_TRSM_FEW_RHS 32
+#define HYT_TRSM_FEW_MAX_N 2048
+void hyt_ref_dtrsm_few(char side, char uplo, char transa, char diag, int m, int n, double alpha,
+                       const double *A, int lda, double *B, int ldb);
 /*   hyt_gpu_dlaset: LAPACK's DLASET: the strictly lower (uplo 'L'), strictly upper ('U') or
  *     whole (any other letter) off-diagonal part of the m x n A set to alpha, its diagonal to
  *     beta (the identity: alpha 0, beta 1); any stream (CUDA: gpu_dlaset.cu). */
@@ -214,6 +224,9 @@ int hyt_cuda_dpotf2(hyt_device_t *dev, void *stream, char uplo, int n, double *A
 int hyt_cuda_dpotf2_ws(hyt_device_t *dev, int stream, void **work);
 int hyt_cuda_dlaset(hyt_device_t *dev, void *stream, char uplo, int m, int n, double alpha,
                     double beta, double *A, int lda);
+int hyt_cuda_dtrsm_few(hyt_device_t *dev, void *stream, char side, char uplo, char transa,
+                       char diag, int m, int n, double alpha, const double *A, int lda,
+                       double *B, int ldb);
 int hyt_cuda_icopy_to_host(hyt_device_t *dev, void *stream, int *dst, const int *src, int n);
 #endif
 

@@ -9,6 +9,7 @@
 #include "hyt_gpu_kernels.h"
 
 #include <cblas.h>
+#include <math.h>
 #include <string.h>
 
 void hyt_ref_transpose_tiles(double *tiles, int nb, int64_t ntiles)
@@ -126,6 +127,55 @@ int hyt_ref_dgetrf_crrb(double *A, int m, int n, int nb, int *ipiv, double *work
 int hyt_ref_dpotf2(char uplo, int n, double *a, int lda)
 {
     return hyt_core_dpotrf(uplo, n, a, lda);
+}
+
+void hyt_ref_dtrsm_few(char side, char uplo, char transa, char diag, int m, int n, double alpha,
+                       const double *A, int lda, double *B, int ldb)
+{
+    const int left = side == 'L' || side == 'l', nrhs = left ? n : m, order = left ? m : n;
+    const int notrans = transa == 'N' || transa == 'n', lower = uplo == 'L' || uplo == 'l';
+    const int unit = diag == 'U' || diag == 'u';
+    /* M = op(A)^T ('R') or op(A) ('L'), read transposed (ta) or not; reversed when upper */
+    const int ta = left ? !notrans : notrans, rev = lower == ta;
+    const int64_t xoff = left ? ldb : 1, xinc = left ? 1 : ldb;
+#define IDX(i) ((int64_t)(rev ? order - 1 - (i) : (i)))
+#define M(i, j) (ta ? A[IDX(j) + IDX(i) * lda] : A[IDX(i) + IDX(j) * lda])
+#define Y(i) x[IDX(i) * xinc]
+    for (int b = 0; b < nrhs; b++) {
+        double *x = B + b * xoff;
+        for (int i = 0; i < order; i++)
+            x[i * xinc] = alpha == 0.0 ? 0.0 : alpha * x[i * xinc];
+        if (alpha == 0.0)
+            continue;
+        for (int j0 = 0; j0 < order; j0 += 32) { /* the kernel's blocks */
+            const int j1 = order - j0 < 32 ? order : j0 + 32;
+            for (int j = j0; j < j1; j++) {
+                if (!unit) {
+                    const double d = M(j, j), ad = fabs(d);
+                    Y(j) = ad >= 0x1p-1022 && ad <= 0x1p1021 ? Y(j) * (1.0 / d) : Y(j) / d;
+                }
+                for (int i = j + 1; i < j1; i++)
+                    Y(i) = fma(-M(i, j), Y(j), Y(i));
+            }
+            for (int i = j1; i < order; i++) { /* below the block (a whole one) */
+                if (!ta) {
+                    for (int j = j0; j < j1; j++)
+                        Y(i) = fma(-M(i, j), Y(j), Y(i));
+                    continue;
+                }
+                double p[8];
+                for (int g = 0; g < 8; g++) {
+                    p[g] = 0.0;
+                    for (int c = 0; c < 4; c++)
+                        p[g] = fma(M(i, j0 + g + 8 * c), Y(j0 + g + 8 * c), p[g]);
+                }
+                Y(i) = Y(i) - (((p[0] + p[4]) + (p[2] + p[6])) + ((p[1] + p[5]) + (p[3] + p[7])));
+            }
+        }
+    }
+#undef Y
+#undef M
+#undef IDX
 }
 
 void hyt_ref_dlaset(char uplo, int m, int n, double alpha, double beta, double *A, int lda)
