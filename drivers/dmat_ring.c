@@ -4,10 +4,11 @@
  * the LAPACK-layout calls that work on device matrices (the LU's drivers/lu/dgesv_devices.c,
  * the Cholesky's drivers/chol/dpotrf_devices.c).
  *
- * Each tile column j goes in pieces of about PIECE_BYTES (rt tiles); piece s of the whole
- * stream uses slot s % NSLOT, so up to NSLOT pieces are in flight: CPU workers pack the next
- * ones while the earlier ones cross the bus and the devices work on the columns already there
- * (a column's pieces gather into its token).  part:
+ * Each tile column j goes in pieces of about PIECE_BYTES (rt tiles; fewer when the context's
+ * ring is smaller, see hyt_ring_open); piece s of the whole stream uses slot s % NSLOT, so up to
+ * NSLOT pieces are in flight: CPU workers pack the next ones while the earlier ones cross the
+ * bus and the devices work on the columns already there (a column's pieces gather into its
+ * token).  part:
  *   'A'  every tile of the m x n array;
  *   'L'  the lower triangle's tiles (i >= j) of a square array, column pieces; out, the
  *        diagonal tiles' lower triangles only;
@@ -31,10 +32,19 @@ enum { NSLOT = 24 };
 int hyt_ring_open(hyt_context_t *ctx, int nb, int mt, hyt_ring_t *r)
 {
     *r = (hyt_ring_t){.ctx = ctx, .tile = (int64_t)nb * nb};
-    r->rt = (int)(PIECE_BYTES / ((size_t)r->tile * sizeof(double)));
-    r->rt = r->rt < 1 ? 1 : r->rt > mt ? mt : r->rt;
-    const size_t bytes = (size_t)NSLOT * r->rt * r->tile * sizeof(double);
-    r->buf = hyt_host_staging_acquire(ctx, bytes);
+    const size_t tb = (size_t)r->tile * sizeof(double);
+    int rt = (int)(PIECE_BYTES / tb);
+    rt = rt < 1 ? 1 : rt > mt ? mt : rt;
+    /* The context's ring from an earlier call, if smaller, is used as it is when its slots
+     * hold a quarter of the tiles of a piece (pieces of fewer tiles): page-locking a larger
+     * one cost more than the whole call (the first dgesv_ at n = 2048 / 3000 / 8192 after
+     * smaller ones: 73 / 112 / 195 ms against 15 / 22 / 70; docs/performance.md, nineteenth
+     * stop), and the later copies ran as fast through the smaller ring */
+    const size_t bytes = (size_t)NSLOT * rt * tb;
+    size_t got;
+    r->buf = hyt_host_staging_acquire(ctx, bytes, (size_t)NSLOT * tb * (rt / 4 > 1 ? rt / 4 : 1),
+                                      &got);
+    r->rt = got / ((size_t)NSLOT * tb) < (size_t)rt ? (int)(got / ((size_t)NSLOT * tb)) : rt;
     r->tok = hyt_tokens_create(NSLOT);
     if (r->buf && r->tok)
         return 0;

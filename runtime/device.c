@@ -514,21 +514,26 @@ void hyt_host_free(hyt_context_t *ctx, void *ptr)
     free(p);
 }
 
-void *hyt_host_staging_acquire(hyt_context_t *ctx, size_t bytes)
+void *hyt_host_staging_acquire(hyt_context_t *ctx, size_t want, size_t least, size_t *got)
 {
     pthread_mutex_lock(&ctx->staging_lock);
     void *p = NULL;
     if (!ctx->staging_busy) {
-        if (ctx->staging_bytes < bytes) {
+        if (ctx->staging_bytes < least) {
             hyt_host_free(ctx, ctx->staging);
-            ctx->staging = hyt_host_malloc(ctx, bytes);
-            ctx->staging_bytes = ctx->staging ? bytes : 0;
+            ctx->staging = hyt_host_malloc(ctx, want);
+            ctx->staging_bytes = ctx->staging ? want : 0;
         }
         p = ctx->staging;
         ctx->staging_busy = p != NULL;
+        *got = ctx->staging_bytes;
     }
     pthread_mutex_unlock(&ctx->staging_lock);
-    return p ? p : hyt_host_malloc(ctx, bytes);
+    if (p)
+        return p;
+    p = hyt_host_malloc(ctx, want);
+    *got = p ? want : 0;
+    return p;
 }
 
 void hyt_host_staging_release(hyt_context_t *ctx, void *p)

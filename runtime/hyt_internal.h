@@ -34,12 +34,14 @@ void hyt_barrier_wait(hyt_barrier_t *b);
  * fail this call.  Device kernels call it once per launch. */
 int hyt_device_fault_point(hyt_device_t *dev);
 
-/* A host buffer of at least bytes from hyt_host_malloc (page-locked with CUDA devices), kept by
- * the context from one call to the next so that page-locking is paid once per process, not per
- * call: one user at a time.  NULL when it is in use (or no memory): the caller then takes its
- * own from hyt_host_malloc.  Give it back with hyt_host_staging_release (a buffer that is not
- * the context's is freed there); the context frees it when it ends. */
-void *hyt_host_staging_acquire(hyt_context_t *ctx, size_t bytes);
+/* A host buffer from hyt_host_malloc (page-locked with CUDA devices), kept by the context from
+ * one call to the next so that page-locking is paid once per process, not per call: one user at
+ * a time.  The context's buffer as it is when it holds at least `least` bytes, else one of
+ * `want` bytes (least <= want) that replaces it; *got its size.  When the context's buffer is
+ * in use, a buffer of its own (want bytes); NULL (*got 0) when out of memory.  Give it back
+ * with hyt_host_staging_release (a buffer that is not the context's is freed there); the
+ * context frees its own when it ends. */
+void *hyt_host_staging_acquire(hyt_context_t *ctx, size_t want, size_t least, size_t *got);
 void hyt_host_staging_release(hyt_context_t *ctx, void *p);
 
 /* "4000,8000,..." -> sizes (each 1..10^7); returns the count, or -1 on bad text or > max. */
