@@ -1,14 +1,16 @@
 #!/bin/sh
 # compute-sanitizer (memcheck, racecheck, synccheck, initcheck) on a small hybrid LU in both
 # panel modes (hytile hpl -n 3000 --devices cuda, HYT_PANEL=gpu and cpu: every GPU), on the
-# native panel LU's test and the fused potf2's test (small cases), and on small GPU-only
+# native panel LU's test, the fused potf2's test and the few-right-hand-side solve's test (small
+# cases; hpl's solve runs that kernel too), and on small GPU-only
 # Cholesky runs (hytile bench-gpu --chol: both triangles on cuda:0, blocks of 256 and of 768
 # in pieces; the device matrix's on every GPU; the panels' solve both ways).
-# Usage: gpu-sanitize.sh HYTILE TEST_GPU_PANEL TEST_GPU_DPOTF2.
+# Usage: gpu-sanitize.sh HYTILE TEST_GPU_PANEL TEST_GPU_DPOTF2 TEST_GPU_DTRSM_FEW.
 # Exits 77 (skipped) without compute-sanitizer or without a usable GPU.
 hytile=$1
 panel=$2
 potf2=$3
+trsm=$4
 cs=$(command -v compute-sanitizer || true)
 if [ -z "$cs" ] && [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
     cs=/usr/local/cuda/bin/compute-sanitizer
@@ -42,6 +44,11 @@ for tool in memcheck racecheck synccheck initcheck; do
     echo "== $tool: test_gpu_dpotf2 small"
     if ! "$cs" --tool "$tool" --error-exitcode 99 "$potf2" small; then
         echo "gpu-sanitize: FAILED: $tool on test_gpu_dpotf2"
+        fail=1
+    fi
+    echo "== $tool: test_gpu_dtrsm_few cuda (orders up to 100)"
+    if ! HYTILE_TEST_SMALL=1 "$cs" --tool "$tool" --error-exitcode 99 "$trsm" cuda; then
+        echo "gpu-sanitize: FAILED: $tool on test_gpu_dtrsm_few"
         fail=1
     fi
     for chol in "--uplo L,U --nb 256,768 --devices cuda:0" "--nb 256 --dmat --devices cuda"; do
