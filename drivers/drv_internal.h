@@ -33,6 +33,11 @@ int hyt_pdgetrs(hyt_sequence_t *seq, char trans, const hyt_desc_t *A, const int 
  * them, forward or in reverse (P^T), through dpiv (3 n ints of device memory: the pivots, or
  * the interchanges' plans) and work (ncols nb x nb tiles); on the compute stream. */
 #define HYT_DMAT_LASWP_INTS(n) (3 * (size_t)(n))
+/* hyt_gpu_dlaswp_plan's plans of the blocks of nb interchanges of piv (n of them, LAPACK's:
+ * i + 1 <= piv[i] <= n, 1-based global), block r1 / nb's at plans + 3 r1 (3 min(nb, n - r1)
+ * ints): the same as hyt_ref_dlaswp_plan(r1, min(nb, n - r1), piv + r1, ...) gives, in O(n)
+ * for all of them.  0, or HYT_ERR_NOMEM. */
+int hyt_dmat_laswp_plans(int n, int nb, const int *piv, int *plans);
 int hyt_insert_gpu_dmat_laswp(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dev,
                               double *bcols, int64_t colsz, int ncols, int nb, int n,
                               const int *ipiv, int *dpiv, double *work, int reverse,

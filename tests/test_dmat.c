@@ -13,6 +13,8 @@
 #include "hyt_runtime.h"
 #include "hyt_test.h"
 #include "lu_check.h"
+#include "drv_internal.h"      /* hyt_dmat_laswp_plans */
+#include "hyt_gpu_kernels.h"   /* hyt_ref_dlaswp_plan */
 #include "rt_internal.h" /* the context's allocation count */
 
 #include <math.h>
@@ -375,6 +377,47 @@ static void check_faults(const char *devs, const char *key, long k0, long kmax, 
     free(ipiv);
 }
 
+/* The solve's interchange plans, made for all blocks at once on the host
+ * (hyt_dmat_laswp_plans), against the reference's plan of each block (hyt_ref_dlaswp_plan, the
+ * oracle of the plan kernel): equal, over pivots that stay put, go into the block, below it,
+ * to the last row, and repeat earlier pivots. */
+static void check_plans(void)
+{
+    static const int ns[] = {1, 2, 5, 31, 64, 100, 257, 1000};
+    static const int nbs[] = {1, 3, 16, 32, 64};
+    test_rng_t rng = {77};
+    for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++)
+        for (size_t b = 0; b < sizeof nbs / sizeof nbs[0]; b++) {
+            const int n = ns[a], nb = nbs[b];
+            int *piv = malloc((size_t)n * sizeof *piv);
+            int *plans = malloc(3 * (size_t)n * sizeof *plans);
+            int *ref = malloc(3 * (size_t)nb * sizeof *ref);
+            REQUIRE(piv && plans && ref, "out of memory");
+            for (int i = 0; i < n; i++) {
+                int p;
+                switch (test_randint(&rng, i ? 5 : 2)) {
+                case 0: p = i; break;
+                case 1: p = i + test_randint(&rng, n - i); break;
+                case 2: p = piv[test_randint(&rng, i)] - 1; break;
+                case 3: p = i + test_randint(&rng, (i / nb + 1) * nb - i); break;
+                default: p = n - 1; break;
+                }
+                piv[i] = (p < i ? i : p >= n ? n - 1 : p) + 1;
+            }
+            CHECK(!hyt_dmat_laswp_plans(n, nb, piv, plans), "%s", hyt_last_error());
+            for (int r1 = 0; r1 < n; r1 += nb) {
+                const int np = n - r1 < nb ? n - r1 : nb;
+                hyt_ref_dlaswp_plan(r1, np, piv + r1, ref);
+                CHECK(!memcmp(plans + 3 * (size_t)r1, ref, 3 * (size_t)np * sizeof *ref),
+                      "n %d nb %d: the plan of the block at row %d differs from "
+                      "hyt_ref_dlaswp_plan's", n, nb, r1);
+            }
+            free(piv);
+            free(plans);
+            free(ref);
+        }
+}
+
 int main(int argc, char **argv)
 {
     const int cuda = test_cuda_arg(argc, argv);
@@ -389,6 +432,7 @@ int main(int argc, char **argv)
                                     {1, 16, 1},   {7, 16, 2},   {50, 16, 1},  {64, 16, 40},
                                     {100, 32, 3}, {129, 32, 70}, {200, 48, 1}, {37, 8, 9}};
     const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
+    check_plans();
     hyt_context_t *cpu = test_context(2, "none", (char *)NULL);
     int count = 0;
     for (int nd = 1; nd <= maxdev; nd++) {

@@ -63,11 +63,11 @@ static int reverse_pivots(int n, const int *ipiv, int *fwd)
     return HYT_SUCCESS;
 }
 
-/* hyt_gpu_dlaswp_plan's plans of the blocks of nb interchanges of piv (LAPACK's, 1-based
- * global), block r1 / nb at plans + 3 r1, made on the host in O(n): the plan kernel's walk is
- * O(nb) per row, and 64 launches of it took most of the 12 ms of the first version at n = 65536.
- * 0, or HYT_ERR_NOMEM. */
-static int host_plans(int n, int nb, const int *piv, int *plans)
+/* The plans, made on the host in O(n) (drv_internal.h): the plan kernel's walk is O(nb) per
+ * row, and 64 launches of it took most of the 12 ms of the first version at n = 65536.  `who`
+ * follows the rows' contents through one block's interchanges, then goes back to the identity
+ * on the rows below it (the later blocks never read this one's rows). */
+int hyt_dmat_laswp_plans(int n, int nb, const int *piv, int *plans)
 {
     int *who = malloc((size_t)n * 2 * sizeof *who), *last = who + n;
     if (!who)
@@ -89,7 +89,6 @@ static int host_plans(int n, int nb, const int *piv, int *plans)
             P[np + q] = below ? p : -1;
             P[2 * np + q] = below ? who[p] : 0;
         }
-        /* the rows below back to the identity (the later blocks never read this one's rows) */
         for (int q = 0; q < np; q++)
             who[piv[r1 + q] - 1] = piv[r1 + q] - 1;
     }
@@ -98,8 +97,8 @@ static int host_plans(int n, int nb, const int *piv, int *plans)
 }
 
 /* The interchanges on the columns nb at a time, each block as one permutation from its plan
- * (host_plans' in dpiv): tile row r's new rows gathered into the work tiles, the rows below
- * scattered, the tiles copied back. */
+ * (hyt_dmat_laswp_plans' in dpiv): tile row r's new rows gathered into the work tiles, the rows
+ * below scattered, the tiles copied back. */
 static int swp_blocks(const hyt_devctx_t *dc, const swp_args_t *a)
 {
     const int nb = a->nb;
@@ -133,7 +132,7 @@ static int swp_body(const hyt_devctx_t *dc, void *p)
     }
     if (!rc && lapack_pivots(a->n, piv)) {
         plans = malloc((size_t)a->n * 3 * sizeof *plans);
-        rc = plans ? host_plans(a->n, a->nb, piv, plans)
+        rc = plans ? hyt_dmat_laswp_plans(a->n, a->nb, piv, plans)
                    : hyt_error(HYT_ERR_NOMEM, "out of memory");
     }
     /* from pageable memory: the copy has left the host array when the call returns */
