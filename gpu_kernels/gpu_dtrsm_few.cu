@@ -3,7 +3,8 @@
  * m <= HYT_TRSM_FEW_RHS) or B = alpha op(A)^-1 B (side 'L', B m x n, n <= HYT_TRSM_FEW_RHS),
  * A triangular of order at most HYT_TRSM_FEW_MAX_N.  The device solve's sweeps
  * (drivers/dmat_trs.c) call it once per step of nb with HPL's one right-hand side, where
- * cuBLAS's DTRSM takes about 0.5 ms (docs/performance.md, nineteenth stop).
+ * cuBLAS's DTRSM takes 0.2-0.5 ms whatever the number of rows (docs/performance.md, nineteenth
+ * stop); this one 0.12-0.17 ms at order 1024.
  *
  * Each right-hand side x (a row of B for 'R', a column for 'L') solves M y = alpha x with M
  * triangular, one block per right-hand side, y in shared memory.  With the index reversed
