@@ -44,7 +44,8 @@ int hyt_ring_open(hyt_context_t *ctx, int nb, int mt, hyt_ring_t *r)
     size_t got;
     r->buf = hyt_host_staging_acquire(ctx, bytes, (size_t)NSLOT * tb * (rt / 4 > 1 ? rt / 4 : 1),
                                       &got);
-    r->rt = got / ((size_t)NSLOT * tb) < (size_t)rt ? (int)(got / ((size_t)NSLOT * tb)) : rt;
+    const size_t fit = got / ((size_t)NSLOT * tb); /* >= 1 when buf is not NULL */
+    r->rt = fit < (size_t)rt ? (int)fit : rt;
     r->tok = hyt_tokens_create(NSLOT);
     if (r->buf && r->tok)
         return 0;

@@ -155,6 +155,11 @@ static inline unsigned long long test_mix(unsigned long long x)
 typedef struct { unsigned long long s; } test_rng_t;
 static inline unsigned long long test_rand(test_rng_t *r) { return test_mix(r->s += 0x9e3779b97f4a7c15ULL); }
 static inline int test_randint(test_rng_t *r, int n) { return (int)(test_rand(r) % (unsigned)n); }
+/* uniform in [-1, 1), on a grid of 2^-52 */
+static inline double test_uniform(test_rng_t *r)
+{
+    return (double)(test_rand(r) >> 11) * 0x1p-52 - 1.0;
+}
 
 /* A test that runs under a sanitizer or valgrind can ask for smaller sizes. */
 static inline int test_scale(void)

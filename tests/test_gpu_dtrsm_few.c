@@ -25,8 +25,6 @@
 #define CU(call) REQUIRE((call) == cudaSuccess, "%s: %s", #call, cudaGetErrorString(call))
 #endif
 
-static double rnd(test_rng_t *r) { return (double)(test_rand(r) >> 11) * 0x1p-52 - 1.0; }
-
 /* A triangular of order n (lda): the uplo triangle well conditioned (diagonal 1 .. 2 with a
  * random sign, off-diagonal entries of size 1 / n), the other triangle NaN, the diagonal NaN
  * when unit (LAPACK reads neither). */
@@ -39,9 +37,10 @@ static void make_triangle(test_rng_t *rng, double *A, int n, int lda, char uplo,
             if (r >= n || (lower ? r < c : r > c))
                 *a = NAN;
             else if (r == c)
-                *a = unit ? NAN : (1.5 + 0.5 * rnd(rng)) * (rnd(rng) < 0 ? -1 : 1);
+                *a = unit ? NAN
+                          : (1.5 + 0.5 * test_uniform(rng)) * (test_uniform(rng) < 0 ? -1 : 1);
             else
-                *a = rnd(rng) / n;
+                *a = test_uniform(rng) / n;
         }
 }
 
@@ -92,7 +91,7 @@ static void case_data(const tcase_t *c, int seed, double **A, double **B)
     REQUIRE(*A && *B, "out of memory");
     make_triangle(&rng, *A, order, c->lda, c->uplo, c->diag);
     for (size_t i = 0; i < (size_t)c->ldb * c->n; i++)
-        (*B)[i] = rnd(&rng);
+        (*B)[i] = test_uniform(&rng);
 }
 
 static void label(const tcase_t *c, char *buf, size_t len)

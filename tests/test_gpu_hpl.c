@@ -166,7 +166,7 @@ static void emulate_matvec(const hyt_hpl_dist_t *D, const double *x, double *ax,
 static void random_x(test_rng_t *rng, double *x, int n)
 {
     for (int i = 0; i < n; i++)
-        x[i] = (double)(test_rand(rng) >> 11) * 0x1p-52 - 1.0;
+        x[i] = test_uniform(rng);
 }
 
 static void test_threads(void)

@@ -25,12 +25,10 @@
 #include <math.h>
 #include <stdint.h>
 
-static double rnd(test_rng_t *r) { return (double)(test_rand(r) >> 11) * 0x1p-52 - 1.0; }
-
 static void fill(test_rng_t *r, double *a, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        a[i] = rnd(r);
+        a[i] = test_uniform(r);
 }
 
 static int max1(int x) { return x > 1 ? x : 1; }

@@ -88,14 +88,12 @@ static int dev_panel(hyt_context_t *ctx, double *hA, int *hpiv, int *hinfo, cons
     return rc;
 }
 
-static double rnd(test_rng_t *r) { return (double)(test_rand(r) >> 11) * 0x1p-52 - 1.0; }
-
 static void make_panel(test_rng_t *rng, const pcase_t *c, double *A)
 {
     const int m = c->m, n = c->n, nb = c->nb;
     for (int64_t r = 0; r < m; r++)
         for (int64_t j = 0; j < nb; j++) {
-            double x = rnd(rng);
+            double x = test_uniform(rng);
             if (c->kind == 1) /* +-1: ties everywhere, and small dyadic values for a few steps
                                * (exact on both sides: the ties stay ties) */
                 x = test_randint(rng, 2) ? 1.0 : -1.0;
