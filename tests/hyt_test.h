@@ -161,6 +161,26 @@ static inline double test_uniform(test_rng_t *r)
     return (double)(test_rand(r) >> 11) * 0x1p-52 - 1.0;
 }
 
+/* LAPACK's pivots (1-based, ipiv[q] - 1 >= r1 + q, < nrows) for rows r1 .. r1 + npiv - 1, in
+ * blocks of bs rows from r1: each the row itself, a row below, an earlier pivot row again, a
+ * later row of its block, or the last row (again and again). */
+static inline void test_lapack_pivots(test_rng_t *rng, int *ipiv, int r1, int npiv, int bs,
+                                      int nrows)
+{
+    for (int q = 0; q < npiv; q++) {
+        const int r = r1 + q, end = r1 + (q / bs + 1) * bs;
+        int p;
+        switch (test_randint(rng, q ? 5 : 2)) {
+        case 0: p = r; break;
+        case 1: p = r + test_randint(rng, nrows - r); break;
+        case 2: p = ipiv[test_randint(rng, q)] - 1; break;
+        case 3: p = r + test_randint(rng, end - r); break;
+        default: p = nrows - 1; break;
+        }
+        ipiv[q] = (p < r ? r : p >= nrows ? nrows - 1 : p) + 1;
+    }
+}
+
 /* A test that runs under a sanitizer or valgrind can ask for smaller sizes. */
 static inline int test_scale(void)
 {

@@ -393,17 +393,7 @@ static void check_plans(void)
             int *plans = malloc(3 * (size_t)n * sizeof *plans);
             int *ref = malloc(3 * (size_t)nb * sizeof *ref);
             REQUIRE(piv && plans && ref, "out of memory");
-            for (int i = 0; i < n; i++) {
-                int p;
-                switch (test_randint(&rng, i ? 5 : 2)) {
-                case 0: p = i; break;
-                case 1: p = i + test_randint(&rng, n - i); break;
-                case 2: p = piv[test_randint(&rng, i)] - 1; break;
-                case 3: p = i + test_randint(&rng, (i / nb + 1) * nb - i); break;
-                default: p = n - 1; break;
-                }
-                piv[i] = (p < i ? i : p >= n ? n - 1 : p) + 1;
-            }
+            test_lapack_pivots(&rng, piv, 0, n, nb, n);
             CHECK(!hyt_dmat_laswp_plans(n, nb, piv, plans), "%s", hyt_last_error());
             for (int r1 = 0; r1 < n; r1 += nb) {
                 const int np = n - r1 < nb ? n - r1 : nb;

@@ -182,22 +182,10 @@ static void test_ref_laswp(void)
             }
 }
 
-/* LAPACK's pivots (ipiv[q] - 1 >= r1 + q) for rows r1..r1+npiv-1: below, the row itself, an
- * earlier pivot row again, a later row of the block, the last row again and again. */
+/* LAPACK's pivots for the case's rows r1..r1+npiv-1, its npiv rows one block. */
 static void make_lapack_pivots(test_rng_t *rng, int *ipiv, const lcase_t *L)
 {
-    int nrows = L->mt * L->nb, end = L->r1 + L->npiv;
-    for (int q = 0; q < L->npiv; q++) {
-        int r = L->r1 + q, p;
-        switch (test_randint(rng, q ? 5 : 2)) {
-        case 0: p = r; break;
-        case 1: p = r + test_randint(rng, nrows - r); break;
-        case 2: p = ipiv[test_randint(rng, q)] - 1; break;
-        case 3: p = r + test_randint(rng, end - r); break;
-        default: p = nrows - 1; break;
-        }
-        ipiv[q] = (p < r ? r : p) + 1;
-    }
+    test_lapack_pivots(rng, ipiv, L->r1, L->npiv, L->npiv > 0 ? L->npiv : 1, L->mt * L->nb);
 }
 
 /* The interchanges as plan, gather, scatter and the gathered rows copied back, on the host:
