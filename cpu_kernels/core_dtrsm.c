@@ -35,6 +35,15 @@ static void transpose(int m, int n, const double *a, int lda, double *b, int ldb
                     b[j + (int64_t)i * ldb] = a[i + (int64_t)j * lda];
 }
 
+/* The BLAS's DTRSM with LAPACK's character arguments (column-major). */
+static void blas_dtrsm(char side, char uplo, char trans, char diag, int m, int n, double alpha,
+                       const double *A, int lda, double *B, int ldb)
+{
+    cblas_dtrsm(CblasColMajor, side == 'L' ? CblasLeft : CblasRight,
+                uplo == 'L' ? CblasLower : CblasUpper, trans == 'N' ? CblasNoTrans : CblasTrans,
+                diag == 'U' ? CblasUnit : CblasNonUnit, m, n, alpha, A, lda, B, ldb);
+}
+
 /* The right-side solve X op(A) = alpha B (A n x n, B m x n) by halves of A: the two solves of
  * the halves, and a GEMM between them that carries most of the flops, down to RLEAF columns
  * solved by the BLAS.  OpenBLAS 0.3.21's right-side DTRSM runs at ~21 GFLOP/s on a core of the
@@ -45,9 +54,7 @@ static void rtrsm(char uplo, char trans, char diag, int m, int n, double alpha, 
                   int lda, double *B, int ldb)
 {
     if (n <= RLEAF) {
-        cblas_dtrsm(CblasColMajor, CblasRight, uplo == 'L' ? CblasLower : CblasUpper,
-                    trans == 'N' ? CblasNoTrans : CblasTrans,
-                    diag == 'U' ? CblasUnit : CblasNonUnit, m, n, alpha, A, lda, B, ldb);
+        blas_dtrsm('R', uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         return;
     }
     const int n1 = n / 2 / 32 * 32 > 0 ? n / 2 / 32 * 32 : n / 2, n2 = n - n1;
@@ -95,10 +102,8 @@ static int trsm_body(const hyt_task_ctx_t *tc, void *p)
         rtrsm(a->uplo, a->trans, a->diag, a->m, a->n, a->alpha, a->A, a->lda, a->B, a->ldb);
         return 0;
     }
-    cblas_dtrsm(CblasColMajor, CblasLeft, a->uplo == 'L' ? CblasLower : CblasUpper,
-                a->trans == 'N' ? CblasNoTrans : CblasTrans,
-                a->diag == 'U' ? CblasUnit : CblasNonUnit, a->m, a->n, a->alpha, a->A, a->lda,
-                a->B, a->ldb);
+    blas_dtrsm('L', a->uplo, a->trans, a->diag, a->m, a->n, a->alpha, a->A, a->lda, a->B,
+               a->ldb);
     return 0;
 }
 
