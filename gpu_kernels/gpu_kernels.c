@@ -270,6 +270,20 @@ int hyt_gpu_dlaswp_scatter(const hyt_devctx_t *dc, double *col0, int64_t colstri
 #endif
 }
 
+int hyt_gpu_dlaswp_apply(const hyt_devctx_t *dc, double *col0, int64_t colstride, int ncols,
+                         int nb, int r1, int npiv, const int *plan, double *top,
+                         int64_t topstride)
+{
+    int rc = hyt_gpu_dlaswp_gather(dc, col0, colstride, ncols, nb, npiv, plan, top, topstride);
+    if (!rc)
+        rc = hyt_gpu_dlaswp_scatter(dc, col0, colstride, ncols, nb, npiv, plan);
+    if (!rc)
+        rc = hyt_dev_memcpy2d(dc, col0 + (int64_t)r1 * nb, (size_t)colstride * sizeof(double),
+                              top, (size_t)topstride * sizeof(double),
+                              (size_t)npiv * nb * sizeof(double), (size_t)ncols, 2);
+    return rc;
+}
+
 int hyt_gpu_dgemm_batched(const hyt_devctx_t *dc, char transa, char transb, int m, int n, int k,
                           double alpha, const double *A, int lda, int64_t strideA,
                           const double *B, int ldb, int64_t strideB, double beta, double *C,

@@ -57,6 +57,11 @@ int hyt_gpu_dlaswp_gather(const hyt_devctx_t *dc, const double *col0, int64_t co
                           int64_t topstride);
 int hyt_gpu_dlaswp_scatter(const hyt_devctx_t *dc, double *col0, int64_t colstride, int ncols,
                            int nb, int npiv, const int *plan);
+/* The whole permutation: gather rows r1..r1+npiv-1 of col0's columns into top, scatter, and
+ * copy top back into those rows (a device-to-device copy on the task's stream). */
+int hyt_gpu_dlaswp_apply(const hyt_devctx_t *dc, double *col0, int64_t colstride, int ncols,
+                         int nb, int r1, int npiv, const int *plan, double *top,
+                         int64_t topstride);
 
 /* C_b = alpha op(A_b) op(B_b) + beta C_b for b < batch, column-major, with X_b = X + b*strideX
  * (cuBLAS's strided-batched GEMM; trans 'N' or 'T').  With per_call set, the CUDA version

@@ -40,16 +40,9 @@ static int upd_body(const hyt_devctx_t *dc, void *p)
     int rc = hyt_gpu_dlaswp_plan(dc, 0, dk, piv, plan);
     // swaps to the left: the step's interchanges on the finished columns, through their
     // (unused) W tiles
-    if (!rc && a->lf > 0) {
-        rc = hyt_gpu_dlaswp_gather(dc, g->cols + rowk, g->colsz, a->lf, nb, dk, plan, g->work,
-                                   g->tile);
-        if (!rc)
-            rc = hyt_gpu_dlaswp_scatter(dc, g->cols + rowk, g->colsz, a->lf, nb, dk, plan);
-        if (!rc)
-            rc = hyt_dev_memcpy2d(dc, g->cols + rowk, (size_t)g->colsz * sizeof(double), g->work,
-                                  (size_t)g->tile * sizeof(double),
-                                  (size_t)dk * nb * sizeof(double), (size_t)a->lf, 2);
-    }
+    if (!rc && a->lf > 0)
+        rc = hyt_gpu_dlaswp_apply(dc, g->cols + rowk, g->colsz, a->lf, nb, 0, dk, plan, g->work,
+                                  g->tile);
     if (nc <= 0 || rc)
         return rc;
     // swaps: tile row k's new rows to W, the rows below in place

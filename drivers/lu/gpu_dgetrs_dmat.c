@@ -107,15 +107,8 @@ static int swp_blocks(const hyt_devctx_t *dc, const swp_args_t *a)
     for (int r1 = 0; r1 < a->n && !rc; r1 += nb) {
         const int npiv = a->n - r1 < nb ? a->n - r1 : nb;
         const int *plan = a->dpiv + 3 * (int64_t)r1;
-        rc = hyt_gpu_dlaswp_gather(dc, a->bcols, a->colsz, a->ncols, nb, npiv, plan, a->work,
-                                   tile);
-        if (!rc)
-            rc = hyt_gpu_dlaswp_scatter(dc, a->bcols, a->colsz, a->ncols, nb, npiv, plan);
-        if (!rc)
-            rc = hyt_dev_memcpy2d(dc, a->bcols + (int64_t)r1 * nb,
-                                  (size_t)a->colsz * sizeof(double), a->work,
-                                  (size_t)tile * sizeof(double), (size_t)npiv * nb * sizeof(double),
-                                  (size_t)a->ncols, 2);
+        rc = hyt_gpu_dlaswp_apply(dc, a->bcols, a->colsz, a->ncols, nb, r1, npiv, plan, a->work,
+                                  tile);
     }
     return rc;
 }
