@@ -39,6 +39,7 @@ namespace cg = cooperative_groups;
 #define LEAF_W HYT_PANEL_LEAF_W
 #define LEAF_THREADS HYT_PANEL_LEAF_THREADS
 #define LEAF_WARPS (LEAF_THREADS / 32)
+#define LEAF_AHEAD 8 /* rows a warp loads ahead when they are in global memory */
 
 /* The publication slots in the workspace (doubles, then ints). */
 struct leaf_ws {
@@ -155,44 +156,58 @@ hyt_dgetrf_leaf_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv
         const int nc = jj + 1; /* the next column, whose candidates this step finds */
         double cv = -1.0, crow = 0.0;
         int ci = -1;
-        for (int k = 0; k < (RPW > 0 ? RPW : nk); k++) {
-            if (RPW > 0 && k >= nk)
+        /* rows in global memory: LEAF_AHEAD of them loaded before the first is used, so that
+         * their loads are in flight together (one at a time, each waited for: a 65536 x 1024
+         * panel on 16 CTAs 114 ms, with 8 ahead 89 ms; docs/performance.md) */
+        constexpr int CH = RPW > 0 ? 1 : LEAF_AHEAD;
+        for (int k0 = 0; k0 < (RPW > 0 ? RPW : nk); k0 += CH) {
+            if (RPW > 0 && k0 >= nk)
                 break;
-            const int i = j0 + gw + k * tw;
-            double *p = A + (int64_t)i * nb + j0 + lane;
-            double x;
-            if (RPW > 0)
-                x = a[k];
-            else
-                x = col_ok ? *p : 0.0;
-            if (jj >= 0) {
-                const bool changed = i >= j;
-                if (i == j)
-                    x = u;
-                else if (i == piv)
-                    x = dr;
-                if (i > j) {
-                    double l = __shfl_sync(0xffffffffu, x, jj);
-                    if (scale)
-                        l = recip ? l * rpv : l / pv;
-                    if (lane == jj)
-                        x = l;
-                    else if (lane > jj)
-                        x -= l * u;
+            double xs[CH];
+            if (RPW == 0) {
+#pragma unroll
+                for (int c = 0; c < CH; c++) {
+                    const int64_t i = (int64_t)j0 + gw + (int64_t)(k0 + c) * tw;
+                    xs[c] = k0 + c < nk && col_ok ? A[i * nb + j0 + lane] : 0.0;
                 }
-                if (RPW > 0)
-                    a[k] = x;
-                else if (changed && col_ok)
-                    *p = x;
             }
-            if (nc < w && i > j) {
-                if (i == j + 1)
-                    S.d[(nc & 1) * 32 + lane] = x;
-                double v = fabs(__shfl_sync(0xffffffffu, x, nc));
-                if (v > cv) { /* NaN never is; the first of equal values stays */
-                    cv = v;
-                    ci = i;
-                    crow = x;
+#pragma unroll
+            for (int c = 0; c < CH; c++) {
+                const int k = k0 + c;
+                if (RPW == 0 && k >= nk)
+                    break;
+                const int i = j0 + gw + k * tw;
+                double *p = A + (int64_t)i * nb + j0 + lane;
+                double x = RPW > 0 ? a[k] : xs[c];
+                if (jj >= 0) {
+                    const bool changed = i >= j;
+                    if (i == j)
+                        x = u;
+                    else if (i == piv)
+                        x = dr;
+                    if (i > j) {
+                        double l = __shfl_sync(0xffffffffu, x, jj);
+                        if (scale)
+                            l = recip ? l * rpv : l / pv;
+                        if (lane == jj)
+                            x = l;
+                        else if (lane > jj)
+                            x -= l * u;
+                    }
+                    if (RPW > 0)
+                        a[k] = x;
+                    else if (changed && col_ok)
+                        *p = x;
+                }
+                if (nc < w && i > j) {
+                    if (i == j + 1)
+                        S.d[(nc & 1) * 32 + lane] = x;
+                    double v = fabs(__shfl_sync(0xffffffffu, x, nc));
+                    if (v > cv) { /* NaN never is; the first of equal values stays */
+                        cv = v;
+                        ci = i;
+                        crow = x;
+                    }
                 }
             }
         }
