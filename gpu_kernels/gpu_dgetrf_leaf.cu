@@ -2,12 +2,15 @@
  * One leaf of the native GPU panel LU (gpu_dgetrf_crrb.c): columns [j0, j0+w), w <= 32, of a
  * row-major m x n panel (leading dimension nb; the CRRB panel of a device column), rows
  * [j0, m), factored by unblocked LU with partial pivoting (LAPACK's dgetf2 and its pivot rule)
- * in ONE cooperative launch of at most nctas CTAs; ws: hyt_panel_leaf_ws_bytes(m) bytes.
+ * in ONE cooperative launch of at most nctas CTAs; ws: hyt_panel_leaf_ws_bytes(m) bytes (the
+ * publication slots, then the tall kernel's column-major copy of the leaf).
  *
- * Work split: a warp per row, a lane per column of the leaf (a leaf row is w <= 32 contiguous
- * doubles: one coalesced access).  Global warp gw owns rows j0 + gw + k*tw (tw warps in all);
- * with RPW > 0 its rows stay in registers (a[k]) for the whole leaf, with RPW == 0 (tall
- * panels) they are read and written in global memory at every column.
+ * Two kernels, by the rows per warp (hyt_panel_leaf_rpw):
+ * - up to HYT_PANEL_LEAF_RPW_MAX (short leaves): a warp per row, a lane per column of the leaf
+ *   (a leaf row is w <= 32 contiguous doubles: one coalesced access).  Global warp gw owns rows
+ *   j0 + gw + k*tw (tw warps in all), kept in registers (a[k]) for the whole leaf;
+ * - more (tall leaves, hyt_dgetrf_leaf_tall_kernel): the leaf copied to a column-major
+ *   workspace and factored there with a thread per row (see that kernel).
  *
  * One grid-wide barrier per column.  Before it, each CTA publishes its pivot candidate for the
  * next column (largest |a|, first row on ties; NaN is no candidate) WITH the candidate row's
@@ -33,13 +36,13 @@
 #include <cooperative_groups.h>
 #include <cuda.h>
 #include <float.h>
+#include <limits.h>
 
 namespace cg = cooperative_groups;
 
 #define LEAF_W HYT_PANEL_LEAF_W
 #define LEAF_THREADS HYT_PANEL_LEAF_THREADS
 #define LEAF_WARPS (LEAF_THREADS / 32)
-#define LEAF_AHEAD 8 /* rows a warp loads ahead when they are in global memory */
 
 /* The publication slots in the workspace (doubles, then ints). */
 struct leaf_ws {
@@ -83,169 +86,62 @@ __device__ static inline void warp_best(double &v, int &i, int &t)
     }
 }
 
-template <int RPW>
-__global__ void __launch_bounds__(LEAF_THREADS)
-hyt_dgetrf_leaf_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv, int *info,
-                       double *ws, int nctas)
+/* Column jj's pivot, the same in every warp of every CTA, from the slots of parity jj & 1:
+ * the diagonal row when its entry is NaN or no CTA has a candidate, else the largest candidate
+ * (lowest row on ties).  Returns the pivot row; *u: the lane's entry of the pivot row, *dr:
+ * of the diagonal row as it was before the interchange. */
+__device__ static int leaf_pivot(const leaf_ws &S, int nctas, int j0, int jj, double *u,
+                                 double *dr)
 {
-    cg::grid_group grid = cg::this_grid();
-    __shared__ double cand_v[LEAF_WARPS];
-    __shared__ int cand_i[LEAF_WARPS];
-    __shared__ double cand_row[LEAF_WARPS][32];
-    __shared__ int spiv[LEAF_W];
+    const int lane = threadIdx.x & 31, par = jj & 1;
+    double bv = -1.0;
+    int bi = -1, bc = -1;
+    for (int c = lane; c < nctas; c += 32) {
+        double v = __ldcg(S.v + par * nctas + c);
+        int i = __ldcg(S.idx + par * nctas + c);
+        if (beats(v, i, bv, bi)) {
+            bv = v;
+            bi = i;
+            bc = c;
+        }
+    }
+    warp_best(bv, bi, bc);
+    *dr = __ldcg(S.d + par * 32 + lane);
+    const double djj = __shfl_sync(0xffffffffu, *dr, jj);
+    if (isnan(djj) || bc < 0) {
+        *u = *dr;
+        return j0 + jj;
+    }
+    *u = __ldcg(S.row + ((int64_t)par * nctas + bc) * 32 + lane);
+    return bi;
+}
+
+/* The pivot of column j (leaf column jj) into the CTA's list, and by CTA 0 into ipiv (1-based)
+ * and INFO (the first exactly zero pivot). */
+__device__ static void leaf_record(int *spiv, int *ipiv, int *info, int j, int jj, int piv,
+                                   double pv)
+{
+    if (threadIdx.x == 0) {
+        spiv[jj] = piv;
+        if (blockIdx.x == 0) {
+            ipiv[j] = piv + 1;
+            if (pv == 0.0 && *info == 0)
+                *info = j + 1;
+        }
+    }
+}
+
+/* After the last column: the leaf's w pivots (spiv, complete in every CTA) composed into one
+ * permutation of at most 2w rows and applied to the panel's columns outside the leaf. */
+__device__ static void leaf_interchange_rest(double *A, int n, int nb, int j0, int w,
+                                             const int *spiv)
+{
     __shared__ int perm_to[2 * LEAF_W], perm_from[2 * LEAF_W];
     __shared__ int perm_n;
     __shared__ double buf[2 * LEAF_W][33];
-
-    const leaf_ws S = leaf_slots(ws, nctas);
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
-    const int tw = nctas * LEAF_WARPS, gw = blockIdx.x * LEAF_WARPS + wid;
-    const bool col_ok = lane < w;
-    /* rows of this warp: j0 + gw + k*tw for k < nk */
-    const int R = m - j0;
-    const int nk = gw < R ? (R - gw + tw - 1) / tw : 0;
-    double a[RPW > 0 ? RPW : 1];
-    if (RPW > 0) {
-#pragma unroll
-        for (int k = 0; k < (RPW > 0 ? RPW : 1); k++) {
-            int64_t i = (int64_t)j0 + gw + (int64_t)k * tw;
-            a[k] = k < nk && col_ok ? A[i * nb + j0 + lane] : 0.0;
-        }
-    }
-
-    for (int jj = -1; jj < w; jj++) {
-        const int j = j0 + jj; /* the pivot column (panel index); jj = -1: first candidates */
-        double u = 0.0, dr = 0.0, pv = 0.0, rpv = 0.0;
-        int piv = j;
-        bool scale = false, recip = false;
-        if (jj >= 0) {
-            const int par = jj & 1;
-            double bv = -1.0;
-            int bi = -1, bc = -1;
-            for (int c = lane; c < nctas; c += 32) {
-                double v = __ldcg(S.v + par * nctas + c);
-                int i = __ldcg(S.idx + par * nctas + c);
-                if (beats(v, i, bv, bi)) {
-                    bv = v;
-                    bi = i;
-                    bc = c;
-                }
-            }
-            warp_best(bv, bi, bc);
-            dr = __ldcg(S.d + par * 32 + lane);
-            const double djj = __shfl_sync(0xffffffffu, dr, jj);
-            if (isnan(djj) || bc < 0) {
-                u = dr;
-            } else {
-                piv = bi;
-                u = __ldcg(S.row + ((int64_t)par * nctas + bc) * 32 + lane);
-            }
-            pv = __shfl_sync(0xffffffffu, u, jj);
-            scale = pv != 0.0;
-            recip = fabs(pv) >= DBL_MIN;
-            rpv = scale && recip ? 1.0 / pv : 0.0;
-            if (threadIdx.x == 0) {
-                spiv[jj] = piv;
-                if (blockIdx.x == 0) {
-                    ipiv[j] = piv + 1;
-                    if (pv == 0.0 && *info == 0)
-                        *info = j + 1;
-                }
-            }
-        }
-        const int nc = jj + 1; /* the next column, whose candidates this step finds */
-        double cv = -1.0, crow = 0.0;
-        int ci = -1;
-        /* rows in global memory: LEAF_AHEAD of them loaded before the first is used, so that
-         * their loads are in flight together (one at a time, each waited for: a 65536 x 1024
-         * panel on 16 CTAs 114 ms, with 8 ahead 89 ms; docs/performance.md) */
-        constexpr int CH = RPW > 0 ? 1 : LEAF_AHEAD;
-        for (int k0 = 0; k0 < (RPW > 0 ? RPW : nk); k0 += CH) {
-            if (RPW > 0 && k0 >= nk)
-                break;
-            double xs[CH];
-            if (RPW == 0) {
-#pragma unroll
-                for (int c = 0; c < CH; c++) {
-                    const int64_t i = (int64_t)j0 + gw + (int64_t)(k0 + c) * tw;
-                    xs[c] = k0 + c < nk && col_ok ? A[i * nb + j0 + lane] : 0.0;
-                }
-            }
-#pragma unroll
-            for (int c = 0; c < CH; c++) {
-                const int k = k0 + c;
-                if (RPW == 0 && k >= nk)
-                    break;
-                const int i = j0 + gw + k * tw;
-                double *p = A + (int64_t)i * nb + j0 + lane;
-                double x = RPW > 0 ? a[k] : xs[c];
-                if (jj >= 0) {
-                    const bool changed = i >= j;
-                    if (i == j)
-                        x = u;
-                    else if (i == piv)
-                        x = dr;
-                    if (i > j) {
-                        double l = __shfl_sync(0xffffffffu, x, jj);
-                        if (scale)
-                            l = recip ? l * rpv : l / pv;
-                        if (lane == jj)
-                            x = l;
-                        else if (lane > jj)
-                            x -= l * u;
-                    }
-                    if (RPW > 0)
-                        a[k] = x;
-                    else if (changed && col_ok)
-                        *p = x;
-                }
-                if (nc < w && i > j) {
-                    if (i == j + 1)
-                        S.d[(nc & 1) * 32 + lane] = x;
-                    double v = fabs(__shfl_sync(0xffffffffu, x, nc));
-                    if (v > cv) { /* NaN never is; the first of equal values stays */
-                        cv = v;
-                        ci = i;
-                        crow = x;
-                    }
-                }
-            }
-        }
-        if (nc >= w)
-            break;
-        /* the CTA's candidate from its warps' */
-        if (lane == 0) {
-            cand_v[wid] = cv;
-            cand_i[wid] = ci;
-        }
-        cand_row[wid][lane] = crow;
-        __syncthreads();
-        if (wid == 0) {
-            double bv = lane < LEAF_WARPS ? cand_v[lane] : -1.0;
-            int bi = lane < LEAF_WARPS ? cand_i[lane] : -1, bw = bi >= 0 ? lane : -1;
-            warp_best(bv, bi, bw);
-            const int par = nc & 1;
-            S.row[((int64_t)par * nctas + blockIdx.x) * 32 + lane] =
-                bw >= 0 ? cand_row[bw][lane] : 0.0;
-            if (lane == 0) {
-                S.v[par * nctas + blockIdx.x] = bv;
-                S.idx[par * nctas + blockIdx.x] = bi;
-            }
-        }
-        grid.sync();
-    }
-
-    if (RPW > 0) {
-#pragma unroll
-        for (int k = 0; k < (RPW > 0 ? RPW : 1); k++) {
-            int64_t i = (int64_t)j0 + gw + (int64_t)k * tw;
-            if (k < nk && col_ok)
-                A[i * nb + j0 + lane] = a[k];
-        }
-    }
     if (n <= w)
         return;
-
     /* the leaf's interchanges composed: row perm_to[e] receives the old row perm_from[e] */
     __syncthreads(); /* spiv complete */
     if (wid == 0) {
@@ -304,7 +200,276 @@ hyt_dgetrf_leaf_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv
     }
 }
 
+template <int RPW>
+__global__ void __launch_bounds__(LEAF_THREADS)
+hyt_dgetrf_leaf_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv, int *info,
+                       double *ws, int nctas)
+{
+    cg::grid_group grid = cg::this_grid();
+    __shared__ double cand_v[LEAF_WARPS];
+    __shared__ int cand_i[LEAF_WARPS];
+    __shared__ double cand_row[LEAF_WARPS][32];
+    __shared__ int spiv[LEAF_W];
+
+    const leaf_ws S = leaf_slots(ws, nctas);
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    const int tw = nctas * LEAF_WARPS, gw = blockIdx.x * LEAF_WARPS + wid;
+    const bool col_ok = lane < w;
+    /* rows of this warp: j0 + gw + k*tw for k < nk */
+    const int R = m - j0;
+    const int nk = gw < R ? (R - gw + tw - 1) / tw : 0;
+    double a[RPW];
+#pragma unroll
+    for (int k = 0; k < RPW; k++) {
+        int64_t i = (int64_t)j0 + gw + (int64_t)k * tw;
+        a[k] = k < nk && col_ok ? A[i * nb + j0 + lane] : 0.0;
+    }
+
+    for (int jj = -1; jj < w; jj++) {
+        const int j = j0 + jj; /* the pivot column (panel index); jj = -1: first candidates */
+        double u = 0.0, dr = 0.0, pv = 0.0, rpv = 0.0;
+        int piv = j;
+        bool scale = false, recip = false;
+        if (jj >= 0) {
+            piv = leaf_pivot(S, nctas, j0, jj, &u, &dr);
+            pv = __shfl_sync(0xffffffffu, u, jj);
+            scale = pv != 0.0;
+            recip = fabs(pv) >= DBL_MIN;
+            rpv = scale && recip ? 1.0 / pv : 0.0;
+            leaf_record(spiv, ipiv, info, j, jj, piv, pv);
+        }
+        const int nc = jj + 1; /* the next column, whose candidates this step finds */
+        double cv = -1.0, crow = 0.0;
+        int ci = -1;
+#pragma unroll
+        for (int k = 0; k < RPW; k++) {
+            if (k >= nk)
+                break;
+            const int i = j0 + gw + k * tw;
+            double x = a[k];
+            if (jj >= 0) {
+                if (i == j)
+                    x = u;
+                else if (i == piv)
+                    x = dr;
+                if (i > j) {
+                    double l = __shfl_sync(0xffffffffu, x, jj);
+                    if (scale)
+                        l = recip ? l * rpv : l / pv;
+                    if (lane == jj)
+                        x = l;
+                    else if (lane > jj)
+                        x -= l * u;
+                }
+                a[k] = x;
+            }
+            if (nc < w && i > j) {
+                if (i == j + 1)
+                    S.d[(nc & 1) * 32 + lane] = x;
+                double v = fabs(__shfl_sync(0xffffffffu, x, nc));
+                if (v > cv) { /* NaN never is; the first of equal values stays */
+                    cv = v;
+                    ci = i;
+                    crow = x;
+                }
+            }
+        }
+        if (nc >= w)
+            break;
+        /* the CTA's candidate from its warps' */
+        if (lane == 0) {
+            cand_v[wid] = cv;
+            cand_i[wid] = ci;
+        }
+        cand_row[wid][lane] = crow;
+        __syncthreads();
+        if (wid == 0) {
+            double bv = lane < LEAF_WARPS ? cand_v[lane] : -1.0;
+            int bi = lane < LEAF_WARPS ? cand_i[lane] : -1, bw = bi >= 0 ? lane : -1;
+            warp_best(bv, bi, bw);
+            const int par = nc & 1;
+            S.row[((int64_t)par * nctas + blockIdx.x) * 32 + lane] =
+                bw >= 0 ? cand_row[bw][lane] : 0.0;
+            if (lane == 0) {
+                S.v[par * nctas + blockIdx.x] = bv;
+                S.idx[par * nctas + blockIdx.x] = bi;
+            }
+        }
+        grid.sync();
+    }
+
+#pragma unroll
+    for (int k = 0; k < RPW; k++) {
+        int64_t i = (int64_t)j0 + gw + (int64_t)k * tw;
+        if (k < nk && col_ok)
+            A[i * nb + j0 + lane] = a[k];
+    }
+    leaf_interchange_rest(A, n, nb, j0, w, spiv);
+}
+
+/* Tall leaves (rows in global memory): the leaf is copied to a column-major workspace W (its
+ * R = m - j0 rows, leading dimension R, after the slots), factored there with a THREAD per row,
+ * and copied back.  In W a warp's 32 consecutive rows of one column are one coalesced access,
+ * so a thread can read and write its own row's columns at full width; in the row-major panel a
+ * row-per-thread access is 32 rows 8 KB apart per instruction (tried: 0.8x the warp-per-row
+ * kernel) and a warp per row spends two shuffles on every row (a 65536 x 1024 panel on 16 CTAs
+ * took 89 ms that way; docs/performance.md).  Thread gt owns the rows gt + k*T of W (T threads
+ * in all); at column jj it loads the multiplier's entry and every entry right of it of each of
+ * its rows at once, updates them with the pivot row (from shared memory) and stores them.  The
+ * copies in and out go through a shared tile per warp (dynamic shared memory: LEAF_TALL_SMEM).
+ * The slots and the pivot rule are the warp-per-row kernel's; the CTA's candidate row and the
+ * next diagonal row are read back from W by warp 0 after the CTA's barrier. */
+#define LEAF_TILE_LD 33 /* a tile row's stride in doubles: no bank conflict either way */
+#define LEAF_TALL_SMEM (LEAF_WARPS * 32 * LEAF_TILE_LD * sizeof(double))
+
+__global__ void __launch_bounds__(LEAF_THREADS)
+hyt_dgetrf_leaf_tall_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv,
+                            int *info, double *ws, int nctas)
+{
+    cg::grid_group grid = cg::this_grid();
+    extern __shared__ double tiles[]; /* [LEAF_WARPS][32][LEAF_TILE_LD] */
+    __shared__ double su[LEAF_WARPS][LEAF_W]; /* the pivot row, as each warp chose it */
+    __shared__ double sd[LEAF_WARPS][LEAF_W]; /* the diagonal row before the interchange */
+    __shared__ double cand_v[LEAF_WARPS];
+    __shared__ int cand_i[LEAF_WARPS];
+    __shared__ int spiv[LEAF_W];
+
+    const leaf_ws S = leaf_slots(ws, nctas);
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    const int64_t T = (int64_t)nctas * LEAF_THREADS;
+    const int64_t gt = (int64_t)blockIdx.x * LEAF_THREADS + threadIdx.x, g0 = gt - lane;
+    const int R = m - j0; /* W's rows and leading dimension; row r of W is panel row j0 + r */
+    const int nk = gt < R ? (int)((R - gt + T - 1) / T) : 0;  /* rows gt + k*T: the thread's */
+    const int nkw = g0 < R ? (int)((R - g0 + T - 1) / T) : 0; /* g0 + k*T + 0..31: the warp's */
+    double *const W = (double *)((char *)ws + hyt_panel_leaf_slots_bytes(m));
+    double *const su_w = su[wid], *const sd_w = sd[wid];
+    double *const tile = tiles + wid * 32 * LEAF_TILE_LD;
+
+    for (int k = 0; k < nkw; k++) { /* in: a row at a time from A, a column at a time to W */
+        const int base = (int)(g0 + k * T), rr = base + lane;
+#pragma unroll
+        for (int r = 0; r < 32; r++)
+            if (base + r < R && lane < w)
+                tile[r * LEAF_TILE_LD + lane] = A[(int64_t)(j0 + base + r) * nb + j0 + lane];
+        __syncwarp();
+        if (rr < R)
+            for (int c = 0; c < w; c++)
+                W[(int64_t)c * R + rr] = tile[lane * LEAF_TILE_LD + c];
+        __syncwarp();
+    }
+
+    for (int jj = -1; jj < w; jj++) {
+        const int nc = jj + 1; /* the next column, whose candidates this step finds */
+        double cv = -1.0;
+        int ci = -1; /* a row of W */
+        if (jj < 0) {
+            for (int k = 0; k < nk; k++) {
+                const int rr = (int)(gt + k * T);
+                const double v = fabs(W[rr]);
+                if (v > cv) {
+                    cv = v;
+                    ci = rr;
+                }
+            }
+        } else {
+            double u, dr;
+            const int piv = leaf_pivot(S, nctas, j0, jj, &u, &dr), pr = piv - j0;
+            const double pv = __shfl_sync(0xffffffffu, u, jj);
+            const bool scale = pv != 0.0, recip = fabs(pv) >= DBL_MIN;
+            const double rpv = scale && recip ? 1.0 / pv : 0.0;
+            leaf_record(spiv, ipiv, info, j0 + jj, jj, piv, pv);
+            su_w[lane] = u;
+            sd_w[lane] = dr;
+            __syncwarp();
+            const int nr = w - nc; /* columns right of the multipliers' */
+            double *const Wj = W + (int64_t)jj * R; /* W has < 2^31 entries: int offsets */
+            for (int k = 0; k < nk; k++) {
+                const int rr = (int)(gt + k * T);
+                if (rr < jj)
+                    continue;
+                if (rr == jj) { /* the pivot row comes here */
+                    for (int c = 0; c < w; c++)
+                        W[(int64_t)c * R + rr] = su_w[c];
+                    continue;
+                }
+                const bool moved = rr == pr; /* receives the diagonal row */
+                double l, x[LEAF_W - 1];
+                if (moved) {
+                    l = sd_w[jj];
+                    for (int c = 0; c < jj; c++)
+                        W[(int64_t)c * R + rr] = sd_w[c];
+#pragma unroll
+                    for (int h = 0; h < LEAF_W - 1; h++)
+                        x[h] = h < nr ? sd_w[nc + h] : 0.0;
+                } else { /* all loads of the row in flight together */
+                    l = Wj[rr];
+#pragma unroll
+                    for (int h = 0; h < LEAF_W - 1; h++)
+                        x[h] = h < nr ? Wj[(h + 1) * R + rr] : 0.0;
+                }
+                if (scale)
+                    l = recip ? l * rpv : l / pv;
+                Wj[rr] = l;
+#pragma unroll
+                for (int h = 0; h < LEAF_W - 1; h++)
+                    if (h < nr) {
+                        x[h] = __fma_rn(-l, su_w[nc + h], x[h]);
+                        Wj[(h + 1) * R + rr] = x[h];
+                    }
+                if (nr > 0) {
+                    const double v = fabs(x[0]);
+                    if (v > cv) { /* NaN never is; the first of equal values stays */
+                        cv = v;
+                        ci = rr;
+                    }
+                }
+            }
+        }
+        if (nc >= w)
+            break;
+        /* the CTA's candidate from its threads' */
+        int t = 0;
+        warp_best(cv, ci, t);
+        if (lane == 0) {
+            cand_v[wid] = cv;
+            cand_i[wid] = ci;
+        }
+        __syncthreads(); /* also: the rows this CTA stored are visible to warp 0 */
+        if (wid == 0) {
+            double bv = lane < LEAF_WARPS ? cand_v[lane] : -1.0;
+            int bi = lane < LEAF_WARPS ? cand_i[lane] : -1;
+            warp_best(bv, bi, t);
+            const int par = nc & 1;
+            S.row[((int64_t)par * nctas + blockIdx.x) * 32 + lane] =
+                bi >= 0 && lane < w ? __ldcg(W + (int64_t)lane * R + bi) : 0.0;
+            if (lane == 0) {
+                S.v[par * nctas + blockIdx.x] = bv;
+                S.idx[par * nctas + blockIdx.x] = bi >= 0 ? j0 + bi : -1;
+            }
+            if (blockIdx.x == 0) /* W's row nc (nc < w <= 32) is thread nc's */
+                S.d[par * 32 + lane] = lane < w ? __ldcg(W + (int64_t)lane * R + nc) : 0.0;
+        }
+        grid.sync();
+    }
+
+    for (int k = 0; k < nkw; k++) { /* out: the same way back */
+        const int base = (int)(g0 + k * T), rr = base + lane;
+        if (rr < R)
+            for (int c = 0; c < w; c++)
+                tile[lane * LEAF_TILE_LD + c] = W[(int64_t)c * R + rr];
+        __syncwarp();
+#pragma unroll
+        for (int r = 0; r < 32; r++)
+            if (base + r < R && lane < w)
+                A[(int64_t)(j0 + base + r) * nb + j0 + lane] = tile[r * LEAF_TILE_LD + lane];
+        __syncwarp();
+    }
+    leaf_interchange_rest(A, n, nb, j0, w, spiv);
+}
+
 typedef void (*leaf_fn)(double *, int, int, int, int, int, int *, int *, double *, int);
+
+static_assert(HYT_PANEL_LEAF_RPW_MAX == 16, "leaf_variant instantiates 1..16 rows per warp");
 
 static leaf_fn leaf_variant(int rpw)
 {
@@ -314,8 +479,7 @@ static leaf_fn leaf_variant(int rpw)
     case 4: return hyt_dgetrf_leaf_kernel<4>;
     case 8: return hyt_dgetrf_leaf_kernel<8>;
     case 16: return hyt_dgetrf_leaf_kernel<16>;
-    case 32: return hyt_dgetrf_leaf_kernel<32>;
-    default: return hyt_dgetrf_leaf_kernel<0>;
+    default: return hyt_dgetrf_leaf_tall_kernel;
     }
 }
 
@@ -353,7 +517,8 @@ extern "C" int hyt_cuda_dgetrf_leaf(hyt_device_t *dev, void *stream, double *A, 
                                     int nctas)
 {
     if (w < 1 || w > LEAF_W || j0 < 0 || m - j0 < w || n < j0 + w || nb < n || !A || !ipiv ||
-        !info || !ws || nctas < 1 || nctas > HYT_PANEL_CTAS_MAX)
+        !info || !ws || nctas < 1 || nctas > HYT_PANEL_CTAS_MAX ||
+        (int64_t)(m - j0) * LEAF_W > INT_MAX) /* the tall kernel's int offsets in W */
         return hyt_error(HYT_ERR_INVALID, "hyt_cuda_dgetrf_leaf: invalid arguments (m = %d, "
                          "n = %d, nb = %d, j0 = %d, w = %d, nctas = %d)", m, n, nb, j0, w, nctas);
     int sms, per_sm = 0; /* a green context's SMs (gpu.panel_sms) bound the co-residency */
@@ -361,20 +526,28 @@ extern "C" int hyt_cuda_dgetrf_leaf(hyt_device_t *dev, void *stream, double *A, 
     if (rc)
         return rc;
     int ctas = hyt_panel_leaf_ctas(m - j0, nctas);
-    int rpw = hyt_panel_leaf_rpw(m - j0, ctas);
-    leaf_fn f = leaf_variant(rpw);
-    HYT_CUDA_TRY(dev, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, LEAF_THREADS, 0));
-    if (ctas > per_sm * sms) { /* co-residency is what makes the grid barrier safe */
-        ctas = per_sm * sms;
-        rpw = hyt_panel_leaf_rpw(m - j0, ctas);
+    leaf_fn f = NULL;
+    size_t smem = 0;
+    for (int cap = -1; cap != ctas;) { /* co-residency is what makes the grid barrier safe */
+        if (cap >= 0)
+            ctas = cap;
+        const int rpw = hyt_panel_leaf_rpw(m - j0, ctas);
         f = leaf_variant(rpw);
+        smem = f == hyt_dgetrf_leaf_tall_kernel ? LEAF_TALL_SMEM : 0;
+        if (smem)
+            HYT_CUDA_TRY(dev, cudaFuncSetAttribute((const void *)f,
+                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   (int)smem));
+        HYT_CUDA_TRY(dev, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, LEAF_THREADS,
+                                                                        smem));
+        cap = ctas < per_sm * sms ? ctas : per_sm * sms;
+        if (cap < 1)
+            return hyt_error(HYT_ERR_DEVICE, "hyt_cuda_dgetrf_leaf: no CTA of %d threads fits "
+                             "on an SM", LEAF_THREADS);
     }
-    if (ctas < 1)
-        return hyt_error(HYT_ERR_DEVICE, "hyt_cuda_dgetrf_leaf: no CTA of %d threads fits on "
-                         "an SM", LEAF_THREADS);
     void *args[] = {&A, &m, &n, &nb, &j0, &w, &ipiv, &info, &ws, &ctas};
     HYT_CUDA_TRY(dev, cudaLaunchCooperativeKernel((const void *)f, dim3(ctas), dim3(LEAF_THREADS),
-                                                  args, 0, (cudaStream_t)stream));
+                                                  args, smem, (cudaStream_t)stream));
     HYT_CUDA_LAUNCHED(dev);
     return HYT_SUCCESS;
 }

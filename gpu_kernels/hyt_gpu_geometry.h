@@ -146,15 +146,17 @@ HYT_GEOM_FN int hyt_laswp_thread(int nb, int ncols, unsigned bx, unsigned by, un
 
 /* ---------------------------------------------------------------------------------------------
  * The native panel LU (gpu_dgetrf_leaf.cu, gpu_dgetrf_crrb.c): leaves of HYT_PANEL_LEAF_W
- * columns, each one cooperative launch of up to nctas CTAs of HYT_PANEL_LEAF_THREADS threads, a
- * warp per row.  A leaf of R rows takes at most ceil(R / (warps * 4)) CTAs (at least 4 rows per
- * warp: fewer CTAs, a cheaper grid barrier), and keeps each warp's rows in registers when they
- * are at most HYT_PANEL_LEAF_RPW_MAX (rpw: the rows per warp, rounded up to a power of two; 0:
- * in global memory).
+ * columns, each one cooperative launch of up to nctas CTAs of HYT_PANEL_LEAF_THREADS threads.  A
+ * leaf of R rows takes at most ceil(R / (warps * 4)) CTAs (at least 4 rows per warp: fewer CTAs,
+ * a cheaper grid barrier).  rpw: the rows per warp, rounded up to a power of two, when they are
+ * at most HYT_PANEL_LEAF_RPW_MAX (a warp per row, the rows in registers), else 0 (the tall
+ * kernel: a thread per row of a column-major copy).  The limit is measured: on an H200 with 32
+ * CTAs, 4096 x 1024 panels (8 rows per warp) take 5.9 ms in registers and 7.9 with the tall
+ * kernel, 16384 x 1024 (32) 11.5 and 8.3 (docs/performance.md).
  */
 #define HYT_PANEL_LEAF_W 32
 #define HYT_PANEL_LEAF_THREADS 512
-#define HYT_PANEL_LEAF_RPW_MAX 32
+#define HYT_PANEL_LEAF_RPW_MAX 16
 #define HYT_PANEL_CTAS_MAX 4096
 
 HYT_GEOM_FN int hyt_panel_leaf_ctas(int64_t rows, int nctas)
@@ -176,12 +178,21 @@ HYT_GEOM_FN int hyt_panel_leaf_rpw(int64_t rows, int ctas)
     return need > HYT_PANEL_LEAF_RPW_MAX ? 0 : rpw;
 }
 
-/* Bytes of the leaves' workspace for panels of at most `rows` rows: the publication slots of
- * the most CTAs a leaf of that many rows launches (hyt_panel_leaf_ctas). */
-HYT_GEOM_FN size_t hyt_panel_leaf_ws_bytes(int64_t rows)
+/* Bytes of the leaves' publication slots for panels of at most `rows` rows: those of the most
+ * CTAs a leaf of that many rows launches (hyt_panel_leaf_ctas), rounded up to 256 bytes. */
+HYT_GEOM_FN size_t hyt_panel_leaf_slots_bytes(int64_t rows)
 {
     size_t c = (size_t)hyt_panel_leaf_ctas(rows, HYT_PANEL_CTAS_MAX);
-    return (2 * c * 33 + 64) * sizeof(double) + 2 * c * sizeof(int);
+    size_t b = (2 * c * 33 + 64) * sizeof(double) + 2 * c * sizeof(int);
+    return (b + 255) / 256 * 256;
+}
+
+/* Bytes of the leaves' workspace for panels of at most `rows` rows: the slots, then a
+ * column-major copy of a tall leaf (rows x HYT_PANEL_LEAF_W doubles). */
+HYT_GEOM_FN size_t hyt_panel_leaf_ws_bytes(int64_t rows)
+{
+    return hyt_panel_leaf_slots_bytes(rows) +
+           (size_t)(rows > 0 ? rows : 0) * HYT_PANEL_LEAF_W * sizeof(double);
 }
 
 #endif

@@ -253,8 +253,11 @@ static void test_geometry(void)
                                  (rpw & (rpw - 1)) == 0,
                   "%lld rows on %d CTAs: %d rows per warp", (long long)rows[i], c, rpw);
             size_t need = (2 * (size_t)c * 33 + 64) * sizeof(double) + 2 * (size_t)c * sizeof(int);
-            CHECK(hyt_panel_leaf_ws_bytes(rows[i]) >= need, "%lld rows: workspace too small",
-                  (long long)rows[i]);
+            CHECK(hyt_panel_leaf_slots_bytes(rows[i]) >= need &&
+                      hyt_panel_leaf_slots_bytes(rows[i]) % 256 == 0 &&
+                      hyt_panel_leaf_ws_bytes(rows[i]) >= hyt_panel_leaf_slots_bytes(rows[i]) +
+                          (size_t)rows[i] * HYT_PANEL_LEAF_W * sizeof(double),
+                  "%lld rows: workspace too small", (long long)rows[i]);
         }
 }
 
@@ -295,6 +298,8 @@ int main(int argc, char **argv)
         {4000, 4, 64, 0, 1},  {4000, 6, 8, 5, 1},    {9000, 8, 8, 0, 1},   {600, 3, 600, 0, 1},
         {2500, 70, 96, 0, 2}, {40, 40, 40, 1, 2},   {3000, 100, 128, 0, 3}, {64, 64, 64, 2, 3},
         {30000, 32, 32, 0, 4}, {30000, 50, 64, 9, 4}, {1024, 1, 1, 0, 4},   {1000, 1, 8, 0, 3},
+        /* rows in global memory (more than 512 a CTA) with NaN / Inf and with zero columns */
+        {5000, 40, 48, 2, 3}, {3000, 70, 96, 2, 2},
     };
     test_rng_t rng = {1234};
     /* host and small: not the large cases (the host runs the reference against itself) */
