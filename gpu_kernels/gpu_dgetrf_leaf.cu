@@ -131,6 +131,40 @@ __device__ static void leaf_record(int *spiv, int *ipiv, int *info, int j, int j
     }
 }
 
+/* The CTA's best candidate from its warps' (cv, ci: the same in every lane of a warp), in
+ * every lane of warp 0: *bv, *bi, and *bw the warp it came from (-1: none); the other warps
+ * get nothing.  Passes the CTA's barrier: what its threads stored before is visible after. */
+__device__ static void leaf_cta_best(double cv, int ci, double *bv, int *bi, int *bw)
+{
+    __shared__ double cand_v[LEAF_WARPS];
+    __shared__ int cand_i[LEAF_WARPS];
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    if (lane == 0) {
+        cand_v[wid] = cv;
+        cand_i[wid] = ci;
+    }
+    __syncthreads();
+    if (wid == 0) {
+        *bv = lane < LEAF_WARPS ? cand_v[lane] : -1.0;
+        *bi = lane < LEAF_WARPS ? cand_i[lane] : -1;
+        *bw = *bi >= 0 ? lane : -1;
+        warp_best(*bv, *bi, *bw);
+    }
+}
+
+/* Warp 0: the CTA's candidate into the slots of parity par: |a| (bv), its panel row (bi, -1:
+ * none) and the lane's entry of that row. */
+__device__ static void leaf_publish(const leaf_ws &S, int nctas, int par, double bv, int bi,
+                                    double entry)
+{
+    const int lane = threadIdx.x & 31;
+    S.row[((int64_t)par * nctas + blockIdx.x) * 32 + lane] = entry;
+    if (lane == 0) {
+        S.v[par * nctas + blockIdx.x] = bv;
+        S.idx[par * nctas + blockIdx.x] = bi;
+    }
+}
+
 /* After the last column: the leaf's w pivots (spiv, complete in every CTA) composed into one
  * permutation of at most 2w rows and applied to the panel's columns outside the leaf. */
 __device__ static void leaf_interchange_rest(double *A, int n, int nb, int j0, int w,
@@ -206,8 +240,6 @@ hyt_dgetrf_leaf_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv
                        double *ws, int nctas)
 {
     cg::grid_group grid = cg::this_grid();
-    __shared__ double cand_v[LEAF_WARPS];
-    __shared__ int cand_i[LEAF_WARPS];
     __shared__ double cand_row[LEAF_WARPS][32];
     __shared__ int spiv[LEAF_W];
 
@@ -277,24 +309,12 @@ hyt_dgetrf_leaf_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv
         if (nc >= w)
             break;
         /* the CTA's candidate from its warps' */
-        if (lane == 0) {
-            cand_v[wid] = cv;
-            cand_i[wid] = ci;
-        }
         cand_row[wid][lane] = crow;
-        __syncthreads();
-        if (wid == 0) {
-            double bv = lane < LEAF_WARPS ? cand_v[lane] : -1.0;
-            int bi = lane < LEAF_WARPS ? cand_i[lane] : -1, bw = bi >= 0 ? lane : -1;
-            warp_best(bv, bi, bw);
-            const int par = nc & 1;
-            S.row[((int64_t)par * nctas + blockIdx.x) * 32 + lane] =
-                bw >= 0 ? cand_row[bw][lane] : 0.0;
-            if (lane == 0) {
-                S.v[par * nctas + blockIdx.x] = bv;
-                S.idx[par * nctas + blockIdx.x] = bi;
-            }
-        }
+        double bv;
+        int bi, bw;
+        leaf_cta_best(cv, ci, &bv, &bi, &bw);
+        if (wid == 0)
+            leaf_publish(S, nctas, nc & 1, bv, bi, bw >= 0 ? cand_row[bw][lane] : 0.0);
         grid.sync();
     }
 
@@ -330,8 +350,6 @@ hyt_dgetrf_leaf_tall_kernel(double *A, int m, int n, int nb, int j0, int w, int 
     extern __shared__ double tiles[]; /* [LEAF_WARPS][32][LEAF_TILE_LD] */
     __shared__ double su[LEAF_WARPS][LEAF_W]; /* the pivot row, as each warp chose it */
     __shared__ double sd[LEAF_WARPS][LEAF_W]; /* the diagonal row before the interchange */
-    __shared__ double cand_v[LEAF_WARPS];
-    __shared__ int cand_i[LEAF_WARPS];
     __shared__ int spiv[LEAF_W];
 
     const leaf_ws S = leaf_slots(ws, nctas);
@@ -427,27 +445,18 @@ hyt_dgetrf_leaf_tall_kernel(double *A, int m, int n, int nb, int j0, int w, int 
         }
         if (nc >= w)
             break;
-        /* the CTA's candidate from its threads' */
+        /* the CTA's candidate from its threads'; its row and the next diagonal row from W,
+         * where their owners stored them before the CTA's barrier */
         int t = 0;
         warp_best(cv, ci, t);
-        if (lane == 0) {
-            cand_v[wid] = cv;
-            cand_i[wid] = ci;
-        }
-        __syncthreads(); /* also: the rows this CTA stored are visible to warp 0 */
+        double bv;
+        int bi, bw;
+        leaf_cta_best(cv, ci, &bv, &bi, &bw);
         if (wid == 0) {
-            double bv = lane < LEAF_WARPS ? cand_v[lane] : -1.0;
-            int bi = lane < LEAF_WARPS ? cand_i[lane] : -1;
-            warp_best(bv, bi, t);
-            const int par = nc & 1;
-            S.row[((int64_t)par * nctas + blockIdx.x) * 32 + lane] =
-                bi >= 0 && lane < w ? __ldcg(W + (int64_t)lane * R + bi) : 0.0;
-            if (lane == 0) {
-                S.v[par * nctas + blockIdx.x] = bv;
-                S.idx[par * nctas + blockIdx.x] = bi >= 0 ? j0 + bi : -1;
-            }
+            leaf_publish(S, nctas, nc & 1, bv, bi >= 0 ? j0 + bi : -1,
+                         bi >= 0 && lane < w ? __ldcg(W + (int64_t)lane * R + bi) : 0.0);
             if (blockIdx.x == 0) /* W's row nc (nc < w <= 32) is thread nc's */
-                S.d[par * 32 + lane] = lane < w ? __ldcg(W + (int64_t)lane * R + nc) : 0.0;
+                S.d[(nc & 1) * 32 + lane] = lane < w ? __ldcg(W + (int64_t)lane * R + nc) : 0.0;
         }
         grid.sync();
     }
