@@ -5,12 +5,14 @@
  * in ONE cooperative launch of at most nctas CTAs; ws: hyt_panel_leaf_ws_bytes(m) bytes (the
  * publication slots, then the tall kernel's column-major copy of the leaf).
  *
- * Two kernels, by the rows per warp (hyt_panel_leaf_rpw):
- * - up to HYT_PANEL_LEAF_RPW_MAX (short leaves): a warp per row, a lane per column of the leaf
- *   (a leaf row is w <= 32 contiguous doubles: one coalesced access).  Global warp gw owns rows
- *   j0 + gw + k*tw (tw warps in all), kept in registers (a[k]) for the whole leaf;
- * - more (tall leaves, hyt_dgetrf_leaf_tall_kernel): the leaf copied to a column-major
- *   workspace and factored there with a thread per row (see that kernel).
+ * Three kernels, by the rows per warp and per thread (hyt_panel_leaf_rpw, hyt_panel_leaf_rpt):
+ * - up to HYT_PANEL_LEAF_RPW_MAX rows a warp (short leaves): a warp per row, a lane per column
+ *   of the leaf (a leaf row is w <= 32 contiguous doubles: one coalesced access).  Global warp
+ *   gw owns rows j0 + gw + k*tw (tw warps in all), kept in registers (a[k]) for the whole leaf;
+ * - more, up to HYT_PANEL_LEAF_RPT_MAX rows a thread (tall leaves,
+ *   hyt_dgetrf_leaf_rows_kernel): a thread per row, its rows in registers, the columns in
+ *   sub-blocks, the rest of the leaf in a column-major copy (see that kernel);
+ * - more (hyt_dgetrf_leaf_tall_kernel): the same copy, every column a pass over it.
  *
  * One grid-wide barrier per column.  Before it, each CTA publishes its pivot candidate for the
  * next column (largest |a|, first row on ties; NaN is no candidate) WITH the candidate row's
@@ -165,6 +167,53 @@ __device__ static void leaf_publish(const leaf_ws &S, int nctas, int par, double
     }
 }
 
+/* Warp 0: the interchanges of pivots q < cnt (row r0 + q with piv[q], both panel rows, each
+ * piv[q] >= r0 + q) composed into one permutation: row to[e] receives the old row from[e],
+ * e < *ne <= 2 cnt (cnt <= 32).  Other warps: nothing. */
+__device__ static void leaf_compose(const int *piv, int r0, int cnt, int *to, int *from, int *ne)
+{
+    const int lane = threadIdx.x & 31;
+    if (threadIdx.x >= 32)
+        return;
+    int to_a = r0 + lane, from_a = to_a, to_b = -1, from_b = -1, nb_extra = 0;
+    for (int q = 0; q < cnt; q++) {
+        const int p = piv[q];
+        if (p == r0 + q)
+            continue;
+        int fq = __shfl_sync(0xffffffffu, from_a, q), fp;
+        if (p < r0 + cnt) {
+            fp = __shfl_sync(0xffffffffu, from_a, p - r0);
+            if (lane == p - r0)
+                from_a = fq;
+        } else {
+            unsigned hit = __ballot_sync(0xffffffffu, to_b == p);
+            int e = hit ? __ffs(hit) - 1 : nb_extra;
+            if (!hit) {
+                if (lane == e) {
+                    to_b = p;
+                    from_b = p;
+                }
+                nb_extra++;
+            }
+            fp = __shfl_sync(0xffffffffu, from_b, e);
+            if (lane == e)
+                from_b = fq;
+        }
+        if (lane == q)
+            from_a = fp;
+    }
+    if (lane < cnt) {
+        to[lane] = to_a;
+        from[lane] = from_a;
+    }
+    if (lane < nb_extra) {
+        to[cnt + lane] = to_b;
+        from[cnt + lane] = from_b;
+    }
+    if (lane == 0)
+        *ne = cnt + nb_extra;
+}
+
 /* After the last column: the leaf's w pivots (spiv, complete in every CTA) composed into one
  * permutation of at most 2w rows and applied to the panel's columns outside the leaf. */
 __device__ static void leaf_interchange_rest(double *A, int n, int nb, int j0, int w,
@@ -176,47 +225,8 @@ __device__ static void leaf_interchange_rest(double *A, int n, int nb, int j0, i
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
     if (n <= w)
         return;
-    /* the leaf's interchanges composed: row perm_to[e] receives the old row perm_from[e] */
     __syncthreads(); /* spiv complete */
-    if (wid == 0) {
-        int to_a = j0 + lane, from_a = to_a, to_b = -1, from_b = -1, nb_extra = 0;
-        for (int q = 0; q < w; q++) {
-            const int p = spiv[q];
-            if (p == j0 + q)
-                continue;
-            int fq = __shfl_sync(0xffffffffu, from_a, q), fp;
-            if (p < j0 + w) {
-                fp = __shfl_sync(0xffffffffu, from_a, p - j0);
-                if (lane == p - j0)
-                    from_a = fq;
-            } else {
-                unsigned hit = __ballot_sync(0xffffffffu, to_b == p);
-                int e = hit ? __ffs(hit) - 1 : nb_extra;
-                if (!hit) {
-                    if (lane == e) {
-                        to_b = p;
-                        from_b = p;
-                    }
-                    nb_extra++;
-                }
-                fp = __shfl_sync(0xffffffffu, from_b, e);
-                if (lane == e)
-                    from_b = fq;
-            }
-            if (lane == q)
-                from_a = fp;
-        }
-        if (lane < w) {
-            perm_to[lane] = to_a;
-            perm_from[lane] = from_a;
-        }
-        if (lane < nb_extra) {
-            perm_to[w + lane] = to_b;
-            perm_from[w + lane] = from_b;
-        }
-        if (lane == 0)
-            perm_n = w + nb_extra;
-    }
+    leaf_compose(spiv, j0, w, perm_to, perm_from, &perm_n);
     __syncthreads();
     const int ne = perm_n, nout = n - w, nchunk = (nout + 31) / 32;
     for (int ch = blockIdx.x; ch < nchunk; ch += gridDim.x) {
@@ -342,6 +352,60 @@ hyt_dgetrf_leaf_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv
 #define LEAF_TILE_LD 33 /* a tile row's stride in doubles: no bank conflict either way */
 #define LEAF_TALL_SMEM (LEAF_WARPS * 32 * LEAF_TILE_LD * sizeof(double))
 
+/* The two thread-per-row kernels' pivot of leaf column jj: leaf_pivot, leaf_record, the pivot
+ * row (su_w) and the diagonal row before the interchange (sd_w) in the warp's shared rows. */
+struct leaf_col {
+    int pr;      /* the pivot row, as a row of W */
+    double pv;   /* the pivot */
+    bool scale;  /* pv != 0 */
+    bool recip;  /* scale by the reciprocal (|pv| >= DBL_MIN) */
+    double rpv;  /* 1 / pv when scale && recip */
+};
+
+__device__ static leaf_col leaf_col_pivot(const leaf_ws &S, int nctas, int j0, int jj, int *spiv,
+                                          int *ipiv, int *info, double *su_w, double *sd_w)
+{
+    const int lane = threadIdx.x & 31;
+    double u, dr;
+    leaf_col p;
+    const int piv = leaf_pivot(S, nctas, j0, jj, &u, &dr);
+    p.pr = piv - j0;
+    p.pv = __shfl_sync(0xffffffffu, u, jj);
+    p.scale = p.pv != 0.0;
+    p.recip = fabs(p.pv) >= DBL_MIN;
+    p.rpv = p.scale && p.recip ? 1.0 / p.pv : 0.0;
+    leaf_record(spiv, ipiv, info, j0 + jj, jj, piv, p.pv);
+    su_w[lane] = u;
+    sd_w[lane] = dr;
+    __syncwarp();
+    return p;
+}
+
+/* A warp's 32 leaf rows [base, base + 32) (those below R) between the panel and its shared tile
+ * (row i of the tile: leaf row base + i), a row at a time, coalesced. */
+__device__ static void leaf_tile_in(double *tile, const double *A, int nb, int j0, int w, int R,
+                                    int base)
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll 4
+    for (int i = 0; i < 32; i++)
+        if (base + i < R && lane < w)
+            tile[i * LEAF_TILE_LD + lane] = A[(int64_t)(j0 + base + i) * nb + j0 + lane];
+    __syncwarp();
+}
+
+__device__ static void leaf_tile_out(const double *tile, double *A, int nb, int j0, int w, int R,
+                                     int base)
+{
+    const int lane = threadIdx.x & 31;
+    __syncwarp();
+#pragma unroll 4
+    for (int i = 0; i < 32; i++)
+        if (base + i < R && lane < w)
+            A[(int64_t)(j0 + base + i) * nb + j0 + lane] = tile[i * LEAF_TILE_LD + lane];
+    __syncwarp();
+}
+
 __global__ void __launch_bounds__(LEAF_THREADS)
 hyt_dgetrf_leaf_tall_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv,
                             int *info, double *ws, int nctas)
@@ -365,11 +429,7 @@ hyt_dgetrf_leaf_tall_kernel(double *A, int m, int n, int nb, int j0, int w, int 
 
     for (int k = 0; k < nkw; k++) { /* in: a row at a time from A, a column at a time to W */
         const int base = (int)(g0 + k * T), rr = base + lane;
-#pragma unroll
-        for (int r = 0; r < 32; r++)
-            if (base + r < R && lane < w)
-                tile[r * LEAF_TILE_LD + lane] = A[(int64_t)(j0 + base + r) * nb + j0 + lane];
-        __syncwarp();
+        leaf_tile_in(tile, A, nb, j0, w, R, base);
         if (rr < R)
             for (int c = 0; c < w; c++)
                 W[(int64_t)c * R + rr] = tile[lane * LEAF_TILE_LD + c];
@@ -390,15 +450,7 @@ hyt_dgetrf_leaf_tall_kernel(double *A, int m, int n, int nb, int j0, int w, int 
                 }
             }
         } else {
-            double u, dr;
-            const int piv = leaf_pivot(S, nctas, j0, jj, &u, &dr), pr = piv - j0;
-            const double pv = __shfl_sync(0xffffffffu, u, jj);
-            const bool scale = pv != 0.0, recip = fabs(pv) >= DBL_MIN;
-            const double rpv = scale && recip ? 1.0 / pv : 0.0;
-            leaf_record(spiv, ipiv, info, j0 + jj, jj, piv, pv);
-            su_w[lane] = u;
-            sd_w[lane] = dr;
-            __syncwarp();
+            const leaf_col p = leaf_col_pivot(S, nctas, j0, jj, spiv, ipiv, info, su_w, sd_w);
             const int nr = w - nc; /* columns right of the multipliers' */
             double *const Wj = W + (int64_t)jj * R; /* W has < 2^31 entries: int offsets */
             for (int k = 0; k < nk; k++) {
@@ -410,7 +462,7 @@ hyt_dgetrf_leaf_tall_kernel(double *A, int m, int n, int nb, int j0, int w, int 
                         W[(int64_t)c * R + rr] = su_w[c];
                     continue;
                 }
-                const bool moved = rr == pr; /* receives the diagonal row */
+                const bool moved = rr == p.pr; /* receives the diagonal row */
                 double l, x[LEAF_W - 1];
                 if (moved) {
                     l = sd_w[jj];
@@ -425,8 +477,8 @@ hyt_dgetrf_leaf_tall_kernel(double *A, int m, int n, int nb, int j0, int w, int 
                     for (int h = 0; h < LEAF_W - 1; h++)
                         x[h] = h < nr ? Wj[(h + 1) * R + rr] : 0.0;
                 }
-                if (scale)
-                    l = recip ? l * rpv : l / pv;
+                if (p.scale)
+                    l = p.recip ? l * p.rpv : l / p.pv;
                 Wj[rr] = l;
 #pragma unroll
                 for (int h = 0; h < LEAF_W - 1; h++)
@@ -466,19 +518,282 @@ hyt_dgetrf_leaf_tall_kernel(double *A, int m, int n, int nb, int j0, int w, int 
         if (rr < R)
             for (int c = 0; c < w; c++)
                 tile[lane * LEAF_TILE_LD + c] = W[(int64_t)c * R + rr];
-        __syncwarp();
+        leaf_tile_out(tile, A, nb, j0, w, R, base);
+    }
+    leaf_interchange_rest(A, n, nb, j0, w, spiv);
+}
+
+/* Leaves with at most 16 rows a thread (HYT_PANEL_LEAF_RPT_MAX): a THREAD per row with its
+ * rows' entries in registers, the leaf's columns in sub-blocks of S = 32 / RPT (RPT: rows a
+ * thread, a power of two), so that x[RPT][S] stays at 32 doubles.  Thread gt owns the W rows
+ * gt + k*T (T threads in all, row r of W is panel row j0 + r, as in the tall kernel).
+ *
+ * A sub-block of columns [c0, c0 + sw) is factored in registers, column by column, with the
+ * slots and the pivot rule of the other kernels (the candidate rows and the diagonal row carry
+ * the sub-block's entries).  Then CTA 0 applies the sub-block's interchanges, composed, to W's
+ * other columns and solves the sub-block's rows of the columns right of it (U12 = inv(L11) A12,
+ * the same FMAs in the same order as the column-by-column update), one grid barrier, and every
+ * thread updates the columns right of the sub-block of its rows below it with U12 from shared
+ * memory (A22 -= L21 U12, in column order: the same operations as dgetf2's rank-1 updates).
+ * So W is read and written once per sub-block instead of once per column.  The first sub-block
+ * comes straight from the copy-in's tiles and the last goes straight to the copy-out's; with
+ * S = 32 (one row a thread) the leaf never touches W. */
+template <int RPT>
+__global__ void __launch_bounds__(LEAF_THREADS)
+hyt_dgetrf_leaf_rows_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv,
+                            int *info, double *ws, int nctas)
+{
+    constexpr int S = LEAF_W / RPT;            /* a sub-block's columns */
+    constexpr int G = RPT >= 8 ? 1 : 8 / RPT; /* columns of the update in flight together */
+    cg::grid_group grid = cg::this_grid();
+    extern __shared__ double tiles[]; /* [LEAF_WARPS][32][LEAF_TILE_LD]; CTA 0's buffers too */
+    __shared__ double su[LEAF_WARPS][LEAF_W]; /* the pivot row, as each warp chose it */
+    __shared__ double sd[LEAF_WARPS][LEAF_W]; /* the diagonal row before the interchange */
+    __shared__ double crow[LEAF_WARPS][S];    /* each warp's candidate row */
+    __shared__ double u12[S][LEAF_W];         /* the sub-block's rows right of it */
+    __shared__ int spiv[LEAF_W];
+    __shared__ int perm_to[2 * LEAF_W], perm_from[2 * LEAF_W], perm_n;
+
+    const leaf_ws SL = leaf_slots(ws, nctas);
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    const int T = nctas * LEAF_THREADS;
+    const int gt = blockIdx.x * LEAF_THREADS + threadIdx.x, g0 = gt - lane;
+    const int R = m - j0; /* W's rows and leading dimension */
+    const int nkw = g0 < R ? (R - g0 + T - 1) / T : 0; /* the warp's row groups (<= RPT) */
+    double *const W = (double *)((char *)ws + hyt_panel_leaf_slots_bytes(m));
+    double *const tile = tiles + wid * 32 * LEAF_TILE_LD;
+    double *const su_w = su[wid], *const sd_w = sd[wid];
+    double x[RPT][S];
+
+    /* in: a row at a time from A into the warp's tile; the first sub-block to registers, the
+     * rest of the row to W */
 #pragma unroll
-        for (int r = 0; r < 32; r++)
-            if (base + r < R && lane < w)
-                A[(int64_t)(j0 + base + r) * nb + j0 + lane] = tile[r * LEAF_TILE_LD + lane];
+    for (int k = 0; k < RPT; k++) {
+        const int base = g0 + k * T, r = base + lane;
+        if (k < nkw)
+            leaf_tile_in(tile, A, nb, j0, w, R, base);
+#pragma unroll
+        for (int q = 0; q < S; q++)
+            x[k][q] = k < nkw && r < R && q < w ? tile[lane * LEAF_TILE_LD + q] : 0.0;
+        if (k < nkw && r < R)
+            for (int c = S; c < w; c++)
+                W[(int64_t)c * R + r] = tile[lane * LEAF_TILE_LD + c];
         __syncwarp();
+    }
+
+    for (int c0 = 0; c0 < w; c0 += S) {
+        const int sw = w - c0 < S ? w - c0 : S, cr = c0 + sw; /* cr: the first column right */
+        for (int jq = -1; jq < sw; jq++) {
+            const int jj = c0 + jq, nc = jj + 1; /* leaf columns: pivot, next */
+            if (jq >= 0) {
+                const leaf_col p =
+                    leaf_col_pivot(SL, nctas, j0, jj, spiv, ipiv, info, su_w, sd_w);
+#pragma unroll
+                for (int k = 0; k < RPT; k++) {
+                    const int r = gt + k * T;
+                    if (k >= nkw || r >= R || r < jj)
+                        continue;
+                    if (r == jj) { /* the pivot row comes here */
+#pragma unroll
+                        for (int q = 0; q < S; q++)
+                            if (q < sw)
+                                x[k][q] = su_w[c0 + q];
+                        continue;
+                    }
+                    if (r == p.pr) /* receives the diagonal row */
+#pragma unroll
+                        for (int q = 0; q < S; q++)
+                            if (q < sw)
+                                x[k][q] = sd_w[c0 + q];
+                    double l = 0.0;
+#pragma unroll
+                    for (int q = 0; q < S; q++)
+                        if (q == jq)
+                            l = x[k][q];
+                    if (p.scale)
+                        l = p.recip ? l * p.rpv : l / p.pv;
+#pragma unroll
+                    for (int q = 0; q < S; q++) {
+                        if (q == jq)
+                            x[k][q] = l;
+                        else if (q > jq && q < sw)
+                            x[k][q] = __fma_rn(-l, su_w[c0 + q], x[k][q]);
+                    }
+                }
+            }
+            if (jq + 1 >= sw)
+                break;
+            /* candidates for column nc (rows >= nc), the diagonal row nc's entries */
+            double cv = -1.0;
+            int ci = -1, kb = -1;
+#pragma unroll
+            for (int k = 0; k < RPT; k++) {
+                const int r = gt + k * T;
+                if (k >= nkw || r >= R || r < nc)
+                    continue;
+                double v = 0.0;
+#pragma unroll
+                for (int q = 0; q < S; q++)
+                    if (q == jq + 1)
+                        v = fabs(x[k][q]);
+                if (v > cv) { /* NaN never is; the first of equal values stays */
+                    cv = v;
+                    ci = r;
+                    kb = k;
+                }
+                if (r == nc)
+#pragma unroll
+                    for (int q = 0; q < S; q++)
+                        if (q < sw)
+                            SL.d[(nc & 1) * 32 + c0 + q] = x[k][q];
+            }
+            int t = lane;
+            warp_best(cv, ci, t);
+            if (t == lane && ci >= 0)
+#pragma unroll
+                for (int k = 0; k < RPT; k++)
+                    if (k == kb)
+#pragma unroll
+                        for (int q = 0; q < S; q++)
+                            crow[wid][q] = x[k][q];
+            double bv;
+            int bi, bw;
+            leaf_cta_best(cv, ci, &bv, &bi, &bw);
+            if (wid == 0)
+                leaf_publish(SL, nctas, nc & 1, bv, bi >= 0 ? j0 + bi : -1,
+                             bi >= 0 && lane >= c0 && lane < cr ? crow[bw][lane - c0] : 0.0);
+            if (nctas > 1)
+                grid.sync();
+            else
+                __syncthreads();
+        }
+        if (S == LEAF_W || (cr >= w && c0 == 0))
+            break; /* one sub-block: nothing else in W */
+        /* the sub-block to W (the last one goes out from registers); CTA 0: its interchanges
+         * on W's other columns, then U12 */
+        if (cr < w) {
+#pragma unroll
+            for (int k = 0; k < RPT; k++) {
+                const int r = gt + k * T;
+                if (k < nkw && r < R)
+#pragma unroll
+                    for (int q = 0; q < S; q++)
+                        if (q < sw)
+                            W[(int64_t)(c0 + q) * R + r] = x[k][q];
+            }
+        }
+        if (blockIdx.x == 0) {
+            __syncthreads(); /* spiv and the sub-block's rows c0..cr-1 (CTA 0's) stored */
+            leaf_compose(spiv + c0, j0 + c0, sw, perm_to, perm_from, &perm_n);
+            __syncthreads();
+            const int ne = perm_n, no = w - sw; /* W's columns outside the sub-block */
+            double *const buf = tiles;          /* [2 LEAF_W][LEAF_W] */
+            for (int i = threadIdx.x; i < ne * no; i += LEAF_THREADS) {
+                const int e = i / no, cl = i % no, c = cl < c0 ? cl : cl + sw;
+                buf[i] = __ldcg(W + (int64_t)c * R + perm_from[e] - j0);
+            }
+            __syncthreads();
+            for (int i = threadIdx.x; i < ne * no; i += LEAF_THREADS) {
+                const int e = i / no, cl = i % no, c = cl < c0 ? cl : cl + sw;
+                W[(int64_t)c * R + perm_to[e] - j0] = buf[i];
+            }
+            __syncthreads();
+            /* U12 = inv(L11) A12 in shared memory, a thread per column, then to W */
+            double *const l11 = buf; /* [S][S] after the interchanges are done with buf */
+            for (int i = threadIdx.x; i < sw * sw; i += LEAF_THREADS)
+                l11[i] = __ldcg(W + (int64_t)(c0 + i % sw) * R + c0 + i / sw); /* [q][p] */
+            for (int i = threadIdx.x; i < sw * (w - cr); i += LEAF_THREADS) {
+                const int q = i / (w - cr), c = cr + i % (w - cr);
+                u12[q][c] = __ldcg(W + (int64_t)c * R + c0 + q);
+            }
+            __syncthreads();
+            if (threadIdx.x < w - cr) {
+                const int c = cr + threadIdx.x;
+                for (int q = 1; q < sw; q++) {
+                    double a = u12[q][c];
+                    for (int p = 0; p < q; p++)
+                        a = __fma_rn(-l11[q * sw + p], u12[p][c], a);
+                    u12[q][c] = a;
+                    W[(int64_t)c * R + c0 + q] = a;
+                }
+            }
+        }
+        if (nctas > 1)
+            grid.sync();
+        else
+            __syncthreads();
+        if (cr >= w)
+            break;
+        /* U12 to shared memory; the rows below the sub-block: A22 -= L21 U12 */
+        for (int i = threadIdx.x; i < sw * (w - cr); i += LEAF_THREADS) {
+            const int q = i / (w - cr), c = cr + i % (w - cr);
+            u12[q][c] = __ldcg(W + (int64_t)c * R + c0 + q);
+        }
+        __syncthreads();
+        for (int cg0 = cr; cg0 < w; cg0 += G) {
+            double y[RPT][G];
+#pragma unroll
+            for (int k = 0; k < RPT; k++) {
+                const int r = gt + k * T;
+#pragma unroll
+                for (int g = 0; g < G; g++)
+                    y[k][g] = k < nkw && r < R && r >= cr && cg0 + g < w
+                                  ? __ldcg(W + (int64_t)(cg0 + g) * R + r) : 0.0;
+            }
+#pragma unroll
+            for (int k = 0; k < RPT; k++) {
+                const int r = gt + k * T;
+                if (k >= nkw || r >= R || r < cr)
+                    continue;
+#pragma unroll
+                for (int g = 0; g < G; g++) {
+                    if (cg0 + g >= w)
+                        continue;
+                    double v = y[k][g];
+#pragma unroll
+                    for (int q = 0; q < S; q++)
+                        if (q < sw)
+                            v = __fma_rn(-x[k][q], u12[q][cg0 + g], v);
+                    W[(int64_t)(cg0 + g) * R + r] = v;
+                }
+            }
+        }
+        /* the next sub-block to registers (its rows above it included: U, unchanged) */
+        const int c1 = cr, sw1 = w - c1 < S ? w - c1 : S;
+#pragma unroll
+        for (int k = 0; k < RPT; k++) {
+            const int r = gt + k * T;
+#pragma unroll
+            for (int q = 0; q < S; q++)
+                x[k][q] = k < nkw && r < R && q < sw1 ? __ldcg(W + (int64_t)(c1 + q) * R + r)
+                                                      : 0.0;
+        }
+    }
+
+    /* out: the last sub-block from registers, the columns left of it from W */
+    const int cl0 = (w - 1) / S * S; /* the last sub-block's first column */
+#pragma unroll
+    for (int k = 0; k < RPT; k++) {
+        const int base = g0 + k * T, r = base + lane;
+        if (k >= nkw)
+            continue;
+        if (r < R) {
+            for (int c = 0; c < cl0; c++)
+                tile[lane * LEAF_TILE_LD + c] = __ldcg(W + (int64_t)c * R + r);
+#pragma unroll
+            for (int q = 0; q < S; q++)
+                if (cl0 + q < w)
+                    tile[lane * LEAF_TILE_LD + cl0 + q] = x[k][q];
+        }
+        leaf_tile_out(tile, A, nb, j0, w, R, base);
     }
     leaf_interchange_rest(A, n, nb, j0, w, spiv);
 }
 
 typedef void (*leaf_fn)(double *, int, int, int, int, int, int *, int *, double *, int);
 
-static_assert(HYT_PANEL_LEAF_RPW_MAX == 16, "leaf_variant instantiates 1..16 rows per warp");
+static_assert(HYT_PANEL_LEAF_RPW_MAX == 16 && HYT_PANEL_LEAF_RPT_MAX == 16,
+              "leaf_variant and leaf_rows_variant instantiate 1..16 rows per warp / thread");
 
 static leaf_fn leaf_variant(int rpw)
 {
@@ -487,7 +802,18 @@ static leaf_fn leaf_variant(int rpw)
     case 2: return hyt_dgetrf_leaf_kernel<2>;
     case 4: return hyt_dgetrf_leaf_kernel<4>;
     case 8: return hyt_dgetrf_leaf_kernel<8>;
-    case 16: return hyt_dgetrf_leaf_kernel<16>;
+    default: return hyt_dgetrf_leaf_kernel<16>;
+    }
+}
+
+static leaf_fn leaf_rows_variant(int rpt)
+{
+    switch (rpt) {
+    case 1: return hyt_dgetrf_leaf_rows_kernel<1>;
+    case 2: return hyt_dgetrf_leaf_rows_kernel<2>;
+    case 4: return hyt_dgetrf_leaf_rows_kernel<4>;
+    case 8: return hyt_dgetrf_leaf_rows_kernel<8>;
+    case 16: return hyt_dgetrf_leaf_rows_kernel<16>;
     default: return hyt_dgetrf_leaf_tall_kernel;
     }
 }
@@ -534,15 +860,16 @@ extern "C" int hyt_cuda_dgetrf_leaf(hyt_device_t *dev, void *stream, double *A, 
     int rc = hyt_cuda_stream_sms(dev, stream, &sms);
     if (rc)
         return rc;
-    int ctas = hyt_panel_leaf_ctas(m - j0, nctas);
+    const int R = m - j0;
+    int ctas = hyt_panel_leaf_ctas(R, nctas);
     leaf_fn f = NULL;
     size_t smem = 0;
     for (int cap = -1; cap != ctas;) { /* co-residency is what makes the grid barrier safe */
         if (cap >= 0)
             ctas = cap;
-        const int rpw = hyt_panel_leaf_rpw(m - j0, ctas);
-        f = leaf_variant(rpw);
-        smem = f == hyt_dgetrf_leaf_tall_kernel ? LEAF_TALL_SMEM : 0;
+        const int rpw = hyt_panel_leaf_rpw(R, ctas);
+        f = rpw ? leaf_variant(rpw) : leaf_rows_variant(hyt_panel_leaf_rpt(R, ctas));
+        smem = rpw ? 0 : LEAF_TALL_SMEM;
         if (smem)
             HYT_CUDA_TRY(dev, cudaFuncSetAttribute((const void *)f,
                                                    cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -149,14 +149,15 @@ HYT_GEOM_FN int hyt_laswp_thread(int nb, int ncols, unsigned bx, unsigned by, un
  * columns, each one cooperative launch of up to nctas CTAs of HYT_PANEL_LEAF_THREADS threads.  A
  * leaf of R rows takes at most ceil(R / (warps * 4)) CTAs (at least 4 rows per warp: fewer CTAs,
  * a cheaper grid barrier).  rpw: the rows per warp, rounded up to a power of two, when they are
- * at most HYT_PANEL_LEAF_RPW_MAX (a warp per row, the rows in registers), else 0 (the tall
- * kernel: a thread per row of a column-major copy).  The limit is measured: on an H200 with 32
- * CTAs, 4096 x 1024 panels (8 rows per warp) take 5.9 ms in registers and 7.9 with the tall
- * kernel, 16384 x 1024 (32) 11.5 and 8.3 (docs/performance.md).
+ * at most HYT_PANEL_LEAF_RPW_MAX (a warp per row, the rows in registers), else 0 (a thread per
+ * row: hyt_panel_leaf_rpt).  The limit is measured: on an H200 with 32 CTAs, 4096 x 1024 panels
+ * (8 rows per warp) take 5.9 ms with a warp per row and 7.6-7.9 with a thread per row, 16384 x
+ * 1024 (32) 11.5 and 8.2-8.3 (docs/performance.md).
  */
 #define HYT_PANEL_LEAF_W 32
 #define HYT_PANEL_LEAF_THREADS 512
 #define HYT_PANEL_LEAF_RPW_MAX 16
+#define HYT_PANEL_LEAF_RPT_MAX 16
 #define HYT_PANEL_CTAS_MAX 4096
 
 HYT_GEOM_FN int hyt_panel_leaf_ctas(int64_t rows, int nctas)
@@ -176,6 +177,20 @@ HYT_GEOM_FN int hyt_panel_leaf_rpw(int64_t rows, int ctas)
     while (rpw < need && rpw < HYT_PANEL_LEAF_RPW_MAX)
         rpw *= 2;
     return need > HYT_PANEL_LEAF_RPW_MAX ? 0 : rpw;
+}
+
+/* For a leaf beyond HYT_PANEL_LEAF_RPW_MAX rows per warp: the rows per thread, rounded up to a
+ * power of two, when they are at most HYT_PANEL_LEAF_RPT_MAX (a thread per row, the rows in
+ * registers, the columns in sub-blocks of 32 / rpt), else 0 (the tall kernel: every column a
+ * pass over a column-major copy in global memory). */
+HYT_GEOM_FN int hyt_panel_leaf_rpt(int64_t rows, int ctas)
+{
+    const int64_t tt = (int64_t)ctas * HYT_PANEL_LEAF_THREADS;
+    int64_t need = (rows + tt - 1) / tt;
+    int rpt = 1;
+    while (rpt < need && rpt < HYT_PANEL_LEAF_RPT_MAX)
+        rpt *= 2;
+    return need > HYT_PANEL_LEAF_RPT_MAX ? 0 : rpt;
 }
 
 /* Bytes of the leaves' publication slots for panels of at most `rows` rows: those of the most

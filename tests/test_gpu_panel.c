@@ -252,6 +252,12 @@ static void test_geometry(void)
                            : rpw * tw >= rows[i] && rpw <= HYT_PANEL_LEAF_RPW_MAX &&
                                  (rpw & (rpw - 1)) == 0,
                   "%lld rows on %d CTAs: %d rows per warp", (long long)rows[i], c, rpw);
+            int rpt = hyt_panel_leaf_rpt(rows[i], c);
+            int64_t tt = (int64_t)c * HYT_PANEL_LEAF_THREADS;
+            CHECK(rpt == 0 ? (rows[i] + tt - 1) / tt > HYT_PANEL_LEAF_RPT_MAX
+                           : rpt * tt >= rows[i] && rpt <= HYT_PANEL_LEAF_RPT_MAX &&
+                                 (rpt & (rpt - 1)) == 0 && HYT_PANEL_LEAF_W % rpt == 0,
+                  "%lld rows on %d CTAs: %d rows per thread", (long long)rows[i], c, rpt);
             size_t need = (2 * (size_t)c * 33 + 64) * sizeof(double) + 2 * (size_t)c * sizeof(int);
             CHECK(hyt_panel_leaf_slots_bytes(rows[i]) >= need &&
                       hyt_panel_leaf_slots_bytes(rows[i]) % 256 == 0 &&
@@ -298,8 +304,11 @@ int main(int argc, char **argv)
         {4000, 4, 64, 0, 1},  {4000, 6, 8, 5, 1},    {9000, 8, 8, 0, 1},   {600, 3, 600, 0, 1},
         {2500, 70, 96, 0, 2}, {40, 40, 40, 1, 2},   {3000, 100, 128, 0, 3}, {64, 64, 64, 2, 3},
         {30000, 32, 32, 0, 4}, {30000, 50, 64, 9, 4}, {1024, 1, 1, 0, 4},   {1000, 1, 8, 0, 3},
-        /* rows in global memory (more than 512 a CTA) with NaN / Inf and with zero columns */
-        {5000, 40, 48, 2, 3}, {3000, 70, 96, 2, 2},
+        /* a thread per row (more than 16 rows a warp), columns in sub-blocks of 4 and 8, with
+         * NaN / Inf and with zero columns; 16 rows a thread (sub-blocks of 2, the second leaf
+         * one column wide); the tall kernel (more than 16 rows a thread) */
+        {5000, 40, 48, 2, 3}, {3000, 70, 96, 2, 2}, {7000, 40, 64, 1, 0}, {6000, 33, 64, 1, 3},
+        {14000, 40, 64, 1, 0}, {12000, 36, 40, 1, 2},
     };
     test_rng_t rng = {1234};
     /* host and small: not the large cases (the host runs the reference against itself) */
