@@ -177,6 +177,9 @@ int hyt_drv_check_panel(const char *value, char *err, size_t errlen);
 int hyt_lu_cpu_solve_nb(hyt_context_t *ctx, int n);
 /* Whether the context's devices are CUDA GPUs (its first device's backend; 0 without). */
 int hyt_drv_cuda(hyt_context_t *ctx);
+/* gpu.panel_native_rows (auto resolved) for an LU on ndev devices with tile size nb: panels
+ * with more rows than this use the native panel (when gpu.panel_ctas is not 0). */
+int hyt_lu_panel_native_rows(hyt_context_t *ctx, int ndev, int nb);
 /* gpu.min_n for the LU (fact 'L') or the Cholesky ('C'): the order from which the
  * LAPACK-layout calls with GPU panels go to the devices (auto resolved). */
 int hyt_gpu_min_n(hyt_context_t *ctx, char fact);

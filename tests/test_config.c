@@ -99,7 +99,7 @@ int main(void)
     CHECK(!hyt_config_set(cfg, "gpu.pinned", "off", HYT_SRC_API, NULL), "bool off");
     CHECK(hyt_config_get_int(cfg, "gpu.pinned") == 0, "bool value");
     CHECK(hyt_config_set(cfg, "gpu.pinned", "maybe", HYT_SRC_API, NULL), "bool maybe");
-    CHECK(hyt_config_get_int(cfg, "gpu.panel_ctas") == 0, "panel_ctas default 0 (cuSOLVER)");
+    CHECK(hyt_config_get_int(cfg, "gpu.panel_ctas") == 16, "panel_ctas default 16");
     CHECK(!hyt_config_set(cfg, "gpu.panel_ctas", "66", HYT_SRC_API, NULL), "panel_ctas 66");
     CHECK(hyt_config_get_int(cfg, "gpu.panel_ctas") == 66, "panel_ctas value");
     CHECK(hyt_config_set(cfg, "gpu.panel_ctas", "-1", HYT_SRC_API, NULL), "panel_ctas -1");
@@ -107,6 +107,14 @@ int main(void)
     CHECK(!hyt_config_set(cfg, "gpu.panel_ctas", "auto", HYT_SRC_API, NULL), "panel_ctas auto");
     CHECK(hyt_config_get_int(cfg, "gpu.panel_ctas") == -1, "panel_ctas auto value");
     CHECK(!hyt_config_set(cfg, "gpu.panel_ctas", "0", HYT_SRC_API, NULL), "panel_ctas 0");
+    CHECK(hyt_config_get_int(cfg, "gpu.panel_native_rows") == -1, "panel_native_rows auto");
+    CHECK(!hyt_config_set(cfg, "gpu.panel_native_rows", "32768", HYT_SRC_API, NULL),
+          "panel_native_rows 32768");
+    CHECK(hyt_config_get_int(cfg, "gpu.panel_native_rows") == 32768, "panel_native_rows value");
+    CHECK(hyt_config_set(cfg, "gpu.panel_native_rows", "-1", HYT_SRC_API, NULL),
+          "panel_native_rows -1");
+    CHECK(!hyt_config_set(cfg, "gpu.panel_native_rows", "0", HYT_SRC_API, NULL),
+          "panel_native_rows 0");
     hyt_config_destroy(cfg);
 
     /* precedence: a lower source never replaces a higher one */

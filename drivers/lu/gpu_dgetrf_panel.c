@@ -4,9 +4,9 @@
  * with leading dimension nb; a device task on the high-priority panel stream
  *
  *   factors it in place with partial pivoting          LAPACK's rule, by one of
- *       cuSOLVER (gpu.panel_ctas = 0, the default)     cublasDgeam to column-major,
- *                                                      cusolverDnDgetrf, cublasDgeam back
- *       hytile's native panel LU (gpu.panel_ctas >= 1) hyt_gpu_dgetrf_crrb, in place
+ *       cuSOLVER (gpu.panel_ctas = 0, or panels of     cublasDgeam to column-major,
+ *       at most gpu.panel_native_rows rows)            cusolverDnDgetrf, cublasDgeam back
+ *       hytile's native panel LU (the taller panels)   hyt_gpu_dgetrf_crrb, in place
  *   computes inv(L_kk) for the "TRSM as GEMM"           cublasDtrsm on the identity
  *   copies the factored panel into its own panel slot  for this device's updates
  *   writes the pivots and INFO to page-locked staging  for the host's IPIV and INFO (a
@@ -40,8 +40,12 @@
     } while (0)
 #endif
 
-/* The native panel when gpu.panel_ctas >= 1 (or auto), cuSOLVER's when it is 0. */
-static int native(const hyt_gpu_lu_t *g) { return g->panel_ctas != 0; }
+/* The CTAs of the native panel for a panel of m rows, or 0 for cuSOLVER's: the native panel
+ * when gpu.panel_ctas is not 0 and the panel has more than gpu.panel_native_rows rows. */
+static int panel_ctas(const hyt_gpu_lu_t *g, int m)
+{
+    return m > g->panel_native_rows ? g->panel_ctas : 0;
+}
 
 #if HYT_HAVE_CUDA
 /* One cuSOLVER handle per device and context, made on the first LU that needs it (the runtime's
@@ -67,21 +71,27 @@ static const hyt_device_handle_class_t solver_class = {
 int hyt_gpu_panel_setup(hyt_gpu_lu_t *g)
 {
     g->solver = NULL;
-    g->lwork = hyt_gpu_dgetrf_crrb_work(g->dev, g->mt * g->nb, g->nb);
-    if (hyt_device_backend(g->dev) != HYT_BACKEND_CUDA || native(g))
+    const int mmax = g->mt * g->nb; /* the first panel's rows, the most of any */
+    g->lwork = hyt_gpu_dgetrf_crrb_work(g->dev, mmax, g->nb);
+    /* cuSOLVER's panel for none, not even the shortest (one row)? */
+    if (hyt_device_backend(g->dev) != HYT_BACKEND_CUDA || panel_ctas(g, 1) != 0)
         return HYT_SUCCESS;
 #if HYT_HAVE_CUDA
     /* cuSOLVER's panel: the column-major copy of the panel, then cuSOLVER's workspace.  Every
      * panel task runs on the device's PANEL stream, in order, so one handle serves all the LUs
      * of the context (the task sets the stream; bodies run on the device's one thread). */
     void *h;
-    int lwork = 0, m = g->mt * g->nb;
+    int lwork = 0, m = mmax;
     int rc = hyt_device_handle(g->dev, &solver_class, &h);
     if (rc)
         return rc;
     g->solver = h;
     HYT_CUSOLVER_TRY(g->dev, cusolverDnDgetrf_bufferSize(h, m, g->nb, NULL, m, &lwork));
-    g->lwork = (size_t)g->colsz * sizeof(double) + (size_t)(lwork > 0 ? lwork : 1) * sizeof(double);
+    /* the native panel's workspace too when the taller panels use it */
+    const size_t cus = (size_t)g->colsz * sizeof(double) + (size_t)(lwork > 0 ? lwork : 1) *
+                       sizeof(double);
+    if (panel_ctas(g, mmax) == 0 || cus > g->lwork)
+        g->lwork = cus;
     return HYT_SUCCESS;
 #else
     return hyt_error(HYT_ERR_NOT_AVAILABLE, "built without CUDA");
@@ -180,7 +190,7 @@ static int gpanel_body(const hyt_devctx_t *dc, void *p)
         .n = t->n,
         .nb = nb,
         .work = g->pwork,
-        .nctas = g->panel_ctas,
+        .nctas = panel_ctas(g, t->m),
         .solver = g->solver,
         .dpiv = g->piv + (int64_t)s * nb,
         .dinfo = g->dinfo + s,

@@ -46,6 +46,8 @@ typedef struct hyt_gpu_lu {
     int gpu_panel;
     int panel_ctas;        /* gpu.panel_ctas: CTAs of the native panel LU (< 0: auto), or 0:
                             * cuSOLVER's panel */
+    int panel_native_rows; /* gpu.panel_native_rows: with panel_ctas != 0, the native panel for
+                            * panels of more rows than this, cuSOLVER's for the others */
     void *solver;          /* cusolverDnHandle_t of cuSOLVER's panel, else NULL */
     double *pwork;         /* the panel LU's workspace, lwork bytes (hyt_gpu_panel_setup) */
     size_t lwork;

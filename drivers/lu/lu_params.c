@@ -33,6 +33,16 @@
 
 /* GPU panels on one GPU: nb 1024 from this min(m,n) on (docs/performance.md, 2026-11-24) */
 #define NB1024_MIN 32768
+/* GPU panels: the native panel LU on PANEL_CTAS CTAs for the panels of more than
+ * PANEL_NATIVE_ROWS rows on one GPU with nb 1024 or more, cuSOLVER's for the others.  On 16 of
+ * an H200's 132 SMs the native panel costs the bulk update beside it about its share of the
+ * SMs, where cuSOLVER's costs it ~25%, but it is slower on short panels, which are the critical
+ * path (one H200, N = 65536, one call: cuSOLVER's panels 4.039 / 4.043 s, the native panel
+ * everywhere 4.013, for more than 32768 / 24576 / 16384 rows 3.984 / 3.974 / 3.967, on 8 CTAs
+ * for more than 32768 4.036; N = 32768: 0.546 / 0.545 s against 0.544 with 16384; several GPUs
+ * and nb 512 not measured; docs/performance.md, 2026-11-27). */
+#define PANEL_CTAS 16
+#define PANEL_NATIVE_ROWS 16384
 /* gpu.min_n's auto with CUDA GPUs: the orders from which the LAPACK-layout LU and Cholesky
  * are faster through the GPU than on the CPU workers (one H200 and its 16 cores, preloaded
  * dgesv_ and dposv_, docs/performance.md, 2026-11-24) */
@@ -71,11 +81,18 @@ static const hyt_config_keydef_t lu_keys[] = {
       "where panels are factored with devices: cpu, gpu, or auto (gpu with CUDA GPUs, cpu "
       "otherwise)"},
      HYT_KEY_STRING, 0, 0, 0, 1, hyt_drv_check_panel},
-    {{"gpu.panel_ctas", "HYT_GPU_PANEL_CTAS", "0",
-      "GPU panels: 0 factors them with cuSOLVER; 1..4096 or auto with hytile's native panel "
-      "LU on that many CTAs (fewer where they would not all fit on the GPU or the panel is "
-      "short; auto: one per SM the panel stream may use, gpu.panel_sms)"},
+    {{"gpu.panel_ctas", "HYT_GPU_PANEL_CTAS", HYT_STR(PANEL_CTAS),
+      "GPU panels: 0 factors them all with cuSOLVER; 1..4096 or auto: the panels that "
+      "gpu.panel_native_rows gives it with hytile's native panel LU on that many CTAs (fewer "
+      "where they would not all fit on the GPU or the panel is short; auto: one per SM the "
+      "panel stream may use, gpu.panel_sms), the others with cuSOLVER"},
      HYT_KEY_INT, 0, 4096, 1, 1, NULL},
+    {{"gpu.panel_native_rows", "HYT_GPU_PANEL_NATIVE_ROWS", "auto",
+      "GPU panels with gpu.panel_ctas other than 0: the native panel LU for the panels of "
+      "more than this many rows, cuSOLVER's for the others (0..1073741824; 0: the native "
+      "panel for every panel); auto: " HYT_STR(PANEL_NATIVE_ROWS) " on one GPU with nb 1024 "
+      "or more (N from 32768), else cuSOLVER's for every panel"},
+     HYT_KEY_INT, 0, 1L << 30, 1, 1, NULL},
     {{"gpu.solve_min_nrhs", "HYT_GPU_SOLVE_MIN_NRHS", "32",
       "the LAPACK-layout solves alone (hyt_dgetrs, hyt_dpotrs, dgetrs_, dpotrs_) with GPU "
       "panels: on the devices from this many right-hand sides on, in place on the CPUs below "
@@ -130,6 +147,14 @@ int hyt_drv_cuda(hyt_context_t *ctx)
 {
     return hyt_context_num_devices(ctx) > 0 &&
            hyt_device_backend(hyt_context_device(ctx, 0)) == HYT_BACKEND_CUDA;
+}
+
+int hyt_lu_panel_native_rows(hyt_context_t *ctx, int ndev, int nb)
+{
+    long v = hyt_config_get_int(hyt_context_config(ctx), "gpu.panel_native_rows");
+    if (v >= 0)
+        return v > INT_MAX ? INT_MAX : (int)v;
+    return ndev == 1 && nb >= 1024 ? PANEL_NATIVE_ROWS : INT_MAX;
 }
 
 int hyt_gpu_min_n(hyt_context_t *ctx, char fact)

@@ -437,6 +437,7 @@ static int hybrid_lu(hyt_sequence_t *seq, const hyt_desc_t *A, hyt_dmat_t *dA, i
         d->gpu_panel = gpu;
         d->h_ident = h->h_ident;
         d->panel_ctas = (int)hyt_config_get_int(hyt_context_config(ctx), "gpu.panel_ctas");
+        d->panel_native_rows = hyt_lu_panel_native_rows(ctx, ndev, nb);
         d->lwork = 0;
         rc = gpu ? hyt_gpu_panel_setup(d) : 0;
         ws[g] = hyt_gpu_lu_bytes(d);
