@@ -5,7 +5,11 @@ largest gaps, per-step panel and bulk-update times (early / middle / late) and t
 rate.  Device task times are CUDA events on the task's stream, so a task's time includes the
 time its kernels waited for SMs held by other streams.
 
-    tools/trace_summary.py TRACE.json N [NB] [LOOKAHEAD]
+    tools/trace_summary.py TRACE.json N [NB] [LOOKAHEAD] [--from K]
+
+--from K also lists every GPU task of steps K and later by its start (ms from the first GPU
+task: start, end, duration, stream, step, task name, its tile indices), which shows the chain
+that bounds the last steps.
 """
 import json
 import sys
@@ -27,9 +31,15 @@ def union(iv):
 
 
 def main():
-    path, n = sys.argv[1], int(sys.argv[2])
-    nb = int(sys.argv[3]) if len(sys.argv) > 3 else 512
-    la = int(sys.argv[4]) if len(sys.argv) > 4 else 4
+    argv = sys.argv[1:]
+    k_from = None
+    if "--from" in argv:
+        i = argv.index("--from")
+        k_from = int(argv[i + 1])
+        del argv[i:i + 2]
+    path, n = argv[0], int(argv[1])
+    nb = int(argv[2]) if len(argv) > 2 else 512
+    la = int(argv[3]) if len(argv) > 3 else 4
     ev = json.load(open(path))["traceEvents"]
     names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev
              if e.get("ph") == "M" and e["name"] == "thread_name"}
@@ -107,6 +117,16 @@ def main():
               f" {rate:9.1f} {pb:10.2f}")
     tot = {k: sum(e["dur"] for e in es) * 1e-3 for k, es in streams.items()}
     print("sum of task times (ms):", ", ".join(f"{k} {v:.0f}" for k, v in sorted(tot.items())))
+    if k_from is not None:
+        late = sorted((e for e in gpu if e["args"].get("step", -1) >= k_from),
+                      key=lambda e: e["ts"])
+        print(f"GPU tasks of steps {k_from} and later (ms: start, end, duration):")
+        for e in late:
+            st = names.get((e["pid"], e["tid"]), "?").split()[-1]
+            a = e["args"]
+            print(f"{(e['ts'] - t0) * 1e-3:9.2f} {(e['ts'] + e['dur'] - t0) * 1e-3:9.2f} "
+                  f"{e['dur'] * 1e-3:7.2f} {st:9} k{a['step']:<3} {e['name']} "
+                  f"(i {a.get('i')}, j {a.get('j')})")
 
 
 if __name__ == "__main__":
