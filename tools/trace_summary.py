@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Summarise a hytile Chrome trace (hytile bench-gpu --trace FILE) of the one-GPU LU with GPU
 panels: per stream busy time (union of its tasks), the compute stream's idle time and its
-largest gaps, per-step panel and bulk-update times (early / middle / late) and the bulk update's
-rate.  Device task times are CUDA events on the task's stream, so a task's time includes the
-time its kernels waited for SMs held by other streams.
+largest gaps, per-step panel and bulk-update times (early / middle / late), the bulk update's
+rate and how many of the steps' panels were hytile's native one (the others cuSOLVER's).
+Device task times are CUDA events on the task's stream, so a task's time includes the time its
+kernels waited for SMs held by other streams.
 
     tools/trace_summary.py TRACE.json N [NB] [LOOKAHEAD] [--from K]
 
@@ -86,8 +87,11 @@ def main():
               ", ".join(f"{g * 1e-3:.2f}@k{k}" for g, k, *_ in top))
     # per step
     kt = (n + nb - 1) // nb
+    # gpu_panel: cuSOLVER's panel, gpu_panel_native: hytile's
     panel = {e["args"]["step"]: e["dur"] * 1e-3 for e in streams.get("panel", [])
-             if e["name"] == "gpu_panel"}
+             if e["name"].startswith("gpu_panel")}
+    native = {e["args"]["step"] for e in streams.get("panel", [])
+              if e["name"] == "gpu_panel_native"}
     bulk, la_t = {}, {}
     for e in comp:
         if e["name"] == "gpu_update":
@@ -97,7 +101,7 @@ def main():
         k = e["args"]["step"]
         la_t[k] = la_t.get(k, 0) + e["dur"] * 1e-3
     print(f"{'steps':>9} {'panel ms':>9} {'la ms':>8} {'bulk ms':>8} {'bulk TF/s':>9}"
-          f" {'panel/bulk':>10}")
+          f" {'panel/bulk':>10} {'native':>6}")
     edges = sorted(set([0, 1, 2, 4, 8, kt // 4, kt // 2, 3 * kt // 4, kt - 8, kt - 2, kt]))
     edges = [x for x in edges if 0 <= x <= kt]
     for a, b in zip(edges, edges[1:]):
@@ -113,8 +117,9 @@ def main():
             fl += 2.0 * rows * cols * nb + 2.0 * cols * nb * nb
         rate = fl / (u * 1e-3) * 1e-12 if u > 0 else 0
         pb = p / u if u > 0 else float("inf")
+        nat = sum(1 for k in range(a, b) if k in native)
         print(f"{a:4d}-{b - 1:<4d} {p / (b - a):9.2f} {l / (b - a):8.2f} {u / (b - a):8.2f}"
-              f" {rate:9.1f} {pb:10.2f}")
+              f" {rate:9.1f} {pb:10.2f} {nat:3d}/{b - a:<2d}")
     tot = {k: sum(e["dur"] for e in es) * 1e-3 for k, es in streams.items()}
     print("sum of task times (ms):", ", ".join(f"{k} {v:.0f}" for k, v in sorted(tot.items())))
     if k_from is not None:

@@ -214,8 +214,11 @@ static int gpanel_body(const hyt_devctx_t *dc, void *p)
 #endif
 }
 
+/* Two names for one body, so that a trace shows which panel factored each step. */
 static const hyt_kernel_t gpanel_kernel = {.name = "gpu_panel", .dev = gpanel_body,
                                            .cat = HYT_CAT_PANEL};
+static const hyt_kernel_t gpanel_native_kernel = {.name = "gpu_panel_native",
+                                                  .dev = gpanel_body, .cat = HYT_CAT_PANEL};
 
 int hyt_insert_gpu_panel(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g, int k, int m,
                          int n, int *h_piv, int *h_info, const void *col_key,
@@ -225,8 +228,8 @@ int hyt_insert_gpu_panel(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t 
     /* done_key: the step's work on this device, gathered (the tile row's return waits for it) */
     hyt_dep_t deps[4] = {{col_key, HYT_RW}, {slot_key, HYT_WRITE}, {h_piv, HYT_WRITE},
                          {done_key, HYT_GATHER}};
-    hyt_task_desc_t d = hyt_tagged_desc(&gpanel_kernel, &args, sizeof args, deps,
-                                        done_key ? 4 : 3, tag);
+    hyt_task_desc_t d = hyt_tagged_desc(panel_ctas(g, m) ? &gpanel_native_kernel : &gpanel_kernel,
+                                        &args, sizeof args, deps, done_key ? 4 : 3, tag);
     d.device = hyt_device_index(g->dev);
     d.stream = HYT_STREAM_PANEL;
     return hyt_task_insert(seq, &d);

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Which panel factors each step of the LU with GPU panels (gpu.panel_ctas, gpu.panel_native_rows),
+# as the trace names it: gpu_panel_native (hytile's native panel) for the panels of more than
+# gpu.panel_native_rows rows, gpu_panel (cuSOLVER's) for the others.  hytile hpl -n 1000 --nb 100
+# on one host device: ten panels of 1000, 900, ..., 100 rows.
+#
+#   tests/trace_panels.sh HYTILE
+set -u
+hytile=$1
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail() {
+    echo "trace_panels: $*" >&2
+    exit 1
+}
+
+# check NATIVE CUSOLVER [VAR=VALUE...]: the counts of each panel in the trace of one run
+check() {
+    want_nat=$1 want_cus=$2
+    shift 2
+    env HYT_PANEL=gpu "$@" "$hytile" hpl -n 1000 --nb 100 --devices host:1 --quiet \
+        --trace "$tmp/t.json" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "$*: hpl failed"; }
+    nat=$(grep -o '"name":"gpu_panel_native"' "$tmp/t.json" | wc -l)
+    cus=$(grep -o '"name":"gpu_panel"' "$tmp/t.json" | wc -l)
+    echo "$*: $nat native, $cus cuSOLVER panels"
+    [ "$nat" -eq "$want_nat" ] && [ "$cus" -eq "$want_cus" ] ||
+        fail "$*: expected $want_nat native and $want_cus cuSOLVER panels"
+}
+
+check 5 5 HYT_GPU_PANEL_NATIVE_ROWS=500  # more than 500 rows: 1000 ... 600
+check 10 0 HYT_GPU_PANEL_NATIVE_ROWS=0   # every panel
+check 0 10 HYT_GPU_PANEL_CTAS=0 HYT_GPU_PANEL_NATIVE_ROWS=0 # cuSOLVER's everywhere
+check 0 10                               # auto: nb 100 (below 1024), cuSOLVER's everywhere
+echo "trace_panels: passed"
