@@ -8,7 +8,8 @@
 # compute-sanitizer, "sanitize": that test alone; "first": the first LU of a process (NS1;
 # host to host it overlaps its loads as later runs do); "lu1": the LU on the first GPU alone, for
 # the scaling of "lu" on every GPU; "trace": hytile hpl -n TRACE_N on every GPU with an SVG
-# Gantt chart of its trace; "lapack": LAPACK's DGE/DPO tests preloaded on the GPUs; "abi":
+# Gantt chart of its trace; "panels": the LU at NS1 with cuSOLVER's panels, the default and
+# the native panel everywhere; "lapack": LAPACK's DGE/DPO tests preloaded on the GPUs; "abi":
 # dgesv_ and dposv_ through the ABI against OpenBLAS); NS, NS1, CHOL_NS, TRACE_N, ABI_N the
 # sizes; LIMIT the seconds a step may take (default 300; 480 for "sanitize", which took
 # 268-350 s on one H200).
@@ -101,6 +102,20 @@ for s in $steps; do
         timeout "$lim" $hy bench-gpu --abi --chol -n "${ABI_N:-30000}" --reps 2 >>"$out/abi.log" 2>&1
         stamp "bench-gpu --abi --chol: exit $?"
         grep -E "^ *[0-9]+ " "$out/abi.log" | tee -a "$out/summary.txt"
+        ;;
+    panels)
+        # the LU with each panel choice, alternately, twice (no peer): cuSOLVER's panels
+        # everywhere (gpu.panel_ctas 0), the default (native above gpu.panel_native_rows),
+        # the native panel everywhere (gpu.panel_native_rows 0)
+        for r in 1 2; do
+            for v in HYT_GPU_PANEL_CTAS=0 default=1 HYT_GPU_PANEL_NATIVE_ROWS=0; do
+                env "$v" timeout "$lim" $hy bench-gpu -n "${NS1:-65536}" --reps 2 --no-peer \
+                    >"$out/panels.log" 2>&1
+                printf '%-30s %s\n' "$v" "$(grep -E '^ *[0-9]+ .*hytile' "$out/panels.log")" |
+                    tee -a "$out/summary.txt"
+            done
+        done
+        stamp "bench-gpu (LU, panel choices)"
         ;;
     hpl)
         h0=$(date +%s.%N)
