@@ -61,6 +61,33 @@ static double hpl_residual(hyt_context_t *ctx, const hyt_desc_t *A, const double
 
 
 /* "0,1,2" -> values >= 0; returns the count or -1. */
+/* Which panel factors which steps of the n x n LU with GPU panels (gpu.panel_ctas,
+ * gpu.panel_native_rows; the panel of step k has n - k nb rows, so the native steps come
+ * first), e.g. "GPUs: hytile's (16 CTAs) 0-47, cuSOLVER's 48-63". */
+static void panel_steps(hyt_context_t *ctx, int n, const hyt_lu_params_t *q, char *buf,
+                        size_t len)
+{
+    if (!q->gpu_panel) {
+        snprintf(buf, len, "CPUs");
+        return;
+    }
+    const long ctas = hyt_config_get_int(hyt_context_config(ctx), "gpu.panel_ctas");
+    const int rows = hyt_lu_panel_native_rows(ctx, q->ndevices, q->nb);
+    const int kt = (n + q->nb - 1) / q->nb;
+    int nat = 0;
+    while (ctas != 0 && nat < kt && n - (int64_t)nat * q->nb > rows)
+        nat++;
+    char c[24];
+    snprintf(c, sizeof c, ctas < 0 ? "auto" : "%ld", ctas);
+    if (nat == 0)
+        snprintf(buf, len, "GPUs: cuSOLVER's");
+    else if (nat == kt)
+        snprintf(buf, len, "GPUs: hytile's (%s CTAs)", c);
+    else
+        snprintf(buf, len, "GPUs: hytile's (%s CTAs) 0-%d, cuSOLVER's %d-%d", c, nat - 1, nat,
+                 kt - 1);
+}
+
 static int parse_list(const char *text, int *v, int max)
 {
     int n = 0;
@@ -288,10 +315,11 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
                 hyt_lu_params(ctx, n, n, &q);
                 if (dev[c] >= 1e30)
                     dev[c] = NAN;
+                char where[96];
+                panel_steps(ctx, n, &q, where, sizeof where);
                 printf("%7d %5d %3d %3d | %9s %9s %9.3f %9.2e |   (hytile, panels on %s)\n",
                        n, p.nb, q.lookahead, q.panel_cores, HYT_NUM("%.3f", dev[c]),
-                       HYT_NUM("%.2f", flops / dev[c] * 1e-12), best[c], res[c],
-                       q.gpu_panel ? "GPUs" : "CPUs");
+                       HYT_NUM("%.2f", flops / dev[c] * 1e-12), best[c], res[c], where);
                 fflush(stdout);
             }
         }
