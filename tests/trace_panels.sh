@@ -1,8 +1,8 @@
 #!/bin/sh
 # Which panel factors each step of the LU with GPU panels (gpu.panel_ctas, gpu.panel_native_rows),
 # as the trace names it: gpu_panel_native (hytile's native panel) for the panels of more than
-# gpu.panel_native_rows rows, gpu_panel (cuSOLVER's) for the others.  hytile hpl -n 1000 --nb 100
-# on one host device: ten panels of 1000, 900, ..., 100 rows.
+# gpu.panel_native_rows rows, gpu_panel (cuSOLVER's) for the others; and as hytile bench-gpu's row
+# says it.  N = 1000, nb 100 on one host device: ten panels of 1000, 900, ..., 100 rows.
 #
 #   tests/trace_panels.sh HYTILE
 set -u
@@ -31,4 +31,18 @@ check 5 5 HYT_GPU_PANEL_NATIVE_ROWS=500  # more than 500 rows: 1000 ... 600
 check 10 0 HYT_GPU_PANEL_NATIVE_ROWS=0   # every panel
 check 0 10 HYT_GPU_PANEL_CTAS=0 HYT_GPU_PANEL_NATIVE_ROWS=0 # cuSOLVER's everywhere
 check 0 10                               # auto: nb 100 (below 1024), cuSOLVER's everywhere
+# bench ROW-TEXT [VAR=VALUE...]: the benchmark's row names the same steps
+bench() {
+    want=$1
+    shift
+    out=$(env HYT_PANEL=gpu "$@" "$hytile" bench-gpu -n 1000 --nb 100 --no-peer \
+        --devices host:1 2>&1) || { printf '%s\n' "$out"; fail "$*: bench-gpu failed"; }
+    printf '%s\n' "$out" | grep -F -q "(hytile, panels on GPUs: $want)" ||
+        { printf '%s\n' "$out"; fail "$*: expected 'panels on GPUs: $want'"; }
+    echo "$*: bench-gpu says $want"
+}
+
+bench "hytile's (16 CTAs) 0-4, cuSOLVER's 5-9" HYT_GPU_PANEL_NATIVE_ROWS=500
+bench "hytile's (8 CTAs)" HYT_GPU_PANEL_CTAS=8 HYT_GPU_PANEL_NATIVE_ROWS=0
+bench "cuSOLVER's"
 echo "trace_panels: passed"
