@@ -60,7 +60,6 @@ static double hpl_residual(hyt_context_t *ctx, const hyt_desc_t *A, const double
 }
 
 
-/* "0,1,2" -> values >= 0; returns the count or -1. */
 /* Which panel factors which steps of the n x n LU with GPU panels (gpu.panel_ctas,
  * gpu.panel_native_rows; the panel of step k has n - k nb rows, so the native steps come
  * first), e.g. "GPUs: hytile's (16 CTAs) 0-47, cuSOLVER's 48-63". */
@@ -88,6 +87,7 @@ static void panel_steps(hyt_context_t *ctx, int n, const hyt_lu_params_t *q, cha
                  kt - 1);
 }
 
+/* "0,1,2" -> values >= 0; returns the count or -1. */
 static int parse_list(const char *text, int *v, int max)
 {
     int n = 0;
