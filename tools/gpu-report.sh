@@ -106,7 +106,8 @@ for s in $steps; do
     panels)
         # the LU with each panel choice, alternately, twice (no peer): cuSOLVER's panels
         # everywhere (gpu.panel_ctas 0), the default (native above gpu.panel_native_rows),
-        # the native panel everywhere (gpu.panel_native_rows 0)
+        # the native panel everywhere (gpu.panel_native_rows 0); default=1 sets nothing hytile
+        # reads (an unknown HYT_ variable would be refused)
         for r in 1 2; do
             for v in HYT_GPU_PANEL_CTAS=0 default=1 HYT_GPU_PANEL_NATIVE_ROWS=0; do
                 env "$v" timeout "$lim" $hy bench-gpu -n "${NS1:-65536}" --reps 2 --no-peer \
