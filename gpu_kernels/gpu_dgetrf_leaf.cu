@@ -641,11 +641,18 @@ hyt_dgetrf_leaf_rows_kernel(double *A, int m, int n, int nb, int j0, int w, int 
                     ci = r;
                     kb = k;
                 }
-                if (r == nc)
+                if (r == nc) {
 #pragma unroll
                     for (int q = 0; q < S; q++)
                         if (q < sw)
                             SL.d[(nc & 1) * 32 + c0 + q] = x[k][q];
+                    /* the entries outside the sub-block are never used, but every warp
+                     * reads all 32 (leaf_pivot): written, so that none reads memory never
+                     * written (compute-sanitizer's initcheck) */
+                    for (int q = 0; q < LEAF_W; q++)
+                        if (q < c0 || q >= cr)
+                            SL.d[(nc & 1) * 32 + q] = 0.0;
+                }
             }
             int t = lane;
             warp_best(cv, ci, t);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # compute-sanitizer (memcheck, racecheck, synccheck, initcheck) on a small hybrid LU in both
-# panel modes (hytile hpl -n 3000 --devices cuda, HYT_PANEL=gpu and cpu: every GPU), on the
+# panel modes (hytile hpl -n 3000 --devices cuda, HYT_PANEL=gpu and cpu: every GPU; and GPU
+# panels that are hytile's native ones for the tall steps, cuSOLVER's for the rest), on the
 # native panel LU's test, the fused potf2's test and the few-right-hand-side solve's test (small
 # cases; hpl's solve runs that kernel too), and on small GPU-only
 # Cholesky runs (hytile bench-gpu --chol: both triangles on cuda:0, blocks of 256 and of 768
@@ -28,11 +29,16 @@ for tool in memcheck racecheck synccheck initcheck; do
     # racecheck watches every shared-memory access: a smaller matrix keeps it to minutes
     n=3000
     [ "$tool" = memcheck ] || n=1200
-    for mode in gpu cpu; do
-        echo "== $tool, HYT_PANEL=$mode: hytile hpl -n $n --devices cuda"
-        if ! HYT_PANEL=$mode "$cs" --tool "$tool" --error-exitcode 99 \
+    for mode in gpu cpu mix; do
+        # mix: hytile's native panel on 16 CTAs for the steps of more than n / 2 rows,
+        # cuSOLVER's for the rest (the default's per-step choice at large N, at this size)
+        set -- HYT_PANEL=$mode
+        [ "$mode" = mix ] &&
+            set -- HYT_PANEL=gpu HYT_GPU_PANEL_CTAS=16 HYT_GPU_PANEL_NATIVE_ROWS=$((n / 2))
+        echo "== $tool, $*: hytile hpl -n $n --devices cuda"
+        if ! env "$@" "$cs" --tool "$tool" --error-exitcode 99 \
                 "$hytile" hpl -n $n --devices cuda --quiet; then
-            echo "gpu-sanitize: FAILED: $tool, HYT_PANEL=$mode"
+            echo "gpu-sanitize: FAILED: $tool, $*"
             fail=1
         fi
     done
