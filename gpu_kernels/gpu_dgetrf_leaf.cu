@@ -2,10 +2,14 @@
  * One leaf of the native GPU panel LU (gpu_dgetrf_crrb.c): columns [j0, j0+w), w <= 32, of a
  * row-major m x n panel (leading dimension nb; the CRRB panel of a device column), rows
  * [j0, m), factored by unblocked LU with partial pivoting (LAPACK's dgetf2 and its pivot rule)
- * in ONE cooperative launch of at most nctas CTAs; ws: hyt_panel_leaf_ws_bytes(m) bytes (the
- * publication slots, then the tall kernel's column-major copy of the leaf).
+ * in ONE launch of at most nctas CTAs; ws: hyt_panel_leaf_ws_bytes(m) bytes (the publication
+ * slots, then the tall kernel's column-major copy of the leaf).
  *
- * Three kernels, by the rows per warp and per thread (hyt_panel_leaf_rpw, hyt_panel_leaf_rpt):
+ * Short leaves (at most 16 x 512 rows, one CTA per 512 rows, no more CTAs than nctas) on a
+ * device that launches thread-block clusters (compute capability 9.0 and up) go to
+ * hyt_dgetrf_leaf_cluster_kernel: one cluster, a thread per row, its barriers and slots in
+ * shared memory (see that kernel).  The others go to one of three cooperative kernels, by the
+ * rows per warp and per thread (hyt_panel_leaf_rpw, hyt_panel_leaf_rpt):
  * - up to HYT_PANEL_LEAF_RPW_MAX rows a warp (short leaves): a warp per row, a lane per column
  *   of the leaf (a leaf row is w <= 32 contiguous doubles: one coalesced access).  Global warp
  *   gw owns rows j0 + gw + k*tw (tw warps in all), kept in registers (a[k]) for the whole leaf;
@@ -14,10 +18,10 @@
  *   sub-blocks, the rest of the leaf in a column-major copy (see that kernel);
  * - more (hyt_dgetrf_leaf_tall_kernel): the same copy, every column a pass over it.
  *
- * One grid-wide barrier per column.  Before it, each CTA publishes its pivot candidate for the
- * next column (largest |a|, first row on ties; NaN is no candidate) WITH the candidate row's
- * leaf entries, and the owner of the next diagonal row publishes that row, in global slots of
- * parity (column & 1).  After it, every warp reads the slots and picks the same pivot: the
+ * The cooperative kernels pass one grid-wide barrier per column.  Before it, each CTA
+ * publishes its pivot candidate for the next column (largest |a|, first row on ties; NaN is no
+ * candidate) WITH the candidate row's leaf entries, and the owner of the next diagonal row
+ * publishes that row, in global slots of parity (column & 1).  After it, every warp reads the slots and picks the same pivot: the
  * diagonal row when its entry is NaN, else the largest candidate, lowest row on ties (LAPACK's
  * idamax); no warp ever reads another warp's rows, so the owners of the diagonal and pivot rows
  * can swap them at once.  Two parities suffice: a CTA writes parity p again only after the
@@ -797,6 +801,226 @@ hyt_dgetrf_leaf_rows_kernel(double *A, int m, int n, int nb, int j0, int w, int 
     leaf_interchange_rest(A, n, nb, j0, w, spiv);
 }
 
+/* Short leaves (at most LEAF_CLUSTER_MAX * LEAF_THREADS rows, and no more CTAs than the caller
+ * allows): ONE thread-block cluster of P = ceil(R / LEAF_THREADS) CTAs, a thread per row with
+ * its row's 32 entries in registers for the whole leaf, the column loop fully unrolled (no
+ * run-time register index).  No grid barrier and no global slots: a column's chain is
+ *   1. each warp's candidate by the hardware's 32-bit max-reductions: |a| >= 0 orders as its
+ *      bit pattern, so the key is the high word + 1 (0: no candidate, NaN never is one), then
+ *      the low word among the lanes with the largest high word, then the lowest such lane by a
+ *      ballot (rows ascend with the lane, the warp and the CTA, so the lowest lane is LAPACK's
+ *      lowest row on ties); the winner copies its row to the warp's shared slot;
+ *   2. CTA barrier; warp 0 reduces the warps' keys into the CTA's slot (parity jj & 1); the
+ *      diagonal row's owner (CTA 0: jj < 32) copied that row to its slot in step 1;
+ *   3. cluster barrier (release / acquire);
+ *   4. warp 0 of every CTA reads the P slots through distributed shared memory and picks the
+ *      same pivot as every other kernel (the diagonal row when its entry is NaN or nobody offers
+ *      one), copies the pivot row and the diagonal row to local shared memory; CTA barrier;
+ *   5. the owners of rows jj and p swap; every row below jj scales and updates its entries.
+ * Parity-two slots suffice: a CTA writes parity p again only after the next cluster barrier,
+ * which every CTA passes only after its warp 0 has read parity p.  The copy in and out and the
+ * interchanges on the panel's other columns are the other kernels'.  Short panels alone are
+ * 1.4-2.3x faster than with the cooperative kernels (docs/performance.md, twenty-fifth stop;
+ * the column chain measured by tools/leaf_cluster.cu). */
+#define LEAF_CLUSTER_MAX 16
+
+struct leaf_cl_slots {
+    unsigned hi[2], lo[2]; /* the CTA's best key (hi 0: none) */
+    int r[2], w[2];        /* its leaf row and warp */
+    double crow[2][LEAF_WARPS][LEAF_W];
+    double drow[2][LEAF_W];
+};
+
+__global__ void __launch_bounds__(LEAF_THREADS, 1)
+hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv,
+                               int *info, double *ws, int nctas)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    (void)ws;
+    (void)nctas;
+    cg::cluster_group cl = cg::this_cluster();
+    extern __shared__ double tiles[]; /* [LEAF_WARPS][32][LEAF_TILE_LD] */
+    __shared__ leaf_cl_slots S;
+    __shared__ unsigned whi[LEAF_WARPS], wlo[LEAF_WARPS];
+    __shared__ int wr[LEAF_WARPS];
+    __shared__ double su[LEAF_W], sd[LEAF_W];
+    __shared__ int spiv[LEAF_W], piv_s;
+    const unsigned full = 0xffffffffu;
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    const int P = (int)gridDim.x, c = (int)blockIdx.x; /* the grid is one cluster */
+    const int R = m - j0, base = c * LEAF_THREADS + wid * 32, r = base + lane;
+    const bool mine = r < R;
+    double *const tile = tiles + wid * 32 * LEAF_TILE_LD;
+    leaf_tile_in(tile, A, nb, j0, w, R, base);
+    double x[LEAF_W];
+#pragma unroll
+    for (int k = 0; k < LEAF_W; k++)
+        x[k] = mine && k < w ? tile[lane * LEAF_TILE_LD + k] : 0.0;
+
+#pragma unroll
+    for (int jj = 0; jj < LEAF_W; jj++) {
+        if (jj >= w)
+            break;
+        const int par = jj & 1;
+        /* 1. the warp's candidate */
+        const bool cand = mine && r >= jj && !isnan(x[jj]);
+        const unsigned long long bits = (unsigned long long)__double_as_longlong(fabs(x[jj]));
+        const unsigned hi = cand ? (unsigned)(bits >> 32) + 1u : 0u;
+        const unsigned lo = cand ? (unsigned)bits : 0u;
+        const unsigned mh = __reduce_max_sync(full, hi);
+        const unsigned ml = __reduce_max_sync(full, hi == mh ? lo : 0u);
+        const int wl = __ffs(__ballot_sync(full, hi == mh && lo == ml)) - 1;
+        if (lane == wl) {
+#pragma unroll
+            for (int k = 0; k < LEAF_W; k++)
+                S.crow[par][wid][k] = x[k];
+            whi[wid] = mh;
+            wlo[wid] = ml;
+            wr[wid] = r;
+        }
+        if (c == 0 && threadIdx.x == jj)
+#pragma unroll
+            for (int k = 0; k < LEAF_W; k++)
+                S.drow[par][k] = x[k];
+        __syncthreads();
+        /* 2. the CTA's */
+        if (wid == 0) {
+            const unsigned h = lane < LEAF_WARPS ? whi[lane] : 0u;
+            const unsigned l = lane < LEAF_WARPS ? wlo[lane] : 0u;
+            const unsigned bh = __reduce_max_sync(full, h);
+            const unsigned bl = __reduce_max_sync(full, h == bh ? l : 0u);
+            const int bw = __ffs(__ballot_sync(full, h == bh && l == bl)) - 1;
+            if (lane == 0) {
+                S.hi[par] = bh;
+                S.lo[par] = bl;
+                S.r[par] = wr[bw];
+                S.w[par] = bw;
+            }
+        }
+        /* 3. the cluster's */
+        cl.sync();
+        /* 4. the pivot, the same in every CTA */
+        if (wid == 0) {
+            unsigned h = 0u, l = 0u;
+            if (lane < P) {
+                const leaf_cl_slots *Rs = cl.map_shared_rank(&S, lane);
+                h = Rs->hi[par];
+                l = Rs->lo[par];
+            }
+            const unsigned bh = __reduce_max_sync(full, h);
+            const unsigned bl = __reduce_max_sync(full, h == bh ? l : 0u);
+            const int bc = __ffs(__ballot_sync(full, h == bh && l == bl)) - 1;
+            const leaf_cl_slots *D = cl.map_shared_rank(&S, 0);
+            const double dl = D->drow[par][lane];
+            const double djj = __shfl_sync(full, dl, jj);
+            int p = jj;
+            double ul = dl;
+            if (!isnan(djj) && bh != 0u) {
+                const leaf_cl_slots *Q = cl.map_shared_rank(&S, bc);
+                p = Q->r[par];
+                ul = Q->crow[par][Q->w[par]][lane];
+            }
+            su[lane] = ul;
+            sd[lane] = dl;
+            if (lane == 0)
+                piv_s = p;
+        }
+        __syncthreads();
+        /* 5. the interchange, the multipliers, the update */
+        const int p = piv_s;
+        const double pv = su[jj];
+        if (threadIdx.x == 0) {
+            spiv[jj] = j0 + p;
+            if (c == 0) {
+                ipiv[j0 + jj] = j0 + p + 1;
+                if (pv == 0.0 && *info == 0)
+                    *info = j0 + jj + 1;
+            }
+        }
+        if (mine && (r == jj || (r == p && p != jj))) {
+            const bool isj = r == jj;
+#pragma unroll
+            for (int k = 0; k < LEAF_W; k++)
+                x[k] = isj ? su[k] : sd[k];
+        }
+        if (mine && r > jj) {
+            double l = x[jj];
+            if (pv != 0.0)
+                l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
+            x[jj] = l;
+#pragma unroll
+            for (int k = jj + 1; k < LEAF_W; k++)
+                x[k] = __fma_rn(-l, su[k], x[k]);
+        }
+    }
+
+    if (mine)
+#pragma unroll
+        for (int k = 0; k < LEAF_W; k++)
+            if (k < w)
+                tile[lane * LEAF_TILE_LD + k] = x[k];
+    leaf_tile_out(tile, A, nb, j0, w, R, base);
+    leaf_interchange_rest(A, n, nb, j0, w, spiv);
+    cl.sync(); /* no CTA leaves while another may still read its shared memory */
+#else
+    (void)A, (void)m, (void)n, (void)nb, (void)j0, (void)w, (void)ipiv, (void)info, (void)ws;
+    (void)nctas;
+#endif
+}
+
+/* The cluster kernel's launch for a leaf of R rows on this stream, when it applies: R fits
+ * P <= LEAF_CLUSTER_MAX CTAs and P <= nctas, the device launches clusters (compute capability
+ * 9 and up), and a cluster of P such CTAs fits on the stream's SMs.  Otherwise 0: the caller
+ * uses a cooperative kernel. */
+static int leaf_cluster_config(cudaStream_t stream, int R, int nctas, cudaLaunchConfig_t *cfg,
+                               cudaLaunchAttribute *at)
+{
+    static signed char usable[64]; /* by device ordinal: 0 not asked yet, 1 yes, -1 no */
+    const int P = (R + LEAF_THREADS - 1) / LEAF_THREADS;
+    const void *f = (const void *)hyt_dgetrf_leaf_cluster_kernel;
+    int ordinal;
+    if (P > LEAF_CLUSTER_MAX || P > nctas ||
+        cudaGetDevice(&ordinal) != cudaSuccess || ordinal < 0 || ordinal >= 64) {
+        cudaGetLastError();
+        return 0;
+    }
+    if (!usable[ordinal]) {
+        int cc = 0, ok = 0;
+        usable[ordinal] =
+            cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, ordinal) ==
+                    cudaSuccess &&
+                    cudaDeviceGetAttribute(&ok, cudaDevAttrClusterLaunch, ordinal) ==
+                        cudaSuccess &&
+                    cc >= 9 && ok &&
+                    cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)LEAF_TALL_SMEM) == cudaSuccess &&
+                    cudaFuncSetAttribute(f, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ==
+                        cudaSuccess
+                ? 1
+                : -1;
+        cudaGetLastError();
+    }
+    if (usable[ordinal] < 0)
+        return 0;
+    *cfg = cudaLaunchConfig_t{};
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = (unsigned)P;
+    at[0].val.clusterDim.y = 1;
+    at[0].val.clusterDim.z = 1;
+    cfg->gridDim = dim3((unsigned)P);
+    cfg->blockDim = dim3(LEAF_THREADS);
+    cfg->dynamicSmemBytes = LEAF_TALL_SMEM;
+    cfg->stream = stream;
+    cfg->attrs = at;
+    cfg->numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, f, cfg) != cudaSuccess || clusters < 1) {
+        cudaGetLastError();
+        return 0;
+    }
+    return 1;
+}
+
 typedef void (*leaf_fn)(double *, int, int, int, int, int, int *, int *, double *, int);
 
 static_assert(HYT_PANEL_LEAF_RPW_MAX == 16 && HYT_PANEL_LEAF_RPT_MAX == 16,
@@ -863,6 +1087,14 @@ extern "C" int hyt_cuda_dgetrf_leaf(hyt_device_t *dev, void *stream, double *A, 
         (int64_t)(m - j0) * LEAF_W > INT_MAX) /* the tall kernel's int offsets in W */
         return hyt_error(HYT_ERR_INVALID, "hyt_cuda_dgetrf_leaf: invalid arguments (m = %d, "
                          "n = %d, nb = %d, j0 = %d, w = %d, nctas = %d)", m, n, nb, j0, w, nctas);
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute at[1];
+    if (leaf_cluster_config((cudaStream_t)stream, m - j0, nctas, &cfg, at)) {
+        HYT_CUDA_TRY(dev, cudaLaunchKernelEx(&cfg, hyt_dgetrf_leaf_cluster_kernel, A, m, n, nb,
+                                             j0, w, ipiv, info, ws, nctas));
+        HYT_CUDA_LAUNCHED(dev);
+        return HYT_SUCCESS;
+    }
     int sms, per_sm = 0; /* a green context's SMs (gpu.panel_sms) bound the co-residency */
     int rc = hyt_cuda_stream_sms(dev, stream, &sms);
     if (rc)

@@ -6,7 +6,7 @@
  * data) the backward error ||PA - LU||_1 / (||A||_1 n eps) < 30, not bitwise equality.  Shapes:
  * m < nb, m not a multiple of anything, n = 1, n not a multiple of the leaf width, n > m (the
  * extra columns' U), tall panels whose rows do not fit in registers, 1, a few and the default
- * number of CTAs.  Data: random; many equal |values| across rows, threads and CTAs (the first
+ * number of CTAs, leaves in one thread-block cluster and cooperative leaves in one panel.  Data: random; many equal |values| across rows, threads and CTAs (the first
  * row must win); exact zero columns (INFO, no scaling by zero); NaN and Inf (pivots in range,
  * no hang).
  *
@@ -309,6 +309,10 @@ int main(int argc, char **argv)
          * one column wide); the tall kernel (more than 16 rows a thread) */
         {5000, 40, 48, 2, 3}, {3000, 70, 96, 2, 2}, {7000, 40, 64, 1, 0}, {6000, 33, 64, 1, 3},
         {14000, 40, 64, 1, 0}, {12000, 36, 40, 1, 2},
+        /* one thread-block cluster (on GPUs that launch them): 16 CTAs, the most; ties far
+         * apart across its CTAs; 8193 rows: the first leaf cooperative, the second a cluster;
+         * 3 CTAs allowed: clusters up to 1536 rows */
+        {8192, 40, 64, 16, 4}, {8193, 33, 64, 16, 0}, {1536, 64, 64, 3, 3}, {1537, 40, 64, 3, 2},
     };
     test_rng_t rng = {1234};
     /* host and small: not the large cases (the host runs the reference against itself) */
