@@ -6,7 +6,8 @@
 # cases; hpl's solve runs that kernel too), and on small GPU-only
 # Cholesky runs (hytile bench-gpu --chol: both triangles on cuda:0, blocks of 256 and of 768
 # in pieces; the device matrix's on every GPU; the panels' solve both ways).
-# Usage: gpu-sanitize.sh HYTILE TEST_GPU_PANEL TEST_GPU_DPOTF2 TEST_GPU_DTRSM_FEW.
+# Usage: gpu-sanitize.sh HYTILE TEST_GPU_PANEL TEST_GPU_DPOTF2 TEST_GPU_DTRSM_FEW
+# (HYTILE_SANITIZE_TOOLS, e.g. "synccheck initcheck": those tools alone).
 # Exits 77 (skipped) without compute-sanitizer or without a usable GPU.
 hytile=$1
 panel=$2
@@ -25,7 +26,8 @@ if ! "$hytile" hpl -n 200 --devices cuda --quiet >/dev/null 2>&1; then
     exit 77
 fi
 fail=0
-for tool in memcheck racecheck synccheck initcheck; do
+# HYTILE_SANITIZE_TOOLS: a subset of the tools (the four take ~8-9 minutes on one H200)
+for tool in ${HYTILE_SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
     # racecheck watches every shared-memory access: a smaller matrix keeps it to minutes
     n=3000
     [ "$tool" = memcheck ] || n=1200
