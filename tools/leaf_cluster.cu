@@ -29,9 +29,20 @@
 // Parity-two slots suffice: a CTA writes parity p again only after the next cluster barrier,
 // which every CTA passes only after reading parity p.
 //
-// Status: written 2026-11-27 in a session whose device time had run out; compiled here (128
-// registers, 16 bytes of spill, 9.4 KB of shared memory), its host reference checked by its
-// backward error (`host`); not yet run on a GPU.
+// Measured (2026-11-27, one H200, best of 20 launches; "gt": %globaltimer inside CTA 0), us a
+// column, m 512 (1 CTA) ... 8192 (16 CTAs):
+//   shfl   (this kernel: shuffled (value, row, tag) argmax, warp 0 reads the slots): 2.5-2.8 gt,
+//          3.4-4.0 on events;
+//   redux  (leaf_cluster2<false, true>: the hardware's 32-bit max-reductions on the key, EVERY warp
+//          reads the slots through distributed shared memory): 1.5 gt at 1 CTA, but 2.5 at 8
+//          and 4.4 at 16 (256 warps reading 16 remote slots);
+//   rolled (leaf_cluster2<true, true>: the column loop not unrolled, selects over the registers):
+//          3.9-6.7, slower everywhere (the unrolled body's size is not the cost).
+//   redux0 (leaf_cluster2<false, false>: the redux argmax, warp 0 alone reads the slots, then a
+//          CTA barrier): 1.8-2.1 gt (2.7-3.2 on events) from 1 to 16 CTAs, the best beyond 4
+//          CTAs; the form of the library's cluster leaf (hyt_dgetrf_leaf_cluster_kernel in
+//          gpu_kernels/gpu_dgetrf_leaf.cu).
+// All agree with the host reference to the bit on every case.
 //
 // Prints, per m: the kernel's time (best of REPS launches on CUDA events), us per column, and
 // %globaltimer's per-column time inside CTA 0; and whether factors, pivots and INFO equal the
@@ -203,6 +214,179 @@ leaf_cluster(double *A, int m, int *ipiv, int *info, long long *cyc)
     cl.sync(); // no CTA leaves while another may still read its shared memory
 }
 
+// The second form (redux): the pivot search by the hardware's 32-bit max-reductions instead of
+// shuffles (|a| >= 0, so its bit pattern orders as an integer: the high word + 1 (0: no
+// candidate), then the low word among the lanes with the largest high word, then the lowest
+// such lane by a ballot; rows ascend with the lane, the warp and the CTA, so the lowest lane is
+// LAPACK's lowest row on ties); after the cluster barrier EVERY warp picks the pivot from the
+// slots and copies the pivot and diagonal rows into its own shared slot (no second CTA barrier).
+// ROLLED: the column loop is not unrolled (entry j of a thread's row picked by selects over its
+// 32 registers): a 32x smaller body, for the instruction cache.
+__device__ __forceinline__ double get_k(const double (&x)[W], int j)
+{
+    double v = x[0];
+#pragma unroll
+    for (int k = 1; k < W; k++)
+        v = k == j ? x[k] : v;
+    return v;
+}
+
+struct slots2 {
+    unsigned hi[2], lo[2]; // the CTA's best key (hi 0: none)
+    int r[2], w[2];        // its row and warp
+    double crow[2][T / 32][W];
+    double drow[2][W];
+};
+
+template <bool ROLLED, bool ALL>
+__device__ __forceinline__ void column2(cg::cluster_group &cl, slots2 &S, double (&x)[W], int j,
+                                        int r, bool mine, int P, int &inf, int *ipiv)
+{
+    __shared__ unsigned whi[T / 32], wlo[T / 32];
+    __shared__ int wr[T / 32];
+    __shared__ double u[T / 32][W], d[T / 32][W];
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, c = (int)cl.block_rank();
+    const int par = j & 1;
+    // 1. the warp's candidate
+    const double xj = get_k(x, j);
+    const bool cand = mine && r >= j && !isnan(xj);
+    const unsigned long long bits = (unsigned long long)__double_as_longlong(fabs(xj));
+    const unsigned hi = cand ? (unsigned)(bits >> 32) + 1u : 0u, lo = cand ? (unsigned)bits : 0u;
+    const unsigned mh = __reduce_max_sync(FULL, hi);
+    const unsigned ml = __reduce_max_sync(FULL, hi == mh ? lo : 0u);
+    const int wl = __ffs(__ballot_sync(FULL, hi == mh && lo == ml)) - 1;
+    if (lane == wl) {
+#pragma unroll
+        for (int k = 0; k < W; k++)
+            S.crow[par][wid][k] = x[k];
+        whi[wid] = mh;
+        wlo[wid] = ml;
+        wr[wid] = r;
+    }
+    if (c == 0 && threadIdx.x == j)
+#pragma unroll
+        for (int k = 0; k < W; k++)
+            S.drow[par][k] = x[k];
+    __syncthreads();
+    // 2. the CTA's (warp 0)
+    if (wid == 0) {
+        const unsigned h = lane < T / 32 ? whi[lane] : 0u, l = lane < T / 32 ? wlo[lane] : 0u;
+        const unsigned bh = __reduce_max_sync(FULL, h);
+        const unsigned bl = __reduce_max_sync(FULL, h == bh ? l : 0u);
+        const int bw = __ffs(__ballot_sync(FULL, h == bh && l == bl)) - 1;
+        if (lane == 0) {
+            S.hi[par] = bh;
+            S.lo[par] = bl;
+            S.r[par] = wr[bw];
+            S.w[par] = bw;
+        }
+    }
+    // 3. the cluster's
+    cl.sync();
+    // 4. every warp (ALL) or warp 0: the pivot, the pivot row and the diagonal row into its
+    // own slot (warp 0's: every warp's after a CTA barrier)
+    __shared__ int piv_s;
+    const int src = ALL ? wid : 0;
+    int p = 0;
+    if (ALL || wid == 0) {
+        unsigned h = 0u, l = 0u;
+        const slots2 *R = cl.map_shared_rank(&S, lane < P ? lane : 0);
+        if (lane < P) {
+            h = R->hi[par];
+            l = R->lo[par];
+        }
+        const unsigned bh = __reduce_max_sync(FULL, h);
+        const unsigned bl = __reduce_max_sync(FULL, h == bh ? l : 0u);
+        const int bc = __ffs(__ballot_sync(FULL, h == bh && l == bl)) - 1;
+        const slots2 *D = cl.map_shared_rank(&S, 0);
+        const double dl = D->drow[par][lane];
+        const double djj = __shfl_sync(FULL, dl, j);
+        const slots2 *Q = cl.map_shared_rank(&S, bc);
+        const int qr = Q->r[par], qw = Q->w[par];
+        double ul;
+        if (isnan(djj) || bh == 0u) {
+            p = j;
+            ul = dl;
+        } else {
+            p = qr;
+            ul = Q->crow[par][qw][lane];
+        }
+        u[wid][lane] = ul;
+        d[wid][lane] = dl;
+        if (!ALL && lane == 0)
+            piv_s = p;
+        __syncwarp();
+    }
+    if (!ALL) {
+        __syncthreads();
+        p = piv_s;
+    }
+    // 5. swap, multiplier, update
+    const double pv = u[src][j];
+    if (pv == 0.0 && inf == 0)
+        inf = j + 1;
+    const bool isj = mine && r == j, isp = mine && r == p && p != j;
+    if (isj || isp) {
+#pragma unroll
+        for (int k = 0; k < W; k++)
+            x[k] = isj ? u[src][k] : d[src][k];
+    }
+    if (mine && r > j) {
+        double l = get_k(x, j);
+        if (pv != 0.0)
+            l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
+#pragma unroll
+        for (int k = 0; k < W; k++) {
+            if (k == j)
+                x[k] = l;
+            else if (k > j)
+                x[k] = __fma_rn(-l, u[src][k], x[k]);
+        }
+    }
+    if (c == 0 && threadIdx.x == 0)
+        ipiv[j] = p;
+}
+
+template <bool ROLLED, bool ALL>
+__global__ void __launch_bounds__(T, 1)
+leaf_cluster2(double *A, int m, int *ipiv, int *info, long long *cyc)
+{
+    cg::cluster_group cl = cg::this_cluster();
+    __shared__ slots2 S;
+    const int P = (int)cl.num_blocks(), c = (int)cl.block_rank();
+    const int r = c * T + threadIdx.x;
+    const bool mine = r < m;
+    double x[W];
+#pragma unroll
+    for (int k = 0; k < W; k++)
+        x[k] = mine ? A[(size_t)r * W + k] : 0.0;
+    int inf = 0;
+    cl.sync();
+    long long t0 = 0;
+    if (c == 0 && threadIdx.x == 0)
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    if (ROLLED) {
+#pragma unroll 1
+        for (int j = 0; j < W; j++)
+            column2<ROLLED, ALL>(cl, S, x, j, r, mine, P, inf, ipiv);
+    } else {
+#pragma unroll
+        for (int j = 0; j < W; j++)
+            column2<ROLLED, ALL>(cl, S, x, j, r, mine, P, inf, ipiv);
+    }
+    if (c == 0 && threadIdx.x == 0) {
+        long long t1;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+        *cyc = t1 - t0;
+        *info = inf;
+    }
+#pragma unroll
+    for (int k = 0; k < W; k++)
+        if (mine)
+            A[(size_t)r * W + k] = x[k];
+    cl.sync();
+}
+
 // The host reference: LAPACK's dgetf2 on the row-major m x 32 leaf, the kernel's operations in
 // the kernel's order (so the results agree to the bit).  ipiv 0-based, INFO 1-based.
 static void ref_getf2(std::vector<double> &a, int m, int *ipiv, int *info)
@@ -295,7 +479,12 @@ int main(int argc, char **argv)
             }
         return 0;
     }
-    CK(cudaFuncSetAttribute(leaf_cluster, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    typedef void (*kern)(double *, int, int *, int *, long long *);
+    const kern ks[] = {leaf_cluster, leaf_cluster2<false, true>, leaf_cluster2<true, true>,
+                       leaf_cluster2<false, false>};
+    const char *kn[] = {"shfl", "redux", "rolled", "redux0"};
+    for (kern k : ks)
+        CK(cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     double *dA;
     int *dpiv, *dinfo;
     long long *dcyc;
@@ -307,8 +496,9 @@ int main(int argc, char **argv)
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     int fails = 0;
-    printf("%6s %3s %4s | %9s %9s %9s | %s\n", "m", "P", "case", "kernel us", "us/col",
-           "gt us/col", "check");
+    printf("%6s %6s %3s %4s | %9s %9s %9s | %s\n", "form", "m", "P", "case", "kernel us",
+           "us/col", "gt us/col", "check");
+    for (int v = 0; v < 4; v++)
     for (int m : ms)
         for (int kind = 0; kind < 3; kind++) {
             const int P = (m + T - 1) / T;
@@ -333,7 +523,7 @@ int main(int argc, char **argv)
                 CK(cudaMemcpy(dA, a.data(), (size_t)m * W * sizeof(double),
                               cudaMemcpyHostToDevice));
                 CK(cudaEventRecord(e0));
-                CK(cudaLaunchKernelEx(&cfg, leaf_cluster, dA, m, dpiv, dinfo, dcyc));
+                CK(cudaLaunchKernelEx(&cfg, ks[v], dA, m, dpiv, dinfo, dcyc));
                 CK(cudaEventRecord(e1));
                 CK(cudaGetLastError());
                 CK(cudaEventSynchronize(e1));
@@ -351,7 +541,7 @@ int main(int argc, char **argv)
             for (size_t i = 0; ok && i < g.size(); i++)
                 ok = (isnan(g[i]) && isnan(f[i])) || g[i] == f[i];
             fails += !ok;
-            printf("%6d %3d %4s | %9.2f %9.3f %9.3f | %s (INFO %d / %d)\n", m, P,
+            printf("%6s %6d %3d %4s | %9.2f %9.3f %9.3f | %s (INFO %d / %d)\n", kn[v], m, P,
                    kind == 0 ? "rand" : kind == 1 ? "zero" : "nan", best * 1e3,
                    best * 1e3 / W, gt * 1e-3 / W, ok ? "same as the reference" : "DIFFERENT",
                    gi, ri);
