@@ -975,7 +975,8 @@ hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, i
 static int leaf_cluster_config(cudaStream_t stream, int R, int nctas, cudaLaunchConfig_t *cfg,
                                cudaLaunchAttribute *at)
 {
-    static signed char usable[64]; /* by device ordinal: 0 not asked yet, 1 yes, -1 no */
+    /* by device ordinal: 0 not asked yet, 1 yes, -1 no (threads of several devices ask) */
+    static signed char usable[64];
     const int P = (R + LEAF_THREADS - 1) / LEAF_THREADS;
     const void *f = (const void *)hyt_dgetrf_leaf_cluster_kernel;
     int ordinal;
@@ -984,14 +985,18 @@ static int leaf_cluster_config(cudaStream_t stream, int R, int nctas, cudaLaunch
         cudaGetLastError();
         return 0;
     }
-    if (!usable[ordinal]) {
+    signed char u = __atomic_load_n(&usable[ordinal], __ATOMIC_RELAXED);
+    if (!u) {
+        /* the kernel's code for this device must be sm_90 or later: built only for an older
+         * architecture, its body is empty (and a PTX JIT would keep that body) */
         int cc = 0, ok = 0;
-        usable[ordinal] =
-            cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, ordinal) ==
+        cudaFuncAttributes fa;
+        u = cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, ordinal) ==
                     cudaSuccess &&
                     cudaDeviceGetAttribute(&ok, cudaDevAttrClusterLaunch, ordinal) ==
                         cudaSuccess &&
-                    cc >= 9 && ok &&
+                    cc >= 9 && ok && cudaFuncGetAttributes(&fa, f) == cudaSuccess &&
+                    fa.binaryVersion >= 90 && fa.ptxVersion >= 90 &&
                     cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)LEAF_TALL_SMEM) == cudaSuccess &&
                     cudaFuncSetAttribute(f, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ==
@@ -999,8 +1004,9 @@ static int leaf_cluster_config(cudaStream_t stream, int R, int nctas, cudaLaunch
                 ? 1
                 : -1;
         cudaGetLastError();
+        __atomic_store_n(&usable[ordinal], u, __ATOMIC_RELAXED);
     }
-    if (usable[ordinal] < 0)
+    if (u < 0)
         return 0;
     *cfg = cudaLaunchConfig_t{};
     at[0].id = cudaLaunchAttributeClusterDimension;
