@@ -3,7 +3,7 @@
 // native panel 5-12x slower beside a DGEMM?  (experiment, not built by meson):
 //   nvcc -O3 -gencode=arch=compute_90,code=sm_90 -Xptxas -v tools/panel_cluster.cu \
 //        -lcublas -lcusolver -o /tmp/panel_cluster && /tmp/panel_cluster     (on a GPU)
-//   /tmp/panel_cluster host                       (the host reference checked alone, no GPU)
+//   /tmp/panel_cluster host                       (the host checks alone, no GPU)
 //
 // docs/performance.md (twenty-fifth stop): the native panel (16 leaf launches and ~30 cuBLAS
 // calls for 512 columns) takes 1.6 ms alone for 8192 x 512 and 13.7 ms beside 8192^3 DGEMMs;
@@ -29,8 +29,9 @@
 // host reference below), so factors, pivots and INFO must agree to the bit.
 //
 // Status: written 2026-11-27 after the session's device time was spent; compiled here (128
-// registers, 276 bytes of spill loads) and its host reference checked by backward error; NOT
-// yet run on a GPU.  Expected from the leaf probe's numbers (~2 us a column) and the FP64 rate
+// registers, 276 bytes of spill loads); `host` checks the reference by its backward error and
+// the kernel's blocked order, emulated on the host (blocked_getf2), against it bit for bit (it
+// agrees on every shape and case); the kernel itself NOT yet run on a GPU.  Expected from the leaf probe's numbers (~2 us a column) and the FP64 rate
 // of the CUDA cores (no tensor cores in the updates): 8192 x 512 ~2 ms alone, about the same
 // beside the DGEMMs if the cluster gets its SMs once; 512 x 512 ~1.5-2 ms (one SM does all the
 // updates).
@@ -361,6 +362,60 @@ static void ref_getf2(std::vector<double> &a, int m, int nb, int *ipiv, int *inf
     }
 }
 
+// The kernel's order on the host: leaves of W columns factored alone, then their interchanges
+// on the other columns, U12, A22 (one thread's work after another).  `host` checks that it
+// agrees with ref_getf2 to the bit: the blocked order changes no operation.
+static void blocked_getf2(std::vector<double> &a, int m, int nb, int *ipiv, int *info)
+{
+    *info = 0;
+    for (int c0 = 0; c0 < nb; c0 += W) {
+        const int cr = std::min(c0 + W, nb);
+        for (int j = c0; j < cr; j++) {
+            int p = j;
+            const double dj = a[(size_t)j * nb + j];
+            if (!isnan(dj)) {
+                double bv = -1.0;
+                for (int i = j; i < m; i++) {
+                    const double v = a[(size_t)i * nb + j];
+                    if (!isnan(v) && fabs(v) > bv) {
+                        bv = fabs(v);
+                        p = i;
+                    }
+                }
+            }
+            ipiv[j] = p;
+            const double pv = a[(size_t)p * nb + j];
+            if (pv == 0.0 && *info == 0)
+                *info = j + 1;
+            for (int k = c0; k < cr; k++)
+                std::swap(a[(size_t)j * nb + k], a[(size_t)p * nb + k]);
+            for (int i = j + 1; i < m; i++) {
+                double l = a[(size_t)i * nb + j];
+                if (pv != 0.0)
+                    l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
+                a[(size_t)i * nb + j] = l;
+                for (int k = j + 1; k < cr; k++)
+                    a[(size_t)i * nb + k] =
+                        fma(-l, a[(size_t)j * nb + k], a[(size_t)i * nb + k]);
+            }
+        }
+        for (int j = c0; j < cr; j++) // the interchanges outside the leaf, in order
+            for (int k = 0; k < nb; k++)
+                if (k < c0 || k >= cr)
+                    std::swap(a[(size_t)j * nb + k], a[(size_t)ipiv[j] * nb + k]);
+        for (int i = c0 + 1; i < cr; i++) // U12, a row after another, k ascending
+            for (int k = c0; k < i; k++)
+                for (int cc = cr; cc < nb; cc++)
+                    a[(size_t)i * nb + cc] =
+                        fma(-a[(size_t)i * nb + k], a[(size_t)k * nb + cc], a[(size_t)i * nb + cc]);
+        for (int r = cr; r < m; r++) // A22, k ascending
+            for (int k = c0; k < cr; k++)
+                for (int cc = cr; cc < nb; cc++)
+                    a[(size_t)r * nb + cc] =
+                        fma(-a[(size_t)r * nb + k], a[(size_t)k * nb + cc], a[(size_t)r * nb + cc]);
+    }
+}
+
 static void fill(std::vector<double> &a, size_t n, unsigned long long s, int kind, int m,
                  int nb)
 {
@@ -410,6 +465,7 @@ int main(int argc, char **argv)
     const int shapes[][2] = {{512, 512}, {1000, 256}, {2048, 512}, {4096, 512}, {8192, 512},
                              {8192, 256}, {6000, 96}};
     if (argc > 1 && !strcmp(argv[1], "host")) {
+        int fails = 0;
         for (auto &sh : shapes) {
             const int m = sh[0], nb = sh[1];
             if ((size_t)m * nb * nb > 300000000ull)
@@ -424,13 +480,25 @@ int main(int argc, char **argv)
                 int inrange = 1;
                 for (int j = 0; j < nb; j++)
                     inrange &= ipiv[j] >= j && ipiv[j] < m;
+                std::vector<double> b = a;
+                std::vector<int> bpiv(nb);
+                int binfo;
+                blocked_getf2(b, m, nb, bpiv.data(), &binfo);
+                size_t bad = 0;
+                for (size_t i = 0; i < b.size(); i++)
+                    bad += !((isnan(b[i]) && isnan(f[i])) || b[i] == f[i]);
+                const bool same = !bad && bpiv == ipiv && binfo == info;
+                fails += !same || !inrange;
                 printf("host reference %5d x %4d %s: backward error %.2f (x m eps |A|), INFO %d, "
-                       "pivots %s\n", m, nb, kind == 0 ? "rand" : kind == 1 ? "zero" : "nan ",
+                       "pivots %s; the blocked order %s\n", m, nb,
+                       kind == 0 ? "rand" : kind == 1 ? "zero" : "nan ",
                        backward_error(a, f, ipiv.data(), m, nb), info,
-                       inrange ? "in range" : "OUT OF RANGE");
+                       inrange ? "in range" : "OUT OF RANGE",
+                       same ? "the same to the bit" : "DIFFERENT");
             }
         }
-        return 0;
+        printf("%s\n", fails ? "FAILED" : "all host checks passed");
+        return fails != 0;
     }
     CK(cudaFuncSetAttribute(panel_cluster, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     int lo, hi;
