@@ -327,39 +327,47 @@ panel_cluster(double *A, int m, int nb, int *ipiv, int *info, long long *gt)
     cl.sync(); // no CTA leaves while another may still read its shared memory
 }
 
-// The host reference: LAPACK's unblocked right-looking dgetf2 on the row-major m x nb panel,
-// the kernel's operations in the kernel's order (pivots 0-based, INFO 1-based).
+// One column of dgetf2 on the host, the kernel's operations in the kernel's order: column j's
+// pivot (LAPACK's rule, NaN none; the diagonal row when its entry is NaN) into ipiv (0-based),
+// INFO (1-based) at the first zero pivot, rows j and the pivot interchanged in columns
+// [k0, k1), the multipliers, and the rank-1 update of columns (j, k1).
+static void column_step(std::vector<double> &a, int m, int nb, int j, int k0, int k1, int *ipiv,
+                        int *info)
+{
+    int p = j;
+    const double dj = a[(size_t)j * nb + j];
+    if (!isnan(dj)) {
+        double bv = -1.0;
+        for (int i = j; i < m; i++) {
+            const double v = a[(size_t)i * nb + j];
+            if (!isnan(v) && fabs(v) > bv) {
+                bv = fabs(v);
+                p = i;
+            }
+        }
+    }
+    ipiv[j] = p;
+    const double pv = a[(size_t)p * nb + j];
+    if (pv == 0.0 && *info == 0)
+        *info = j + 1;
+    for (int k = k0; k < k1; k++)
+        std::swap(a[(size_t)j * nb + k], a[(size_t)p * nb + k]);
+    for (int i = j + 1; i < m; i++) {
+        double l = a[(size_t)i * nb + j];
+        if (pv != 0.0)
+            l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
+        a[(size_t)i * nb + j] = l;
+        for (int k = j + 1; k < k1; k++)
+            a[(size_t)i * nb + k] = fma(-l, a[(size_t)j * nb + k], a[(size_t)i * nb + k]);
+    }
+}
+
+// The host reference: LAPACK's unblocked right-looking dgetf2 on the row-major m x nb panel.
 static void ref_getf2(std::vector<double> &a, int m, int nb, int *ipiv, int *info)
 {
     *info = 0;
-    for (int j = 0; j < nb; j++) {
-        int p = j;
-        const double dj = a[(size_t)j * nb + j];
-        if (!isnan(dj)) {
-            double bv = -1.0;
-            for (int i = j; i < m; i++) {
-                const double v = a[(size_t)i * nb + j];
-                if (!isnan(v) && fabs(v) > bv) {
-                    bv = fabs(v);
-                    p = i;
-                }
-            }
-        }
-        ipiv[j] = p;
-        const double pv = a[(size_t)p * nb + j];
-        if (pv == 0.0 && *info == 0)
-            *info = j + 1;
-        for (int k = 0; k < nb; k++)
-            std::swap(a[(size_t)j * nb + k], a[(size_t)p * nb + k]);
-        for (int i = j + 1; i < m; i++) {
-            double l = a[(size_t)i * nb + j];
-            if (pv != 0.0)
-                l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
-            a[(size_t)i * nb + j] = l;
-            for (int k = j + 1; k < nb; k++)
-                a[(size_t)i * nb + k] = fma(-l, a[(size_t)j * nb + k], a[(size_t)i * nb + k]);
-        }
-    }
+    for (int j = 0; j < nb; j++)
+        column_step(a, m, nb, j, 0, nb, ipiv, info);
 }
 
 // The kernel's order on the host: leaves of W columns factored alone, then their interchanges
@@ -370,35 +378,8 @@ static void blocked_getf2(std::vector<double> &a, int m, int nb, int *ipiv, int 
     *info = 0;
     for (int c0 = 0; c0 < nb; c0 += W) {
         const int cr = std::min(c0 + W, nb);
-        for (int j = c0; j < cr; j++) {
-            int p = j;
-            const double dj = a[(size_t)j * nb + j];
-            if (!isnan(dj)) {
-                double bv = -1.0;
-                for (int i = j; i < m; i++) {
-                    const double v = a[(size_t)i * nb + j];
-                    if (!isnan(v) && fabs(v) > bv) {
-                        bv = fabs(v);
-                        p = i;
-                    }
-                }
-            }
-            ipiv[j] = p;
-            const double pv = a[(size_t)p * nb + j];
-            if (pv == 0.0 && *info == 0)
-                *info = j + 1;
-            for (int k = c0; k < cr; k++)
-                std::swap(a[(size_t)j * nb + k], a[(size_t)p * nb + k]);
-            for (int i = j + 1; i < m; i++) {
-                double l = a[(size_t)i * nb + j];
-                if (pv != 0.0)
-                    l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
-                a[(size_t)i * nb + j] = l;
-                for (int k = j + 1; k < cr; k++)
-                    a[(size_t)i * nb + k] =
-                        fma(-l, a[(size_t)j * nb + k], a[(size_t)i * nb + k]);
-            }
-        }
+        for (int j = c0; j < cr; j++)
+            column_step(a, m, nb, j, c0, cr, ipiv, info);
         for (int j = c0; j < cr; j++) // the interchanges outside the leaf, in order
             for (int k = 0; k < nb; k++)
                 if (k < c0 || k >= cr)
