@@ -60,9 +60,9 @@ static double hpl_residual(hyt_context_t *ctx, const hyt_desc_t *A, const double
 }
 
 
-/* Which panel factors which steps of the n x n LU with GPU panels (gpu.panel_ctas,
- * gpu.panel_native_rows; the panel of step k has n - k nb rows, so the native steps come
- * first), e.g. "GPUs: hytile's (16 CTAs) 0-47, cuSOLVER's 48-63". */
+/* Which panel factors which steps of the n x n LU with GPU panels (hyt_lu_panel_native; the
+ * panel of step k has n - k nb rows, so the native steps come first), e.g. "GPUs: hytile's
+ * (16 CTAs) 0-47, cuSOLVER's 48-63". */
 static void panel_steps(hyt_context_t *ctx, int n, const hyt_lu_params_t *q, char *buf,
                         size_t len)
 {
@@ -74,7 +74,7 @@ static void panel_steps(hyt_context_t *ctx, int n, const hyt_lu_params_t *q, cha
     const int rows = hyt_lu_panel_native_rows(ctx, q->ndevices, q->nb);
     const int kt = (n + q->nb - 1) / q->nb;
     int nat = 0;
-    while (ctas != 0 && nat < kt && n - (int64_t)nat * q->nb > rows)
+    while (nat < kt && hyt_lu_panel_native(ctas, rows, n - (int64_t)nat * q->nb))
         nat++;
     char c[24];
     snprintf(c, sizeof c, ctas < 0 ? "auto" : "%ld", ctas);

@@ -180,6 +180,13 @@ int hyt_drv_cuda(hyt_context_t *ctx);
 /* gpu.panel_native_rows (auto resolved) for an LU on ndev devices with tile size nb: panels
  * with more rows than this use the native panel (when gpu.panel_ctas is not 0). */
 int hyt_lu_panel_native_rows(hyt_context_t *ctx, int ndev, int nb);
+/* The per-step panel rule, in one place: a GPU panel of `rows` rows is hytile's native one
+ * when gpu.panel_ctas (ctas) is not 0 and it has more rows than gpu.panel_native_rows
+ * (native_rows, resolved); else cuSOLVER's. */
+static inline int hyt_lu_panel_native(long ctas, int native_rows, int64_t rows)
+{
+    return ctas != 0 && rows > native_rows;
+}
 /* gpu.min_n for the LU (fact 'L') or the Cholesky ('C'): the order from which the
  * LAPACK-layout calls with GPU panels go to the devices (auto resolved). */
 int hyt_gpu_min_n(hyt_context_t *ctx, char fact);

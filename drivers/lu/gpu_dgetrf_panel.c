@@ -16,6 +16,7 @@
  * copy.  Pivots stay relative to the panel (1-based): the row swaps on the devices are applied
  * from the panel's first row, and a CPU task turns them into LAPACK's global IPIV.
  */
+#include "drv_internal.h"
 #include "lu_gpu.h"
 
 #include "config.h"
@@ -40,11 +41,11 @@
     } while (0)
 #endif
 
-/* The CTAs of the native panel for a panel of m rows, or 0 for cuSOLVER's: the native panel
- * when gpu.panel_ctas is not 0 and the panel has more than gpu.panel_native_rows rows. */
+/* The CTAs of the native panel for a panel of m rows, or 0 for cuSOLVER's
+ * (hyt_lu_panel_native). */
 static int panel_ctas(const hyt_gpu_lu_t *g, int m)
 {
-    return m > g->panel_native_rows ? g->panel_ctas : 0;
+    return hyt_lu_panel_native(g->panel_ctas, g->panel_native_rows, m) ? g->panel_ctas : 0;
 }
 
 #if HYT_HAVE_CUDA
