@@ -118,7 +118,8 @@ static int usage(void)
             "  and panel cores run every combination on the same matrix (the peer once).\n"
             "  --panel: the panel LU alone on M x NB panels (default M = 1024 ... 131072, NB =\n"
             "  256, 512, 1024): hytile's GPU panel (gpu.panel_ctas CTAs) against\n"
-            "  cusolverDnDgetrf, alone and beside a large DGEMM; R runs each, median.\n"
+            "  cusolverDnDgetrf, alone and beside DGEMMs of the LU's trailing update\n"
+            "  (16384 x 16384 x NB); R runs each, median.\n"
             "       hytile bench-gpu --chol N [N...] [--nb NB] [--lookahead L] [--reps R]\n"
             "  the GPU-only Cholesky against cusolverDnDpotrf (device-resident; details:\n"
             "  hytile bench-gpu --chol with no N)\n");

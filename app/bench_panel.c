@@ -1,9 +1,12 @@
 /*
  * hytile bench-gpu --panel: the panel LU alone, on m x nb panels, one GPU: hytile's native
  * GPU panel (hyt_cuda_dgetrf_crrb on the row-major CRRB panel) against cusolverDnDgetrf (on a
- * column-major copy; its transpositions not counted), each alone and while a large DGEMM runs on
- * another stream of the same GPU (the situation of the LU, whose panel stream has the highest
- * priority).  Times are medians of `reps` runs with CUDA events on the panel's stream; every
+ * column-major copy; its transpositions not counted), each alone and while DGEMMs of the LU's
+ * trailing-update shape (BP_GEMM x BP_GEMM x nb) run on another stream of the same GPU (the
+ * situation of the LU, whose panel stream has the highest priority).  The inner dimension
+ * matters: a DGEMM's CTAs live in proportion to it, and a panel kernel that needs the
+ * registers or shared memory of an SM full of DGEMM CTAs waits for one of them to leave
+ * (tools/launch_wait.cu).  Times are medians of `reps` runs with CUDA events on the panel's stream; every
  * run starts from the same panel (restored by a device copy outside the timed region).
  * CPU panels are timed by hytile bench-cpu.
  */
@@ -41,7 +44,13 @@ static int cmp_f(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-enum { BP_GEMM = 8192, BP_REPS_MAX = 64 };
+enum { BP_GEMM = 16384, BP_REPS_MAX = 64 };
+
+/* DGEMMs of BP_GEMM x BP_GEMM x nb to outlast the panel: the flops of four 8192^3 (~80 ms) */
+static int bp_ngemm(int nb)
+{
+    return (int)(4.0 * 8192 * 8192 * 8192 / ((double)BP_GEMM * BP_GEMM * nb) + 0.5);
+}
 
 int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, int nnb, int reps,
                     int nctas)
@@ -51,7 +60,7 @@ int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, i
     cudaStream_t sp = NULL, sg = NULL;
     cublasHandle_t hp = NULL, hg = NULL;
     cusolverDnHandle_t sh = NULL;
-    cudaEvent_t e0 = NULL, e1 = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL, g0 = NULL, g1 = NULL;
     double *A = NULL, *A0 = NULL, *P = NULL, *ws = NULL, *G = NULL, *swork = NULL, *h = NULL;
     int *piv = NULL, *info = NULL, lwork = 0;
     if (!dev || hyt_device_backend(dev) != HYT_BACKEND_CUDA) {
@@ -79,14 +88,18 @@ int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, i
     BP_CHECK(cusolverDnSetStream(sh, sp));
     BP_CHECK(cudaEventCreate(&e0));
     BP_CHECK(cudaEventCreate(&e1));
+    BP_CHECK(cudaEventCreate(&g0));
+    BP_CHECK(cudaEventCreate(&g1));
     BP_CHECK(cudaMalloc((void **)&A, abytes));
     BP_CHECK(cudaMalloc((void **)&A0, abytes));
     BP_CHECK(cudaMalloc((void **)&P, abytes));
     BP_CHECK(cudaMalloc((void **)&ws, hyt_panel_leaf_ws_bytes(mmax)));
     BP_CHECK(cudaMalloc((void **)&piv, (size_t)nbmax * sizeof(int)));
     BP_CHECK(cudaMalloc((void **)&info, sizeof(int)));
-    BP_CHECK(cudaMalloc((void **)&G, (size_t)3 * BP_GEMM * BP_GEMM * sizeof(double)));
-    BP_CHECK(cudaMemset(G, 0, (size_t)3 * BP_GEMM * BP_GEMM * sizeof(double)));
+    /* C (BP_GEMM^2), then A (BP_GEMM x nbmax) and B (nbmax x BP_GEMM) */
+    const size_t gcount = (size_t)BP_GEMM * BP_GEMM + (size_t)2 * BP_GEMM * nbmax;
+    BP_CHECK(cudaMalloc((void **)&G, gcount * sizeof(double)));
+    BP_CHECK(cudaMemset(G, 0, gcount * sizeof(double)));
     BP_CHECK(cusolverDnDgetrf_bufferSize(sh, mmax, nbmax, P, mmax, &lwork));
     BP_CHECK(cudaMalloc((void **)&swork, (size_t)(lwork > 0 ? lwork : 1) * sizeof(double)));
     h = malloc(abytes);
@@ -101,35 +114,53 @@ int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, i
         h[i] = (double)(s >> 11) * 0x1p-52 - 0.5;
     }
     BP_CHECK(cudaMemcpy(A0, h, abytes, cudaMemcpyHostToDevice));
-    printf("\npanel LU on %s (gpu.panel_ctas %d; <= 0: one CTA per SM); concurrent: with %d^3 "
-           "DGEMMs on a low-priority stream\n", hyt_device_name(dev), nctas, BP_GEMM);
-    printf("%7s %5s | %9s %7s %9s %7s | %9s %7s %9s %7s | %6s %6s\n", "m", "nb", "hyt ms",
-           "TF/s", "hyt+gemm", "TF/s", "cus ms", "TF/s", "cus+gemm", "TF/s", "alone",
-           "concur");
-    for (int ib = 0; ib < nnb; ib++)
+    printf("\npanel LU on %s (gpu.panel_ctas %d; <= 0: one CTA per SM); concurrent: with %d x %d "
+           "x nb DGEMMs (the LU's trailing update) on a low-priority stream\n",
+           hyt_device_name(dev), nctas, BP_GEMM, BP_GEMM);
+    printf("%7s %5s | %9s %7s %9s %7s %8s | %9s %7s %9s %7s %8s | %6s %6s\n", "m", "nb",
+           "hyt ms", "TF/s", "hyt+gemm", "TF/s", "gemm+ms", "cus ms", "TF/s", "cus+gemm", "TF/s",
+           "gemm+ms", "alone", "concur");
+    for (int ib = 0; ib < nnb; ib++) {
+        /* the DGEMMs' time alone, to tell what a panel beside them costs them */
+        const int nb = nbs[ib];
+        const double *ga = G + (size_t)BP_GEMM * BP_GEMM, *gb = ga + (size_t)BP_GEMM * nb;
+        const double one = 1.0;
+        float tg0[BP_REPS_MAX];
+        for (int r = -1; r < reps; r++) {
+            BP_CHECK(cudaEventRecord(g0, sg));
+            for (int g = 0; g < bp_ngemm(nb); g++)
+                BP_CHECK(cublasDgemm(hg, CUBLAS_OP_N, CUBLAS_OP_N, BP_GEMM, BP_GEMM, nb, &one,
+                                     ga, BP_GEMM, gb, nb, &one, G, BP_GEMM));
+            BP_CHECK(cudaEventRecord(g1, sg));
+            BP_CHECK(cudaDeviceSynchronize());
+            if (r >= 0)
+                BP_CHECK(cudaEventElapsedTime(&tg0[r], g0, g1));
+        }
+        qsort(tg0, (size_t)reps, sizeof(float), cmp_f);
         for (int im = 0; im < nm; im++) {
-            const int m = ms[im], nb = nbs[ib];
+            const int m = ms[im];
             if (m < nb)
                 continue;
             const double flops = (double)m * nb * nb - (double)nb * nb * nb / 3.0;
-            float t[4][BP_REPS_MAX];
+            float t[4][BP_REPS_MAX], tg[4][BP_REPS_MAX];
             for (int v = 0; v < 4; v++) { /* hytile, hytile+gemm, cusolver, cusolver+gemm */
                 for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
                     BP_CHECK(cudaMemcpyAsync(A, A0, (size_t)m * nb * sizeof(double),
                                              cudaMemcpyDeviceToDevice, sp));
                     if (v >= 2) {
-                        const double one = 1.0, zero = 0.0;
+                        const double zero = 0.0;
                         BP_CHECK(cublasDgeam(hp, CUBLAS_OP_T, CUBLAS_OP_N, m, nb, &one, A, nb,
                                              &zero, P, m, P, m));
                     }
+                    /* the restore and the transposition out of the DGEMMs' window */
+                    BP_CHECK(cudaStreamSynchronize(sp));
                     if (v & 1) {
-                        const double one = 1.0;
-                        for (int g = 0; g < 2; g++)
+                        BP_CHECK(cudaEventRecord(g0, sg));
+                        for (int g = 0; g < bp_ngemm(nb); g++)
                             BP_CHECK(cublasDgemm(hg, CUBLAS_OP_N, CUBLAS_OP_N, BP_GEMM, BP_GEMM,
-                                                 BP_GEMM, &one, G, BP_GEMM,
-                                                 G + (size_t)BP_GEMM * BP_GEMM, BP_GEMM, &one,
-                                                 G + (size_t)2 * BP_GEMM * BP_GEMM, BP_GEMM));
-                        BP_CHECK(cudaStreamSynchronize(sp));
+                                                 nb, &one, ga, BP_GEMM, gb, nb, &one, G,
+                                                 BP_GEMM));
+                        BP_CHECK(cudaEventRecord(g1, sg));
                         /* let the GEMM occupy the GPU first */
                         struct timespec ts = {0, 2000000};
                         nanosleep(&ts, NULL);
@@ -142,21 +173,32 @@ int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, i
                         BP_CHECK(cusolverDnDgetrf(sh, m, nb, P, m, swork, piv, info));
                     BP_CHECK(cudaEventRecord(e1, sp));
                     BP_CHECK(cudaDeviceSynchronize());
-                    if (r >= 0)
+                    if (r >= 0) {
                         BP_CHECK(cudaEventElapsedTime(&t[v][r], e0, e1));
+                        if (v & 1)
+                            BP_CHECK(cudaEventElapsedTime(&tg[v][r], g0, g1));
+                    }
                 }
                 qsort(t[v], (size_t)reps, sizeof(float), cmp_f);
+                if (v & 1)
+                    qsort(tg[v], (size_t)reps, sizeof(float), cmp_f);
             }
             double md[4];
             for (int v = 0; v < 4; v++)
                 md[v] = t[v][reps / 2];
-            printf("%7d %5d | %9.3f %7.2f %9.3f %7.2f | %9.3f %7.2f %9.3f %7.2f | %6.2f %6.2f\n",
-                   m, nb, md[0], flops / md[0] * 1e-9, md[1], flops / md[1] * 1e-9, md[2],
-                   flops / md[2] * 1e-9, md[3], flops / md[3] * 1e-9, md[2] / md[0],
+            /* what the panel cost the DGEMMs beside it: their time over their time alone */
+            const double lost1 = tg[1][reps / 2] - tg0[reps / 2];
+            const double lost3 = tg[3][reps / 2] - tg0[reps / 2];
+            printf("%7d %5d | %9.3f %7.2f %9.3f %7.2f %8.3f | %9.3f %7.2f %9.3f %7.2f %8.3f | "
+                   "%6.2f %6.2f\n",
+                   m, nb, md[0], flops / md[0] * 1e-9, md[1], flops / md[1] * 1e-9, lost1, md[2],
+                   flops / md[2] * 1e-9, md[3], flops / md[3] * 1e-9, lost3, md[2] / md[0],
                    md[3] / md[1]);
             fflush(stdout);
         }
-    printf("(alone, concur: cuSOLVER's time over hytile's; > 1: hytile faster)\n");
+    }
+    printf("(gemm+ms: how much longer the DGEMMs took with the panel beside them than alone; "
+           "alone, concur: cuSOLVER's time over hytile's; > 1: hytile faster)\n");
 cleanup:
     free(h);
     cudaFree(A);
@@ -171,6 +213,10 @@ cleanup:
         cudaEventDestroy(e0);
     if (e1)
         cudaEventDestroy(e1);
+    if (g0)
+        cudaEventDestroy(g0);
+    if (g1)
+        cudaEventDestroy(g1);
     if (sh)
         cusolverDnDestroy(sh);
     if (hp)

@@ -1,7 +1,9 @@
 // How long does a kernel wait for an SM while DGEMMs fill the GPU, by its footprint?
 // (experiment, not built by meson):
 //   nvcc -O3 -gencode=arch=compute_90,code=sm_90 -Xptxas -v tools/launch_wait.cu -lcublas \
-//        -o /tmp/launch_wait && /tmp/launch_wait        (on a GPU)
+//        -o /tmp/launch_wait && /tmp/launch_wait [K]       (on a GPU)
+// K: the DGEMMs' inner dimension (default 8192: 8192^3; below, 16384 x 16384 x K, the shape of
+// the LU's trailing update with nb = K).
 //
 // docs/performance.md (twenty-fifth stop): the native panel takes 1.6 ms alone for 512 x 512
 // and 11.4 beside 8192^3 DGEMMs (cuSOLVER's 0.95 / 2.0); leaf CTAs of 128 threads instead of
@@ -17,8 +19,7 @@
 // shared memory a CTA, CTAs, and "regs": every thread holding 64 doubles live across its spin
 // (128 registers, as the leaf kernels).  Prints the median and the mean wait, in us.
 //
-// Status: written 2026-11-27 after the session's device time was spent; compiled here (128
-// registers with 84 bytes of spill for the "regs" form), not yet run on a GPU.
+// Measured 2026-11-27 (one H200, docs/performance.md, twenty-sixth stop).
 #include "tool_cuda.h"
 
 #include <cublas_v2.h>
@@ -70,7 +71,7 @@ struct shape {
     bool regs;
 };
 
-int main()
+int main(int argc, char **argv)
 {
     const shape shapes[] = {
         {"tiny (32 thr)", 32, 0, 1, false},
@@ -87,16 +88,23 @@ int main()
     cudaStream_t sp, sg;
     CK(cudaStreamCreateWithPriority(&sp, cudaStreamNonBlocking, hi));
     CK(cudaStreamCreateWithPriority(&sg, cudaStreamNonBlocking, lo));
-    const int n = 8192;
+    const int k = argc > 1 ? atoi(argv[1]) : 8192;
+    if (k < 1 || k > 8192) {
+        fprintf(stderr, "usage: launch_wait [K], 1 <= K <= 8192\n");
+        return 2;
+    }
+    const int n = k == 8192 ? 8192 : 16384;
+    // enough DGEMMs to outlast the chain: the flops of four 8192^3 ones (~80 ms)
+    const int ngemm = (int)(4.0 * 8192 * 8192 * 8192 / ((double)n * n * k) + 0.5);
     double *A, *B, *C, *junk;
     unsigned long long *ts;
-    CK(cudaMalloc(&A, (size_t)n * n * sizeof(double)));
-    CK(cudaMalloc(&B, (size_t)n * n * sizeof(double)));
+    CK(cudaMalloc(&A, (size_t)n * k * sizeof(double)));
+    CK(cudaMalloc(&B, (size_t)k * n * sizeof(double)));
     CK(cudaMalloc(&C, (size_t)n * n * sizeof(double)));
     CK(cudaMalloc(&junk, 1024 * sizeof(double)));
     CK(cudaMalloc(&ts, 2 * LAUNCHES * sizeof(unsigned long long)));
-    tool_fill(A, (size_t)n * n, 1.0);
-    tool_fill(B, (size_t)n * n, 1.0);
+    tool_fill(A, (size_t)n * k, 1.0);
+    tool_fill(B, (size_t)k * n, 1.0);
     tool_fill(junk, 1024, 1.0);
     cublasHandle_t h;
     CB(cublasCreate(&h));
@@ -106,15 +114,15 @@ int main()
     CK(cudaFuncSetAttribute(probe<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, 160 << 10));
     cudaFuncAttributes fa;
     CK(cudaFuncGetAttributes(&fa, probe<1>));
-    printf("probe<regs>: %d registers a thread; DGEMM %d^3 on a low-priority stream\n",
-           fa.numRegs, n);
+    printf("probe<regs>: %d registers a thread; %d DGEMMs %d x %d x %d on a low-priority "
+           "stream\n", fa.numRegs, ngemm, n, n, k);
     printf("%-36s | %21s | %21s\n", "kernel", "alone: median / mean", "beside: median / mean");
     for (const shape &s : shapes) {
         double med[2], mean[2];
         for (int beside = 0; beside < 2; beside++) {
-            if (beside) // enough DGEMMs to outlast the chain (each ~20 ms on an H100 or H200)
-                for (int g = 0; g < 4; g++)
-                    CB(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n, B, n, &zero,
+            if (beside)
+                for (int g = 0; g < ngemm; g++)
+                    CB(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, k, &one, A, n, B, k, &zero,
                                    C, n));
             if (beside) // let the first DGEMM fill the GPU
                 std::this_thread::sleep_for(std::chrono::milliseconds(3));

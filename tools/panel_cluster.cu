@@ -28,13 +28,12 @@
 // Every element sees the same FMAs in the same order as the unblocked right-looking dgetf2 (the
 // host reference below), so factors, pivots and INFO must agree to the bit.
 //
-// Status: written 2026-11-27 after the session's device time was spent; compiled here (128
-// registers, 276 bytes of spill loads); `host` checks the reference by its backward error and
-// the kernel's blocked order, emulated on the host (blocked_getf2), against it bit for bit (it
-// agrees on every shape and case); the kernel itself NOT yet run on a GPU.  Expected from the leaf probe's numbers (~2 us a column) and the FP64 rate
-// of the CUDA cores (no tensor cores in the updates): 8192 x 512 ~2 ms alone, about the same
-// beside the DGEMMs if the cluster gets its SMs once; 512 x 512 ~1.5-2 ms (one SM does all the
-// updates).
+// Status: measured 2026-11-27 on one H200 (docs/performance.md, twenty-sixth stop): the kernel
+// agrees with the reference to the bit on every shape and case (random, a zero column, NaN),
+// but is slow: 8192 x 512 6.4 ms alone and 9.0 beside (cusolverDnDgetrf 1.9 / 8.2), 512 x 512
+// 4.7 ms (0.96); the kernel's own clock (globaltimer) equals its event time, so the time is the
+// updates inside it on the CUDA cores of P SMs, not launches.  Predicted had been ~2 ms for
+// 8192 x 512 alone and beside, 1.5-2 ms for 512 x 512.  Not taken into the library.
 //
 // Prints, per m x nb: the kernel alone and beside back-to-back DGEMMs (8192^3, low-priority
 // stream; the panel on a high-priority one), cusolverDnDgetrf on a column-major m x nb matrix
