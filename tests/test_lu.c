@@ -255,6 +255,26 @@ static void check_auto_nb(void)
     }
 }
 
+/* lu.nb auto with GPU panels (lu.panel = gpu on host devices): 256, 512, and 1024 from N =
+ * 32768 and 16384 per device. */
+static void check_auto_nb_gpu(void)
+{
+    static const int cases[][3] = {{1, 4096, 256},   {1, 16384, 512},  {1, 32768, 1024},
+                                   {2, 16384, 512},  {2, 32768, 1024}, {4, 32768, 512},
+                                   {4, 65536, 1024}, {3, 49151, 512},  {3, 49152, 1024}};
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        char devs[16];
+        snprintf(devs, sizeof devs, "host:%d", cases[i][0]);
+        hyt_context_t *ctx = test_context(2, devs, "lu.nb", "auto", "lu.panel", "gpu",
+                                          (char *)NULL);
+        hyt_lu_params_t p;
+        CHECK(!hyt_lu_params(ctx, cases[i][1], cases[i][1], &p) && p.nb == cases[i][2],
+              "GPU panels on %d devices, N %d: auto nb %d, expected %d", cases[i][0],
+              cases[i][1], p.nb, cases[i][2]);
+        hyt_context_destroy(ctx);
+    }
+}
+
 int main(int argc, char **argv)
 {
     /* "quick": the default, named */
@@ -272,6 +292,7 @@ int main(int argc, char **argv)
     check_bad_args(ctx3);
     check_ties(ctx3);
     check_auto_nb();
+    check_auto_nb_gpu();
 
     /* shapes, including empty, tiny, m != n, not multiples of nb */
     static const int shapes[][2] = {{0, 0}, {0, 5}, {5, 0}, {1, 1}, {1, 7}, {7, 1}, {2, 2},

@@ -18,11 +18,12 @@
  *   GPU panels (CUDA GPUs): nb 512 from min(m,n) >= 8192, else 256; lookahead 4
  *             (4 x H200 at N = 98304: lookahead 4 125.7, 2 123.4 TFLOP/s; nb 512 28.4 vs
  *             256 26.9 TFLOP/s on one H200 at N = 65536); nb 1024 from min(m,n) >=
- *             NB1024_MIN per GPU, i.e. while each GPU keeps at least 32 tile columns of 1024
- *             (one H200, device-resident, N = 65536: 4.11 s against 4.98 s with 512: the
- *             trailing GEMMs with K = 1024 run near 46 TFLOP/s instead of 36-40; two H100s,
- *             N = 65536: 2.136 / 2.137 s against 2.847 / 2.848 with 512, cusolverMgGetrf
- *             2.649 s; 2026-11-27; four GPUs not measured with 1024).
+ *             NB1024_MIN, and NB1024_MIN_PER_GPU per GPU, i.e. while each GPU keeps at least
+ *             16 tile columns of 1024 (one H200, device-resident, N = 65536: 4.11 s against
+ *             4.98 s with 512: the trailing GEMMs with K = 1024 run near 46 TFLOP/s instead of
+ *             36-40; two H100s, N = 65536: 2.136 / 2.137 s against 2.847 / 2.848 with 512,
+ *             cusolverMgGetrf 2.649 s; two H200s, N = 32768: 0.378 s against 0.403 with 512;
+ *             2026-11-27; four GPUs not measured with 1024).
  *   CPU panels with devices: nb 256, lookahead 2 (the seed's scheme; slower on H200s).
  */
 #include "drv_internal.h"
@@ -33,9 +34,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* GPU panels: nb 1024 from this min(m,n) per GPU on (docs/performance.md, 2026-11-24 and
- * 2026-11-27) */
+/* GPU panels: nb 1024 from this min(m,n) on, and from this much per GPU (docs/performance.md,
+ * 2026-11-24 and 2026-11-27) */
 #define NB1024_MIN 32768
+#define NB1024_MIN_PER_GPU 16384
 /* GPU panels: the native panel LU on PANEL_CTAS CTAs for the panels of more than
  * PANEL_NATIVE_ROWS rows on one GPU with nb 1024 or more, cuSOLVER's for the others.  On 16 of
  * an H200's 132 SMs the native panel costs the bulk update beside it about its share of the
@@ -66,7 +68,7 @@ int hyt_drv_check_panel(const char *value, char *err, size_t errlen)
 static const hyt_config_keydef_t lu_keys[] = {
     {{"lu.nb", "HYT_NB", "auto",
       "tile size nb (1..4096); auto: 512 with GPU panels (256 below N = 8192, 1024 from "
-      "N = 32768 per GPU), 192 on CPUs "
+      "N = 32768 and 16384 per GPU), 192 on CPUs "
       "only (less for small matrices, and with 8 workers or more below N = 6144; 384 from "
       "N = 8192 where that leaves 4 tile columns per worker; 512 from N = 24576 with 32 "
       "workers or more)"},
@@ -188,8 +190,11 @@ static int params(hyt_context_t *ctx, int m, int n, int lapack, hyt_lu_params_t 
     if (lapack && p->gpu_panel && mn < hyt_gpu_min_n(ctx, 'L'))
         p->ndevices = p->gpu_panel = 0;
     if (nb < 0)
-        nb = p->gpu_panel ? ((int64_t)mn >= (int64_t)NB1024_MIN * p->ndevices ? 1024
-                             : mn >= 8192 ? 512 : 256)
+        nb = p->gpu_panel ? (mn >= NB1024_MIN && (int64_t)mn >= (int64_t)NB1024_MIN_PER_GPU *
+                                                            p->ndevices
+                                 ? 1024
+                             : mn >= 8192 ? 512
+                                          : 256)
              : p->ndevices ? 256
              : cpu_nb(nw, mn);
     if (la < 0)
