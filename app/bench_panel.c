@@ -49,7 +49,8 @@ enum { BP_GEMM = 16384, BP_REPS_MAX = 64 };
 /* DGEMMs of BP_GEMM x BP_GEMM x nb to outlast the panel: the flops of four 8192^3 (~80 ms) */
 static int bp_ngemm(int nb)
 {
-    return (int)(4.0 * 8192 * 8192 * 8192 / ((double)BP_GEMM * BP_GEMM * nb) + 0.5);
+    const int n = (int)(4.0 * 8192 * 8192 * 8192 / ((double)BP_GEMM * BP_GEMM * nb) + 0.5);
+    return n > 0 ? n : 1;
 }
 
 int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, int nnb, int reps,
