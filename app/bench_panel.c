@@ -6,8 +6,10 @@
  * situation of the LU, whose panel stream has the highest priority).  The inner dimension
  * matters: a DGEMM's CTAs live in proportion to it, and a panel kernel that needs the
  * registers or shared memory of an SM full of DGEMM CTAs waits for one of them to leave
- * (tools/launch_wait.cu).  Times are medians of `reps` runs with CUDA events on the panel's stream; every
- * run starts from the same panel (restored by a device copy outside the timed region).
+ * (tools/launch_wait.cu).  Times are medians of `reps` runs with CUDA events on the panel's
+ * stream; every run starts from the same panel (restored by a device copy outside the timed
+ * region).  Beside the DGEMMs it also reports how much longer they took than alone: what the
+ * panel cost the update.
  * CPU panels are timed by hytile bench-cpu.
  */
 #include "bench_panel.h"
