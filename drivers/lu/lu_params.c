@@ -189,14 +189,13 @@ static int params(hyt_context_t *ctx, int m, int n, int lapack, hyt_lu_params_t 
                                    (!strcmp(panel, "auto") && hyt_drv_cuda(ctx)));
     if (lapack && p->gpu_panel && mn < hyt_gpu_min_n(ctx, 'L'))
         p->ndevices = p->gpu_panel = 0;
-    if (nb < 0)
-        nb = p->gpu_panel ? (mn >= NB1024_MIN && (int64_t)mn >= (int64_t)NB1024_MIN_PER_GPU *
-                                                            p->ndevices
-                                 ? 1024
-                             : mn >= 8192 ? 512
-                                          : 256)
+    if (nb < 0) {
+        const int wide = mn >= NB1024_MIN &&
+                         (int64_t)mn >= (int64_t)NB1024_MIN_PER_GPU * p->ndevices;
+        nb = p->gpu_panel ? (wide ? 1024 : mn >= 8192 ? 512 : 256)
              : p->ndevices ? 256
              : cpu_nb(nw, mn);
+    }
     if (la < 0)
         la = p->gpu_panel ? 4 : p->ndevices ? 2 : 1;
     if (pc < 0) {
