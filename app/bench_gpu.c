@@ -119,7 +119,8 @@ static int usage(void)
             "  --panel: the panel LU alone on M x NB panels (default M = 1024 ... 131072, NB =\n"
             "  256, 512, 1024): hytile's GPU panel (gpu.panel_ctas CTAs) against\n"
             "  cusolverDnDgetrf, alone and beside DGEMMs of the LU's trailing update\n"
-            "  (16384 x 16384 x NB); R runs each, median.\n"
+            "  (16384 x 16384 x NB), and what each panel cost those DGEMMs; R runs each,\n"
+            "  median.\n"
             "       hytile bench-gpu --chol N [N...] [--nb NB] [--lookahead L] [--reps R]\n"
             "  the GPU-only Cholesky against cusolverDnDpotrf (device-resident; details:\n"
             "  hytile bench-gpu --chol with no N)\n");
