@@ -831,6 +831,16 @@ struct leaf_cl_slots {
     double drow[2][LEAF_W];
 };
 
+/* The warp's largest key (hi, lo), compared as one 64-bit number, into *mh and *ml, and the
+ * first lane that holds it (every lane of the warp calls it). */
+__device__ __forceinline__ static int leaf_key_argmax(unsigned hi, unsigned lo, unsigned *mh,
+                                                      unsigned *ml)
+{
+    *mh = __reduce_max_sync(0xffffffffu, hi);
+    *ml = __reduce_max_sync(0xffffffffu, hi == *mh ? lo : 0u);
+    return __ffs(__ballot_sync(0xffffffffu, hi == *mh && lo == *ml)) - 1;
+}
+
 __global__ void __launch_bounds__(LEAF_THREADS, 1)
 hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv,
                                int *info, double *ws, int nctas)
@@ -867,9 +877,8 @@ hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, i
         const unsigned long long bits = (unsigned long long)__double_as_longlong(fabs(x[jj]));
         const unsigned hi = cand ? (unsigned)(bits >> 32) + 1u : 0u;
         const unsigned lo = cand ? (unsigned)bits : 0u;
-        const unsigned mh = __reduce_max_sync(full, hi);
-        const unsigned ml = __reduce_max_sync(full, hi == mh ? lo : 0u);
-        const int wl = __ffs(__ballot_sync(full, hi == mh && lo == ml)) - 1;
+        unsigned mh, ml;
+        const int wl = leaf_key_argmax(hi, lo, &mh, &ml);
         if (lane == wl) {
 #pragma unroll
             for (int k = 0; k < LEAF_W; k++)
@@ -887,9 +896,8 @@ hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, i
         if (wid == 0) {
             const unsigned h = lane < LEAF_WARPS ? whi[lane] : 0u;
             const unsigned l = lane < LEAF_WARPS ? wlo[lane] : 0u;
-            const unsigned bh = __reduce_max_sync(full, h);
-            const unsigned bl = __reduce_max_sync(full, h == bh ? l : 0u);
-            const int bw = __ffs(__ballot_sync(full, h == bh && l == bl)) - 1;
+            unsigned bh, bl;
+            const int bw = leaf_key_argmax(h, l, &bh, &bl);
             if (lane == 0) {
                 S.hi[par] = bh;
                 S.lo[par] = bl;
@@ -907,9 +915,8 @@ hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, i
                 h = Rs->hi[par];
                 l = Rs->lo[par];
             }
-            const unsigned bh = __reduce_max_sync(full, h);
-            const unsigned bl = __reduce_max_sync(full, h == bh ? l : 0u);
-            const int bc = __ffs(__ballot_sync(full, h == bh && l == bl)) - 1;
+            unsigned bh, bl;
+            const int bc = leaf_key_argmax(h, l, &bh, &bl);
             const leaf_cl_slots *D = cl.map_shared_rank(&S, 0);
             const double dl = D->drow[par][lane];
             const double djj = __shfl_sync(full, dl, jj);
