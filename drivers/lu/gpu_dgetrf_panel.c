@@ -82,12 +82,12 @@ int hyt_gpu_panel_setup(hyt_gpu_lu_t *g)
      * panel task runs on the device's PANEL stream, in order, so one handle serves all the LUs
      * of the context (the task sets the stream; bodies run on the device's one thread). */
     void *h;
-    int lwork = 0, m = mmax;
+    int lwork = 0;
     int rc = hyt_device_handle(g->dev, &solver_class, &h);
     if (rc)
         return rc;
     g->solver = h;
-    HYT_CUSOLVER_TRY(g->dev, cusolverDnDgetrf_bufferSize(h, m, g->nb, NULL, m, &lwork));
+    HYT_CUSOLVER_TRY(g->dev, cusolverDnDgetrf_bufferSize(h, mmax, g->nb, NULL, mmax, &lwork));
     /* the native panel's workspace too when the taller panels use it */
     const size_t cus = (size_t)g->colsz * sizeof(double) + (size_t)(lwork > 0 ? lwork : 1) *
                        sizeof(double);
