@@ -48,11 +48,21 @@ static int cmp_f(const void *a, const void *b)
 
 enum { BP_GEMM = 16384, BP_REPS_MAX = 64 };
 
-/* DGEMMs of BP_GEMM x BP_GEMM x nb to outlast the panel: the flops of four 8192^3 (~80 ms) */
-static int bp_ngemm(int nb)
+/* On hg's stream, between the events g0 and g1: DGEMMs C += A B of BP_GEMM x BP_GEMM x nb (G:
+ * C, then A, then B), enough to outlast the panel: the flops of four 8192^3 (~80 ms).
+ * Returns 0 or the failing call's status. */
+static int bp_gemms(cublasHandle_t hg, cudaStream_t sg, cudaEvent_t g0, cudaEvent_t g1,
+                    double *G, int nb)
 {
-    const int n = (int)(4.0 * 8192 * 8192 * 8192 / ((double)BP_GEMM * BP_GEMM * nb) + 0.5);
-    return n > 0 ? n : 1;
+    const double one = 1.0, *ga = G + (size_t)BP_GEMM * BP_GEMM, *gb = ga + (size_t)BP_GEMM * nb;
+    int n = (int)(4.0 * 8192 * 8192 * 8192 / ((double)BP_GEMM * BP_GEMM * nb) + 0.5), e;
+    if ((e = (int)cudaEventRecord(g0, sg)))
+        return e;
+    for (int g = 0; g < (n > 0 ? n : 1); g++)
+        if ((e = (int)cublasDgemm(hg, CUBLAS_OP_N, CUBLAS_OP_N, BP_GEMM, BP_GEMM, nb, &one, ga,
+                                  BP_GEMM, gb, nb, &one, G, BP_GEMM)))
+            return e;
+    return (int)cudaEventRecord(g1, sg);
 }
 
 int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, int nnb, int reps,
@@ -126,15 +136,9 @@ int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, i
     for (int ib = 0; ib < nnb; ib++) {
         /* the DGEMMs' time alone, to tell what a panel beside them costs them */
         const int nb = nbs[ib];
-        const double *ga = G + (size_t)BP_GEMM * BP_GEMM, *gb = ga + (size_t)BP_GEMM * nb;
-        const double one = 1.0;
         float tg0[BP_REPS_MAX];
         for (int r = -1; r < reps; r++) {
-            BP_CHECK(cudaEventRecord(g0, sg));
-            for (int g = 0; g < bp_ngemm(nb); g++)
-                BP_CHECK(cublasDgemm(hg, CUBLAS_OP_N, CUBLAS_OP_N, BP_GEMM, BP_GEMM, nb, &one,
-                                     ga, BP_GEMM, gb, nb, &one, G, BP_GEMM));
-            BP_CHECK(cudaEventRecord(g1, sg));
+            BP_CHECK(bp_gemms(hg, sg, g0, g1, G, nb));
             BP_CHECK(cudaDeviceSynchronize());
             if (r >= 0)
                 BP_CHECK(cudaEventElapsedTime(&tg0[r], g0, g1));
@@ -151,19 +155,14 @@ int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, i
                     BP_CHECK(cudaMemcpyAsync(A, A0, (size_t)m * nb * sizeof(double),
                                              cudaMemcpyDeviceToDevice, sp));
                     if (v >= 2) {
-                        const double zero = 0.0;
+                        const double one = 1.0, zero = 0.0;
                         BP_CHECK(cublasDgeam(hp, CUBLAS_OP_T, CUBLAS_OP_N, m, nb, &one, A, nb,
                                              &zero, P, m, P, m));
                     }
                     /* the restore and the transposition out of the DGEMMs' window */
                     BP_CHECK(cudaStreamSynchronize(sp));
                     if (v & 1) {
-                        BP_CHECK(cudaEventRecord(g0, sg));
-                        for (int g = 0; g < bp_ngemm(nb); g++)
-                            BP_CHECK(cublasDgemm(hg, CUBLAS_OP_N, CUBLAS_OP_N, BP_GEMM, BP_GEMM,
-                                                 nb, &one, ga, BP_GEMM, gb, nb, &one, G,
-                                                 BP_GEMM));
-                        BP_CHECK(cudaEventRecord(g1, sg));
+                        BP_CHECK(bp_gemms(hg, sg, g0, g1, G, nb));
                         /* let the GEMM occupy the GPU first */
                         struct timespec ts = {0, 2000000};
                         nanosleep(&ts, NULL);
