@@ -7,10 +7,12 @@
  * Calls with no work (no tiles, no columns, no interchanges, an empty C) return 0 before any
  * device call, on both backends alike.
  */
+#include "hyt_core_seq.h" /* hyt_gpu_dpotrf on host devices */
 #include "hyt_gpu_hpl.h"
 #include "hyt_gpu_kernels.h"
 
 #include <cblas.h>
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -455,19 +457,30 @@ static int need_cublas(const hyt_devctx_t *dc, const char *fn)
 }
 #endif
 
-int hyt_gpu_dpotf2(const hyt_devctx_t *dc, char uplo, int n, double *A, int lda, int *info)
+/* The arguments of a Cholesky of an n x n block (n <= maxn), as hyt_gpu_dpotf2 and
+ * hyt_gpu_dpotrf take them: 0 or HYT_ERR_INVALID with the message. */
+static int check_chol_block(const hyt_devctx_t *dc, const char *fn, char uplo, int n, int maxn,
+                            const double *A, int lda, const int *info)
 {
-    static const char fn[] = "hyt_gpu_dpotf2";
     int rc = check_dc(dc, fn);
     if (rc)
         return rc;
     if (!uplo_ok(uplo))
         return hyt_error(HYT_ERR_INVALID, "%s: uplo '%c' (must be 'L' or 'U')", fn, uplo);
-    if (n < 0 || n > HYT_DPOTF2_MAX_N || lda < max1(n))
+    if (n < 0 || n > maxn || lda < max1(n))
         return hyt_error(HYT_ERR_INVALID, "%s: n = %d, lda = %d (need 0 <= n <= %d, lda >= "
-                         "max(n, 1))", fn, n, lda, HYT_DPOTF2_MAX_N);
+                         "max(n, 1))", fn, n, lda, maxn);
     if (!info || (n > 0 && !A))
         return hyt_error(HYT_ERR_INVALID, "%s: %s is NULL", fn, !info ? "info" : "A");
+    return HYT_SUCCESS;
+}
+
+int hyt_gpu_dpotf2(const hyt_devctx_t *dc, char uplo, int n, double *A, int lda, int *info)
+{
+    static const char fn[] = "hyt_gpu_dpotf2";
+    int rc = check_chol_block(dc, fn, uplo, n, HYT_DPOTF2_MAX_N, A, lda, info);
+    if (rc)
+        return rc;
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if ((rc = host_fault(dc, fn)))
             return rc;
@@ -479,6 +492,26 @@ int hyt_gpu_dpotf2(const hyt_devctx_t *dc, char uplo, int n, double *A, int lda,
     if ((rc = hyt_cuda_dpotf2_ws(dc->dev, dc->stream, &work)))
         return rc;
     return hyt_cuda_dpotf2(dc->dev, dc->cuda_stream, uplo, n, A, lda, info, work);
+#else
+    return no_cuda(dc, fn);
+#endif
+}
+
+int hyt_gpu_dpotrf(const hyt_devctx_t *dc, char uplo, int n, double *A, int lda, int *info)
+{
+    static const char fn[] = "hyt_gpu_dpotrf";
+    int rc = check_chol_block(dc, fn, uplo, n, INT_MAX, A, lda, info);
+    if (rc)
+        return rc;
+    const char u = is_lower(uplo) ? 'L' : 'U';
+    if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
+        if ((rc = host_fault(dc, fn)))
+            return rc;
+        *info = n > 0 ? hyt_core_dpotrf(u, n, A, lda) : 0;
+        return HYT_SUCCESS;
+    }
+#if HYT_HAVE_CUDA
+    return hyt_cuda_dpotrf(dc->dev, dc->cuda_stream, dc->stream, u, n, A, lda, info);
 #else
     return no_cuda(dc, fn);
 #endif

@@ -160,6 +160,10 @@ int hyt_ref_dpotf2(char uplo, int n, double *a, int lda);
  *   hyt_gpu_dsyrk:  C = alpha op(A) op(A)^T + beta C on the uplo triangle of the n x n C (trans
  *     'N': A n x k; 'T': A k x n). */
 int hyt_gpu_dpotf2(const hyt_devctx_t *dc, char uplo, int n, double *A, int lda, int *info);
+/*   hyt_gpu_dpotrf: LAPACK's dpotrf of the uplo triangle of an n x n block of any order, by the
+ *     vendor's library: cusolverDnDpotrf (gpu_solver.c; its workspace the device's, per
+ *     stream); host: hyt_core_dpotrf.  *info as hyt_gpu_dpotf2's. */
+int hyt_gpu_dpotrf(const hyt_devctx_t *dc, char uplo, int n, double *A, int lda, int *info);
 int hyt_gpu_dtrsm(const hyt_devctx_t *dc, char side, char uplo, char transa, char diag, int m,
                   int n, double alpha, const double *A, int lda, double *B, int ldb);
 int hyt_gpu_dsyrk(const hyt_devctx_t *dc, char uplo, char trans, int n, int k, double alpha,
@@ -233,6 +237,12 @@ int hyt_cuda_dtrsm_few(hyt_device_t *dev, void *stream, char side, char uplo, ch
                        char diag, int m, int n, double alpha, const double *A, int lda,
                        double *B, int ldb);
 int hyt_cuda_icopy_to_host(hyt_device_t *dev, void *stream, int *dst, const int *src, int n);
+/* cuSOLVER (gpu_solver.c): the device's handle (a cusolverDnHandle_t, made on first use,
+ * shared by every caller of the context's device task bodies), and hyt_gpu_dpotrf's CUDA
+ * version through it on `stream` (sidx: its HYT_STREAM_* index, which picks the workspace). */
+int hyt_cuda_solver(hyt_device_t *dev, void **handle);
+int hyt_cuda_dpotrf(hyt_device_t *dev, void *stream, int sidx, char uplo, int n, double *A,
+                    int lda, int *info);
 #endif
 
 #ifdef __cplusplus

@@ -43,6 +43,17 @@ int hyt_cuda_injected(const char *call, const char *file, int line);
             return hyt_cublas_error((int)hyt_s_, #call, __FILE__, __LINE__);                   \
     } while (0)
 
+/* cuSOLVER calls (the caller includes cusolverDn.h; CUSOLVER_STATUS_SUCCESS is 0). */
+#define HYT_CUSOLVER_TRY(dev, call)                                                            \
+    do {                                                                                       \
+        if (hyt_device_fault_point(dev))                                                       \
+            return hyt_cuda_injected(#call, __FILE__, __LINE__);                               \
+        int hyt_s_ = (int)(call);                                                              \
+        if (hyt_s_ != 0)                                                                       \
+            return hyt_error(HYT_ERR_DEVICE, "%s:%d: %s failed: cuSOLVER status %d", __FILE__, \
+                             __LINE__, #call, hyt_s_);                                         \
+    } while (0)
+
 /* Before every kernel launch: an injected fault (debug.fault_device) is a launch that did not
  * happen, as a real launch failure is; after it consulting the fault point would report a
  * failure for a kernel that runs, and callers could not know the state of its data. */

@@ -29,16 +29,6 @@
 #include "hyt_cuda_check.h"
 
 #include <cusolverDn.h>
-
-#define HYT_CUSOLVER_TRY(dev, call)                                                            \
-    do {                                                                                       \
-        if (hyt_device_fault_point(dev))                                                       \
-            return hyt_cuda_injected(#call, __FILE__, __LINE__);                               \
-        cusolverStatus_t hyt_s_ = (call);                                                      \
-        if (hyt_s_ != CUSOLVER_STATUS_SUCCESS)                                                 \
-            return hyt_error(HYT_ERR_DEVICE, "%s:%d: %s failed: cuSOLVER status %d", __FILE__, \
-                             __LINE__, #call, (int)hyt_s_);                                    \
-    } while (0)
 #endif
 
 /* The CTAs of the native panel for a panel of m rows, or 0 for cuSOLVER's
@@ -47,27 +37,6 @@ static int panel_ctas(const hyt_gpu_lu_t *g, int m)
 {
     return hyt_lu_panel_native(g->panel_ctas, g->panel_native_rows, m) ? g->panel_ctas : 0;
 }
-
-#if HYT_HAVE_CUDA
-/* One cuSOLVER handle per device and context, made on the first LU that needs it (the runtime's
- * handle slot): creating one costs milliseconds and a workspace, too much for every call. */
-static int solver_create(hyt_device_t *dev, void **handle)
-{
-    cusolverDnHandle_t h;
-    HYT_CUSOLVER_TRY(dev, cusolverDnCreate(&h));
-    *handle = h;
-    return HYT_SUCCESS;
-}
-
-static void solver_destroy(hyt_device_t *dev, void *handle)
-{
-    (void)dev;
-    cusolverDnDestroy((cusolverDnHandle_t)handle);
-}
-
-static const hyt_device_handle_class_t solver_class = {
-    .name = "cuSOLVER", .create = solver_create, .destroy = solver_destroy};
-#endif
 
 int hyt_gpu_panel_setup(hyt_gpu_lu_t *g)
 {
@@ -83,7 +52,7 @@ int hyt_gpu_panel_setup(hyt_gpu_lu_t *g)
      * of the context (the task sets the stream; bodies run on the device's one thread). */
     void *h;
     int lwork = 0;
-    int rc = hyt_device_handle(g->dev, &solver_class, &h);
+    int rc = hyt_cuda_solver(g->dev, &h);
     if (rc)
         return rc;
     g->solver = h;
