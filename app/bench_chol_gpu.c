@@ -227,6 +227,7 @@ static int usage(void)
             "                        [--lookahead L[,L...]] [--leaf W[,W...]] [--reps R]\n"
             "                        [--gemm] [--devices cuda:0|host:1] [--no-peer] [--dmat]\n"
             "                        [--hybrid] [--mg-block B[,B...]] [--inv-rows R[,R...]]\n"
+            "                        [--tail T[,T...]]\n"
             "  hytile's GPU-only Cholesky (hyt_dpotrf_device) against cusolverDnDpotrf on the\n"
             "  same SPD matrix, both on the GPU; best of R runs each, residuals checked; every\n"
             "  combination of the lists; --gemm: cuBLAS DGEMM rates at M = N = n, n/2, K = nb.\n"
@@ -237,7 +238,8 @@ static int usage(void)
             "  --hybrid (lower), cusolverMgPotrf on them all, each block of --mg-block (default\n"
             "  256,512), the fastest compared.  --inv-rows: chol.inv_rows (rows from which a\n"
             "  panel's solve is a GEMM with the inverse; auto, or a count, 1: always), a row\n"
-            "  each.\n");
+            "  each.  --tail: chol.tail (the order from which the trailing matrix is factored\n"
+            "  by one cusolverDnDpotrf; auto, or a count, 0: never), a row each.\n");
     return 2;
 }
 
@@ -256,22 +258,22 @@ static int parse_ints(const char *t, int *v, int room, long max)
     return *t ? -1 : k;
 }
 
-/* "auto,1,16384" into v (auto: 0, else 1..2^30); the count, or -1. */
-static int parse_rows(const char *t, int *v, int room)
+/* "auto,1,16384" into v (auto: auto_value, else min..2^30); the count, or -1. */
+static int parse_rows(const char *t, int *v, int room, int auto_value, int min)
 {
     int k = 0;
     while (*t && k < room) {
         const char *end = strchr(t, ',');
         size_t len = end ? (size_t)(end - t) : strlen(t);
         if (len == 4 && !strncmp(t, "auto", 4))
-            v[k++] = 0;
+            v[k++] = auto_value;
         else {
             char num[16];
             if (len < 1 || len >= sizeof num)
                 return -1;
             memcpy(num, t, len);
             num[len] = 0;
-            if (parse_ints(num, v + k, 1, 1L << 30) != 1 || v[k] < 1)
+            if (parse_ints(num, v + k, 1, 1L << 30) != 1 || v[k] < min)
                 return -1;
             k++;
         }
@@ -516,7 +518,8 @@ int hyt_bench_chol_gpu(int argc, char **argv)
 {
     int ns[32], nn = 0, nbs[16] = {0}, nnb = 1, las[16] = {-1}, nla = 1, leafs[16] = {0};
     int nleaf = 1, reps = 1, peer = 1, gemm = 0, dmat = 0, hybrid = 0, mgs[8] = {256, 512};
-    int nmg = 2, invs[16] = {0}, ninv = 1, inv_given = 0;
+    int nmg = 2, invs[16] = {0}, ninv = 1, inv_given = 0, tails[16] = {-1}, ntail = 1;
+    int tail_given = 0;
     char uplos[2] = {'L'};
     int nuplo = 1;
     const char *devices = "cuda:0";
@@ -571,9 +574,14 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                     return usage();
             i++;
         } else if (!strcmp(a, "--inv-rows")) {
-            if ((ninv = parse_rows(v, invs, 16)) < 1)
+            if ((ninv = parse_rows(v, invs, 16, 0, 1)) < 1)
                 return usage();
             inv_given = 1;
+            i++;
+        } else if (!strcmp(a, "--tail")) {
+            if ((ntail = parse_rows(v, tails, 16, -1, 0)) < 1)
+                return usage();
+            tail_given = 1;
             i++;
         } else if (!strcmp(a, "--reps")) {
             if (parse_ints(v, &reps, 1, 1000) != 1 || reps < 1)
@@ -667,17 +675,23 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             }
             for (int b = 0; b < nnb; b++)
                 for (int l = 0; l < nla; l++) {
-                    for (int f = 0; f < nleaf * ninv; f++) {
+                    for (int f = 0; f < nleaf * ninv * ntail; f++) {
                         hyt_chol_dev_params_t p = {nbs[b], las[l], leafs[f % nleaf],
-                                                   invs[f / nleaf]};
+                                                   invs[f / nleaf % ninv],
+                                                   tails[f / (nleaf * ninv)]};
                         hyt_chol_params_device(ctx, n, &p);
-                        char iv[16] = "auto", what[48] = "";
+                        char iv[16] = "auto", what[64] = "";
                         if (p.inv_rows > 0)
                             snprintf(iv, sizeof iv, "%d", p.inv_rows);
+                        int wl = 0;
                         if (inv_given) /* a device matrix's solve is of the upper form */
-                            snprintf(what, sizeof what, "   inv_rows %d",
-                                     p.inv_rows > 0 ? p.inv_rows
-                                                     : hyt_chol_inv_rows(ctx, dmat ? 'U' : uplo));
+                            wl = snprintf(what, sizeof what, "   inv_rows %d",
+                                          p.inv_rows > 0
+                                              ? p.inv_rows
+                                              : hyt_chol_inv_rows(ctx, dmat ? 'U' : uplo));
+                        if (tail_given && !dmat)
+                            snprintf(what + wl, sizeof what - (size_t)wl, "   tail %d",
+                                     p.tail >= 0 ? p.tail : hyt_chol_tail(ctx, dev, uplo));
                         double th = NAN, res = NAN;
                         if (dmat)
                             p.leaf = 0;
@@ -712,7 +726,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                             status = 1;
                             continue;
                         }
-                        hyt_chol_dev_params_t dp = {nbs[b], las[l], 0, 0};
+                        hyt_chol_dev_params_t dp = {nbs[b], las[l], 0, 0, -1};
                         hyt_chol_params(ctx, n, &hp);
                         hyt_chol_params_device(ctx, n, &dp);
                         if (!print_row(n, uplo, g ? dp.nb : hp.nb, g ? dp.lookahead
@@ -736,7 +750,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
         hyt_host_free(ctx, F);
         /* the DGEMM ceiling at this n, with the device matrix freed */
         for (int b = 0; b < nnb && gemm && cuda; b++) {
-            hyt_chol_dev_params_t p = {nbs[b], -1, 0, 0};
+            hyt_chol_dev_params_t p = {nbs[b], -1, 0, 0, -1};
             hyt_chol_params_device(ctx, n, &p);
             gemm_rates(hyt_device_ordinal(dev), n, p.nb, reps > 3 ? reps : 3);
         }

@@ -11,7 +11,10 @@
  * devices refused; the asynchronous call, two factorizations in one sequence.  The panels' solve
  * both ways (gpu_chol_trsm.c): as the defaults choose it, then a GEMM with the inverse of the
  * diagonal block on every panel (chol.inv_rows 1: the same cases again), on the first panels
- * only, and on an ill-conditioned matrix against the TRSM.
+ * only, and on an ill-conditioned matrix against the TRSM.  The tail (chol.tail: the last
+ * trailing matrix in one vendor dpotrf; off in the cases above, whose subject is the loop nest,
+ * but for the public calls): in the middle, narrower than a block, the whole matrix, after a
+ * wide block; INFO before it, at its first column and inside it; NaN in it; the key's values.
  *
  * Usage: test_chol_gpu          on one host device (the same task graph with the host
  *                               references: quick suite)
@@ -26,6 +29,7 @@
 #include <math.h>
 
 static hyt_context_t *ctx;
+static int g_tail; /* the tail of the factorizations by parameters (0: none) */
 
 /* Copies host <-> device 0 as tasks (the same calls on both backends). */
 static void copy(void *dst, const void *src, size_t bytes, int d2h)
@@ -46,7 +50,7 @@ static int factor(char uplo, int n, double *A, int lda, int nb, int la, int leaf
             hyt_last_error());
     memcpy(h, A, bytes);
     copy(dA, h, bytes, 0);
-    hyt_chol_dev_params_t p = {nb, la, leaf, 0};
+    hyt_chol_dev_params_t p = {nb, la, leaf, 0, g_tail};
     int info = public ? hyt_dpotrf_device(ctx, uplo, n, dA, lda)
                       : hyt_dpotrf_device_params(ctx, uplo, n, dA, lda, &p);
     copy(h, dA, bytes, 1);
@@ -82,10 +86,14 @@ static void check_leaf(char uplo, int n, int nb, int la, int leaf, int fail, int
         CHECK(e < LU_THRESH, "%c n %d nb %d la %d leaf %d: backward error %g", uplo, n, nb, la,
               leaf, e);
     } else if (info == fail) {
-        /* the columns before the failing block are final: L L^T matches there */
+        /* the columns before the failing block are final: L L^T matches there (before the tail
+         * when it fails there: the vendor's blocks are not ours) */
         int c0 = (fail - 1) / (nb > 0 ? nb : n) * (nb > 0 ? nb : n);
+        const int t0 = g_tail > 0 && nb > 0 ? hyt_chol_tail_step(n, nb, g_tail) * nb : n;
         if (public)
             c0 = 0;
+        if (c0 > t0)
+            c0 = t0;
         double e = chol_backward_error(uplo, c0, A0, lda, A, lda);
         CHECK(e < LU_THRESH, "%c n %d nb %d la %d fail %d: the leading %d columns: %g", uplo, n,
               nb, la, fail, c0, e);
@@ -232,6 +240,41 @@ static void check_async(void)
     }
 }
 
+/* The tail (chol.tail, through the parameters): SPD, not positive definite, NaN. */
+static void check_tails(unsigned long long seed)
+{
+    for (int u = 0; u < 2; u++) {
+        const char uplo = "LU"[u];
+        static const struct { int n, nb, tail; } t[] = {
+            {300, 32, 100},  /* from step 7: 76 columns */
+            {300, 32, 20},   /* narrower than a block: the last 12 columns */
+            {100, 32, 100},  /* the whole matrix */
+            {100, 32, 5000}, /* more than the matrix */
+            {1300, 768, 600} /* after a block of two potf2 pieces: 532 columns */
+        };
+        for (int i = 0; i < (int)(sizeof t / sizeof t[0]); i++)
+            for (int la = 0; la <= 2; la++) {
+                g_tail = t[i].tail;
+                check(uplo, t[i].n, t[i].nb, la, 0, 0, seed++);
+            }
+        g_tail = 100; /* n 300, nb 32: the tail from column 225 (1-based) */
+        static const int fails[] = {1, 100, 224, 225, 226, 250, 300};
+        for (int f = 0; f < (int)(sizeof fails / sizeof fails[0]); f++)
+            check(uplo, 300, 32, 1, fails[f], 0, seed++);
+        g_tail = 600;
+        check(uplo, 1300, 768, 1, 600, 0, seed++);
+        check(uplo, 1300, 768, 2, 1000, 0, seed++);
+        g_tail = 80; /* n 100, nb 32: the tail from column 33 */
+        check_nan(uplo, 100, 32, 60, 40);
+        check_nan(uplo, 100, 32, 10, 3);
+    }
+    g_tail = 0;
+    CHECK(hyt_context_set(ctx, "chol.tail", "-1") == HYT_ERR_CONFIG &&
+              !hyt_context_set(ctx, "chol.tail", "0") &&
+              !hyt_context_set(ctx, "chol.tail", "auto"),
+          "chol.tail -1 refused, 0 and auto accepted: %s", hyt_last_error());
+}
+
 int main(int argc, char **argv)
 {
     const char *devices;
@@ -302,6 +345,7 @@ int main(int argc, char **argv)
         check_illcond(uplo, seed++);
     }
     set_inv_rows("auto");
+    check_tails(seed);
     /* the key: a count from 1, or auto */
     CHECK(hyt_context_set(ctx, "chol.inv_rows", "0") == HYT_ERR_CONFIG &&
               hyt_context_set(ctx, "chol.inv_rows", "-3") == HYT_ERR_CONFIG &&

@@ -94,9 +94,12 @@ typedef struct hyt_chol_dev {
     int n, ld, nb;   /* order, leading dimension, block size */
     int leaf;        /* the trailing update's recursion stops at SYRKs this wide */
     double *A;       /* device memory (host memory on host devices) */
-    int *dinfo;      /* ceil(n / nb) * ceil(nb / HYT_CHOL_DEV_PIECE) device ints: the potf2
-                      * INFO of piece p of step k at k * pieces + p */
+    int *dinfo;      /* hyt_chol_dev_ninfo(D) device ints: the potf2 INFO of piece p of step k
+                      * at k * pieces + p (pieces = ceil(nb / HYT_CHOL_DEV_PIECE)), the
+                      * tail's at tail_k * pieces */
     int inv_rows;    /* the panels' solve is a GEMM with the inverse from this many rows */
+    int tail_k;      /* the tail's step: from it the trailing matrix is factored by one
+                      * hyt_gpu_dpotrf (its INFO to dinfo[tail_k * pieces]); nt: no tail */
     double *work;    /* its workspace (hyt_chol_trsm): lwork device doubles, NULL when no
                       * panel reaches inv_rows */
     size_t lwork;
@@ -116,20 +119,32 @@ int hyt_chol_trsm(const hyt_devctx_t *dc, char uplo, int m, int kb, const double
                   double *B, int ldb, int min_rows, double *work, size_t lwork);
 int hyt_chol_inv_rows(hyt_context_t *ctx, char uplo);
 
-/* The device Cholesky's tunables ("auto": nb <= 0, lookahead < 0, leaf <= 0, inv_rows <= 0). */
+/* The device Cholesky's tunables ("auto": nb <= 0, lookahead < 0, leaf <= 0, inv_rows <= 0,
+ * tail < 0). */
 typedef struct hyt_chol_dev_params {
     int nb;         /* block size */
     int lookahead;  /* block columns updated on the lookahead stream */
     int leaf;       /* the width of the trailing update's SYRK leaves */
     int inv_rows;   /* the panels' solve is a GEMM with the inverse from this many rows (1:
                      * always) */
+    int tail;       /* the last trailing matrix of at most this order is factored by one
+                     * hyt_gpu_dpotrf (0: none) */
 } hyt_chol_dev_params_t;
-#define HYT_CHOL_DEV_PARAMS_AUTO ((hyt_chol_dev_params_t){0, -1, 0, 0})
+#define HYT_CHOL_DEV_PARAMS_AUTO ((hyt_chol_dev_params_t){0, -1, 0, 0, -1})
 
 /* The device Cholesky's parameters: the caller's where set, else chol.nb and chol.lookahead
  * where set, else the device defaults (dpotrf_gpu.c, measured in docs/performance.md); an
- * "auto" inv_rows stays (hyt_chol_inv_rows resolves it by triangle). */
+ * "auto" inv_rows or tail stays (hyt_chol_inv_rows and hyt_chol_tail resolve them by
+ * triangle). */
 void hyt_chol_params_device(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p);
+/* chol.tail for the GPU-only Cholesky of the uplo triangle on device dev (auto: dpotrf_gpu.c's
+ * defaults, by triangle and backend). */
+int hyt_chol_tail(hyt_context_t *ctx, hyt_device_t *dev, char uplo);
+/* The step of D's tail (hyt_chol_dev_t.tail_k) for a tail of at most `tail` columns. */
+int hyt_chol_tail_step(int n, int nb, int tail);
+/* The entries of D->dinfo the factorization writes (every piece of the steps before the
+ * tail's, then the tail's one). */
+size_t hyt_chol_dev_ninfo(const hyt_chol_dev_t *D);
 
 /* hyt_dpotrf_device with the caller's parameters ("auto" ones as hyt_dpotrf_device chooses
  * them): for tests and benchmarks. */
@@ -150,7 +165,7 @@ int hyt_pdpotrf_gpu(hyt_sequence_t *seq, const hyt_chol_dev_t *D, int lookahead,
  *              block, GEMM of the rows below);
  *   trailing:  the update of block columns j0.. by the panel of step k (A22 -= L L^T on the
  *              lower triangle, cut into large GEMMs and small SYRKs);
- *   info:      D->dinfo (all its entries) to h_info.
+ *   info:      D->dinfo (the entries it writes, hyt_chol_dev_ninfo) to h_info.
  * Dependencies and priorities are the caller's (tag, deps). */
 int hyt_insert_gpu_chol_panel(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_dev_t *D,
                               int k, int stream, const hyt_dep_t *deps, int ndeps);
@@ -159,6 +174,9 @@ int hyt_insert_gpu_chol_update(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_cho
                                int ndeps);
 int hyt_insert_gpu_chol_info(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_dev_t *D,
                              int *h_info, int stream, const hyt_dep_t *deps, int ndeps);
+/* The tail from step D->tail_k: the trailing matrix factored by hyt_gpu_dpotrf. */
+int hyt_insert_gpu_chol_tail(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_dev_t *D,
+                             int stream, const hyt_dep_t *deps, int ndeps);
 
 /* ---- The hybrid Cholesky (pdpotrf_hybrid.c, gpu_dpotrf_hybrid_tasks.c, chol_copy.c) ---------
  * The factorization of a host tile matrix on a context with devices: diagonal tiles and panels

@@ -6,7 +6,8 @@
  *   lookahead: 1;
  *   panel (chol.panel; LAPACK-layout calls with devices): auto, gpu with CUDA devices, from
  *       gpu.min_n on (the CPU workers alone below it);
- *   inv_rows (chol.inv_rows; the device panels' solve): auto, gpu_chol_trsm.c's defaults.
+ *   inv_rows (chol.inv_rows; the device panels' solve): auto, gpu_chol_trsm.c's defaults;
+ *   tail (chol.tail; the GPU-only Cholesky's last trailing matrix): auto, dpotrf_gpu.c's.
  */
 #include "chol_internal.h"
 
@@ -29,6 +30,11 @@ static const hyt_config_keydef_t chol_keys[] = {
       "block from which their solve is a GEMM with the block's inverse instead of a TRSM "
       "(1..2^30, 1: always); auto: 16384 for lower, 6144 for upper and for device matrices"},
      HYT_KEY_INT, 1, 1L << 30, 1, 1, NULL},
+    {{"chol.tail", "HYT_CHOL_TAIL", "auto",
+      "hyt_dpotrf_device: once the trailing matrix is at most this order (0..2^30), it is "
+      "factored in one call of the vendor's dpotrf (cusolverDnDpotrf); 0: never; auto: 12288 "
+      "for lower on CUDA devices, else 0"},
+     HYT_KEY_INT, 0, 1L << 30, 1, 1, NULL},
     {{"chol.panel", "HYT_CHOL_PANEL", "auto",
       "where the LAPACK-layout Cholesky factors its diagonal tiles and panels with devices: "
       "gpu (the array streamed to a device matrix, every step there), cpu (the hybrid: CPU "

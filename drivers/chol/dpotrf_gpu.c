@@ -3,8 +3,16 @@
  * (A = L L^T) or upper (A = U^T U), in place, with no host copy of A: the GPU-only loop nest
  * (pdpotrf_gpu.c).  Synchronous, with LAPACK's argument checks and INFO.
  *
- * Defaults (measured on one H200, docs/performance.md, 2026-11-24): AUTO_NB, AUTO_LEAF below;
- * lookahead 1. */
+ * Defaults (measured on one H200, docs/performance.md, 2026-11-24 and 2026-11-27): AUTO_NB,
+ * AUTO_LEAF and AUTO_TAIL_LOWER below; lookahead 1.
+ *
+ * The tail (chol.tail): once the trailing matrix is at most `tail` columns, one call of the
+ * vendor's dpotrf factors it.  cusolverDnDpotrf is faster than this loop nest on small lower
+ * matrices (1.8 against 5.2 ms at n = 4096, 7.2 against 11 at 8192, 36 against 41 at 16384:
+ * it runs them as a few fused kernels, where each of our steps queues several kernels on the
+ * critical path), and the last steps of a large factorization are such a matrix; its upper
+ * Cholesky is slower than ours (0.366 against 0.257 s at 32768), so the upper default has no
+ * tail. */
 #include "chol_internal.h"
 #include "hyt_gpu_kernels.h"
 
@@ -13,6 +21,7 @@
 #define AUTO_NB_LARGE_FROM 16384
 #define AUTO_NB 512 /* n >= 8192, else 256 */
 #define AUTO_LEAF 4096
+#define AUTO_TAIL_LOWER 12288 /* lower, CUDA devices; upper and host devices: none */
 
 int hyt_dpotrf_device(hyt_context_t *ctx, char uplo, int n, double *dA, int ldda)
 {
@@ -31,6 +40,32 @@ void hyt_chol_params_device(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p)
         p->lookahead = la >= 0 ? (int)la : 1;
     if (p->leaf <= 0)
         p->leaf = AUTO_LEAF;
+}
+
+int hyt_chol_tail(hyt_context_t *ctx, hyt_device_t *dev, char uplo)
+{
+    long t = hyt_config_get_int(hyt_context_config(ctx), "chol.tail");
+    if (t >= 0)
+        return (int)t;
+    return uplo == 'L' && hyt_device_backend(dev) == HYT_BACKEND_CUDA ? AUTO_TAIL_LOWER : 0;
+}
+
+int hyt_chol_tail_step(int n, int nb, int tail)
+{
+    const int nt = (n + nb - 1) / nb;
+    if (tail <= 0)
+        return nt;
+    if (tail >= n)
+        return 0;
+    const int k = (n - tail + nb - 1) / nb; /* the first step with n - k nb <= tail */
+    return k < nt ? k : nt;
+}
+
+size_t hyt_chol_dev_ninfo(const hyt_chol_dev_t *D)
+{
+    const size_t nt = (size_t)(D->n + D->nb - 1) / D->nb;
+    const size_t pieces = (size_t)(D->nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE;
+    return (size_t)D->tail_k < nt ? (size_t)D->tail_k * pieces + 1 : nt * pieces;
 }
 
 /* What the tasks of one call use until its end: freed by its cleanup task. */
@@ -62,7 +97,8 @@ static void call_free(void *p)
 }
 
 /* INFO: the first piece of the first step whose potf2 failed (every piece ran and wrote its
- * entry, piece q of step k at k pieces + q). */
+ * entry, piece q of step k at k pieces + q; the tail's is piece 0 of its step, the last
+ * entry). */
 static int info_body(const hyt_task_ctx_t *tc, void *p)
 {
     (void)tc;
@@ -107,29 +143,37 @@ static int device_async(hyt_sequence_t *seq, const char *fn, char uplo, int n, d
     hyt_chol_dev_params_t p = *params;
     hyt_chol_params_device(ctx, n, &p);
     const int nt = (n + p.nb - 1) / p.nb;
+    hyt_device_t *dev = hyt_context_device(ctx, 0);
+    const int tail_k = hyt_chol_tail_step(n, p.nb, p.tail >= 0 ? p.tail
+                                                            : hyt_chol_tail(ctx, dev, u));
     dev_call_t *c = calloc(1, sizeof *c);
     if (!c)
         return hyt_error(HYT_ERR_NOMEM, "%s: out of memory", fn);
-    *c = (dev_call_t){.ctx = ctx, .dev = hyt_context_device(ctx, 0), .ntok = (size_t)nt + 2,
-                      .nb = p.nb, .pieces = (p.nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE,
+    *c = (dev_call_t){.ctx = ctx, .dev = dev, .ntok = (size_t)nt + 2, .nb = p.nb,
+                      .pieces = (p.nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE,
                       .info = info};
-    c->ninfo = (size_t)nt * c->pieces;
+    hyt_chol_dev_t D = {.device = 0, .uplo = u, .n = n, .ld = ldda, .nb = p.nb, .leaf = p.leaf,
+                        .A = dA, .tail_k = tail_k};
+    c->ninfo = hyt_chol_dev_ninfo(&D);
     c->tok = hyt_tokens_create(c->ntok);
     c->h_info = hyt_host_malloc(ctx, c->ninfo * sizeof *c->h_info);
     int rc = c->tok && c->h_info ? HYT_SUCCESS : hyt_error(HYT_ERR_NOMEM, "%s: out of memory", fn);
     if (!rc)
         rc = hyt_device_malloc(c->dev, (void **)&c->dinfo, c->ninfo * sizeof *c->dinfo);
     const int inv_rows = p.inv_rows > 0 ? p.inv_rows : hyt_chol_inv_rows(ctx, u);
-    c->lwork = n - p.nb >= inv_rows && n > p.nb ? hyt_chol_trsm_work(p.nb, n - p.nb) : 0;
+    /* the first panel has the most rows below it */
+    c->lwork = tail_k > 0 && n - p.nb >= inv_rows && n > p.nb ? hyt_chol_trsm_work(p.nb, n - p.nb)
+                                                              : 0;
     if (!rc && c->lwork)
         rc = hyt_device_malloc(c->dev, (void **)&c->work, c->lwork * sizeof *c->work);
     if (rc) {
         call_free(c);
         return rc;
     }
-    hyt_chol_dev_t D = {.device = 0, .uplo = u, .n = n, .ld = ldda, .nb = p.nb, .leaf = p.leaf,
-                        .A = dA, .dinfo = c->dinfo, .inv_rows = inv_rows, .work = c->work,
-                        .lwork = c->lwork};
+    D.dinfo = c->dinfo;
+    D.inv_rows = inv_rows;
+    D.work = c->work;
+    D.lwork = c->lwork;
     rc = hyt_pdpotrf_gpu(seq, &D, p.lookahead, c->tok, c->h_info);
     /* INFO, then the cleanup, each a CPU task after every task on c's tokens (RW on them
      * all); without the list the cleanup reports the error */

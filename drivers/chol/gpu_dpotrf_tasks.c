@@ -19,6 +19,9 @@
  *              halves, one GEMM for the rectangle under the first half) down to SYRKs of at
  *              most D->leaf columns, so that most flops run as a few large GEMMs; the rows
  *              below c1 in one GEMM.
+ *   tail       from step D->tail_k, the trailing matrix in one hyt_gpu_dpotrf (the vendor's
+ *              dpotrf: cusolverDnDpotrf; host: hyt_core_dpotrf), its INFO to
+ *              D->dinfo[tail_k P]
  *   info       D->dinfo -> host.
  *
  * Why the GEMM: cuBLAS's DTRSM runs the panel's shapes at 14-15 TFLOP/s, a quarter of its GEMM
@@ -161,19 +164,29 @@ static int update_body(const hyt_devctx_t *dc, void *p)
     return forward(dc, rc);
 }
 
+static int tail_body(const hyt_devctx_t *dc, void *p)
+{
+    const chol_args_t *a = p;
+    const hyt_chol_dev_t *D = &a->D;
+    const int c = D->tail_k * D->nb;
+    const int pieces = (D->nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE;
+    return forward(dc, hyt_gpu_dpotrf(dc, D->uplo, D->n - c, AT(D, c, c), D->ld,
+                                      D->dinfo + (int64_t)D->tail_k * pieces));
+}
+
 static int info_body(const hyt_devctx_t *dc, void *p)
 {
     const chol_args_t *a = p;
-    const int nt = (a->D.n + a->D.nb - 1) / a->D.nb;
-    const int pieces = (a->D.nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE;
     return forward(dc, hyt_dev_memcpy_d2h(dc, a->h_info, a->D.dinfo,
-                                          (size_t)nt * pieces * sizeof(int)));
+                                          hyt_chol_dev_ninfo(&a->D) * sizeof(int)));
 }
 
 static const hyt_kernel_t panel_kernel = {.name = "gpu_chol_panel", .dev = panel_body,
                                           .cat = HYT_CAT_PANEL};
 static const hyt_kernel_t update_kernel = {.name = "gpu_chol_update", .dev = update_body,
                                            .cat = HYT_CAT_GPU};
+static const hyt_kernel_t tail_kernel = {.name = "gpu_chol_tail", .dev = tail_body,
+                                         .cat = HYT_CAT_PANEL};
 static const hyt_kernel_t info_kernel = {.name = "gpu_chol_info", .dev = info_body,
                                          .cat = HYT_CAT_DMA};
 
@@ -206,4 +219,11 @@ int hyt_insert_gpu_chol_info(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_
 {
     chol_args_t a = {*D, 0, 0, 0, h_info};
     return insert(seq, &info_kernel, tag, &a, stream, deps, ndeps);
+}
+
+int hyt_insert_gpu_chol_tail(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_dev_t *D,
+                             int stream, const hyt_dep_t *deps, int ndeps)
+{
+    chol_args_t a = {*D, D->tail_k, 0, 0, NULL};
+    return insert(seq, &tail_kernel, tag, &a, stream, deps, ndeps);
 }

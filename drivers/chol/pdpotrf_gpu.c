@@ -14,6 +14,9 @@
  *                  diagonal block, GEMM of the rows below
  *   trailing       block columns k+la+1 .. nt-1 in one task (the bulk of      COMPUTE stream
  *                  the flops: large GEMMs)
+ *   tail           at step D->tail_k (chol.tail), instead of the steps from   LOOKAHEAD stream
+ *                  there: the trailing matrix in one call of the vendor's
+ *                  dpotrf, after every update of its columns
  *
  * so that panel k+1 (it waits only for the lookahead update of column k+1) runs on the
  * high-priority streams while the trailing update of step k still runs: the seed's lookahead.
@@ -31,7 +34,7 @@
  *            It stands for all of them, so a trailing task lists only the one column that
  *            leaves the trailing part at the next step (col[k+la+1], which the lookahead task
  *            of step k+1 then waits for); listing the others would add transitive edges only;
- *   info     D->dinfo: the panels write it, the final copy to the host reads it.
+ *   info     D->dinfo: the panels and the tail write it, the final copy to the host reads it.
  * A lookahead task of step k does not wait for the trailing task of step k-1: the columns
  * they touch are disjoint (k+1..k+la against k+la+1..).
  *
@@ -42,6 +45,8 @@
  * nothing waits on a value), which keeps the device queues free of host round trips.
  */
 #include "chol_internal.h"
+
+#include <stdlib.h>
 
 /* Priorities (higher first among ready tasks): panels, then lookahead columns (the nearest
  * first), then the trailing updates, older steps first. */
@@ -56,6 +61,20 @@ int hyt_pdpotrf_gpu(hyt_sequence_t *seq, const hyt_chol_dev_t *D, int lookahead,
 #define COL(j) hyt_token(tok, (size_t)(j))
     int rc = 0;
     for (int k = 0; k < nt && !rc; k++) {
+        if (k == D->tail_k) { /* after the lookahead and trailing updates of its columns */
+            const int nd = nt - k + 2;
+            hyt_dep_t *xd = malloc((size_t)nd * sizeof *xd);
+            if (!xd)
+                return hyt_error(HYT_ERR_NOMEM, "hyt_dpotrf_device: out of memory");
+            for (int j = k; j < nt; j++)
+                xd[j - k] = (hyt_dep_t){COL(j), HYT_RW};
+            xd[nd - 2] = (hyt_dep_t){trail, HYT_RW};
+            xd[nd - 1] = (hyt_dep_t){info, HYT_RW};
+            rc = hyt_insert_gpu_chol_tail(seq, (hyt_tag_t){PRIO_PANEL - k, k, k, nt - 1}, D,
+                                          HYT_STREAM_LOOKAHEAD, xd, nd);
+            free(xd);
+            break;
+        }
         // panel
         hyt_dep_t pd[2] = {{COL(k), HYT_RW}, {info, HYT_RW}};
         rc = hyt_insert_gpu_chol_panel(seq, (hyt_tag_t){PRIO_PANEL - k, k, k, k}, D, k,
