@@ -110,6 +110,7 @@ int hyt_context_create(const hyt_config_t *cfg_in, hyt_context_t **out)
         return hyt_rt_error(HYT_ERR_NOMEM, "out of memory creating a context");
     pthread_mutex_init(&ctx->cfg_lock, NULL);
     pthread_mutex_init(&ctx->staging_lock, NULL);
+    pthread_mutex_init(&ctx->pinned_lock, NULL);
     pthread_mutex_init(&ctx->lock, NULL);
     pthread_mutex_init(&ctx->insert_lock, NULL);
     pthread_mutex_init(&ctx->window_lock, NULL);
@@ -269,6 +270,7 @@ void hyt_context_destroy(hyt_context_t *ctx)
      * device: clear it while the devices exist */
     hyt_rtable_clear(&ctx->regions);
     hyt_host_free(ctx, ctx->staging); /* page-locked: while CUDA is still up */
+    hyt_host_cache_free(ctx);
     hyt_devices_destroy(ctx);
     hyt_tcache_free(&ctx->ins_cache);
     while (ctx->pool) {
@@ -289,6 +291,7 @@ void hyt_context_destroy(hyt_context_t *ctx)
     hyt_config_destroy(ctx->cfg);
     pthread_mutex_destroy(&ctx->cfg_lock);
     pthread_mutex_destroy(&ctx->staging_lock);
+    pthread_mutex_destroy(&ctx->pinned_lock);
     pthread_mutex_destroy(&ctx->lock);
     pthread_mutex_destroy(&ctx->insert_lock);
     pthread_mutex_destroy(&ctx->window_lock);

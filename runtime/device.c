@@ -17,10 +17,18 @@ typedef struct alloc_rec {
     size_t bytes;
 } alloc_rec_t;
 
+/* Small blocks (at most KEEP_SMALL bytes, sized to powers of two) that hyt_device_free kept
+ * for the next hyt_device_malloc of their size: a cudaMalloc with its cudaFree costs ~75 us (one
+ * H200), and the cudaFree waits for the whole device. */
+#define KEEP_SMALL ((size_t)1 << 20)
+#define KEEP_MAX 16
+
 typedef struct dev_allocs {
     pthread_mutex_t lock;
     alloc_rec_t *a;
     int n, cap;
+    alloc_rec_t kept[KEEP_MAX]; /* not counted in the device's mem_used */
+    int nkept;
 } dev_allocs_t;
 
 /* The library handles of hyt_device_handle, in creation order. */
@@ -209,6 +217,8 @@ static void device_free_one(hyt_device_t *dev)
     pthread_mutex_destroy(&x->handles.lock);
     for (int i = 0; i < x->allocs.n; i++)
         dev->ops->free(dev, x->allocs.a[i].p);
+    for (int i = 0; i < x->allocs.nkept; i++)
+        dev->ops->free(dev, x->allocs.kept[i].p);
     free(x->allocs.a);
     pthread_mutex_destroy(&x->allocs.lock);
     if (dev->priv)
@@ -373,6 +383,12 @@ int hyt_device_malloc(hyt_device_t *dev, void **ptr, size_t bytes)
 {
     dev_allocs_t *al = &extra_of(dev)->allocs;
     *ptr = NULL;
+    if (bytes <= KEEP_SMALL) { /* a power of two from 256 bytes, perhaps a kept one */
+        size_t b = 256;
+        while (b < bytes)
+            b *= 2;
+        bytes = b;
+    }
     if (dev->mem_cap && atomic_load(&dev->mem_used) + bytes > dev->mem_cap)
         return hyt_rt_error(HYT_ERR_DEVICE_MEMORY, "%s: allocating %zu bytes would exceed "
                             "gpu.memory_limit (%zu bytes, %zu in use)", dev->name, bytes,
@@ -391,7 +407,16 @@ int hyt_device_malloc(hyt_device_t *dev, void **ptr, size_t bytes)
         al->a = a;
         al->cap = cap;
     }
-    int rc = dev->ops->malloc(dev, ptr, bytes);
+    int rc = -1;
+    for (int i = 0; i < al->nkept && bytes <= KEEP_SMALL; i++)
+        if (al->kept[i].bytes == bytes) {
+            *ptr = al->kept[i].p;
+            al->kept[i] = al->kept[--al->nkept];
+            rc = 0;
+            break;
+        }
+    if (rc)
+        rc = dev->ops->malloc(dev, ptr, bytes);
     if (!rc) {
         al->a[al->n].p = *ptr;
         al->a[al->n].bytes = bytes;
@@ -411,8 +436,11 @@ void hyt_device_free(hyt_device_t *dev, void *ptr)
     for (int i = 0; i < al->n; i++) {
         if (al->a[i].p == ptr) {
             atomic_fetch_sub(&dev->mem_used, al->a[i].bytes);
+            if (al->a[i].bytes <= KEEP_SMALL && al->nkept < KEEP_MAX)
+                al->kept[al->nkept++] = al->a[i];
+            else
+                dev->ops->free(dev, ptr);
             al->a[i] = al->a[--al->n];
-            dev->ops->free(dev, ptr);
             break;
         }
     }
@@ -463,6 +491,8 @@ int hyt_dev_memcpy2d(const hyt_devctx_t *dc, void *dst, size_t dpitch, const voi
 
 #define HOST_HDR 64
 enum { HOST_PAGEABLE = 1, HOST_PINNED = 2 };
+/* The header: the kind (an int), then the block's bytes after the header (a size_t at 8). */
+#define HOST_BYTES(p) (*(size_t *)((unsigned char *)(p) + 8))
 
 #if HYT_HAVE_CUDA
 void *hyt_cuda_host_alloc(size_t bytes);
@@ -479,7 +509,21 @@ void *hyt_host_malloc(hyt_context_t *ctx, size_t bytes)
     if (ctx && ctx->have_cuda && hyt_config_get_int(ctx->cfg, "gpu.pinned")) {
         /* an injected fault (debug.fault_device) falls back silently: it is no real failure */
         int injected = hyt_fault_device_call(ctx);
-        if (!injected)
+        if (bytes <= HYT_PINNED_SMALL) { /* a power of two from 4 KiB, perhaps a kept one */
+            size_t b = 4096;
+            while (b < bytes)
+                b *= 2;
+            bytes = b;
+            pthread_mutex_lock(&ctx->pinned_lock);
+            for (int i = 0; i < ctx->pinned_cached && !injected; i++)
+                if (HOST_BYTES(ctx->pinned_cache[i]) == bytes) {
+                    p = ctx->pinned_cache[i];
+                    ctx->pinned_cache[i] = ctx->pinned_cache[--ctx->pinned_cached];
+                    break;
+                }
+            pthread_mutex_unlock(&ctx->pinned_lock);
+        }
+        if (!injected && !p)
             p = hyt_cuda_host_alloc(bytes + HOST_HDR);
         if (p)
             kind = HOST_PINNED;
@@ -496,22 +540,41 @@ void *hyt_host_malloc(hyt_context_t *ctx, size_t bytes)
             return NULL;
     }
     *(int *)p = kind;
+    HOST_BYTES(p) = bytes;
     return p + HOST_HDR;
 }
 
 void hyt_host_free(hyt_context_t *ctx, void *ptr)
 {
-    (void)ctx;
     if (!ptr)
         return;
     unsigned char *p = (unsigned char *)ptr - HOST_HDR;
 #if HYT_HAVE_CUDA
     if (*(int *)p == HOST_PINNED) {
-        hyt_cuda_host_free(p);
+        int kept = 0;
+        if (ctx && HOST_BYTES(p) <= HYT_PINNED_SMALL) {
+            pthread_mutex_lock(&ctx->pinned_lock);
+            if ((kept = ctx->pinned_cached < HYT_PINNED_CACHE))
+                ctx->pinned_cache[ctx->pinned_cached++] = p;
+            pthread_mutex_unlock(&ctx->pinned_lock);
+        }
+        if (!kept)
+            hyt_cuda_host_free(p);
         return;
     }
+#else
+    (void)ctx;
 #endif
     free(p);
+}
+
+void hyt_host_cache_free(hyt_context_t *ctx)
+{
+#if HYT_HAVE_CUDA
+    for (int i = 0; i < ctx->pinned_cached; i++)
+        hyt_cuda_host_free(ctx->pinned_cache[i]);
+#endif
+    ctx->pinned_cached = 0;
 }
 
 void *hyt_host_staging_acquire(hyt_context_t *ctx, size_t want, size_t least, size_t *got)

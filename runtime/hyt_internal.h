@@ -43,6 +43,8 @@ int hyt_device_fault_point(hyt_device_t *dev);
  * context frees its own when it ends. */
 void *hyt_host_staging_acquire(hyt_context_t *ctx, size_t want, size_t least, size_t *got);
 void hyt_host_staging_release(hyt_context_t *ctx, void *p);
+/* Frees the small page-locked blocks that hyt_host_free kept for reuse (context end). */
+void hyt_host_cache_free(hyt_context_t *ctx);
 
 /* "4000,8000,..." -> sizes (each 1..10^7); returns the count, or -1 on bad text or > max. */
 int hyt_parse_sizes(const char *text, int *ns, int max);
