@@ -11,8 +11,8 @@
 # the scaling of "lu" on every GPU; "trace": hytile hpl -n TRACE_N on every GPU with an SVG
 # Gantt chart of its trace; "panels": the LU at NS1 with cuSOLVER's panels, the default and
 # the native panel everywhere; "lapack": LAPACK's DGE/DPO tests preloaded on the GPUs; "abi":
-# dgesv_ and dposv_ through the ABI against OpenBLAS); NS, NS1, CHOL_NS, TRACE_N, ABI_N the
-# sizes; LIMIT the seconds a step may take (default 300; 580 for "sanitize", which took
+# dgesv_ and dposv_ through the ABI against OpenBLAS); NS, NS1, CHOL_NS, CHOL_DMAT_NS, TRACE_N,
+# ABI_N the sizes; LIMIT the seconds a step may take (default 300; 580 for "sanitize", which took
 # 268-350 s on one H200 before its mixed-panel runs and over 540 s after: with a device call
 # limited to 600 s, run it in two calls, e.g. STEPS=sanitize HYTILE_SANITIZE_TOOLS="memcheck
 # racecheck", then "synccheck initcheck"; see tests/gpu-sanitize.sh).
@@ -74,12 +74,14 @@ for s in $steps; do
         ;;
     chol)
         # shellcheck disable=SC2086
-        timeout "$lim" $hy bench-gpu --chol ${CHOL_NS:-32768 65536} --uplo L,U --reps "${REPS:-2}" >"$out/chol.log" 2>&1
+        timeout "$lim" $hy bench-gpu --chol ${CHOL_NS:-4096 8192 16384 32768 65536} --uplo L,U \
+            --reps "${REPS:-2}" >"$out/chol.log" 2>&1
         stamp "bench-gpu --chol: exit $?"
         tail -n 12 "$out/chol.log" | tee -a "$out/summary.txt"
         # the device matrix's Cholesky (hyt_dpotrf_dmat) on every GPU
         # shellcheck disable=SC2086
-        timeout "$lim" $hy bench-gpu --chol ${CHOL_NS:-32768 65536} --dmat --devices cuda --reps "${REPS:-2}" >"$out/chol_dmat.log" 2>&1
+        timeout "$lim" $hy bench-gpu --chol ${CHOL_DMAT_NS:-32768 65536} --dmat --devices cuda \
+            --reps "${REPS:-2}" >"$out/chol_dmat.log" 2>&1
         stamp "bench-gpu --chol --dmat: exit $?"
         tail -n 6 "$out/chol_dmat.log" | tee -a "$out/summary.txt"
         ;;
