@@ -1215,6 +1215,57 @@ static void test_dev_faults(const char *devices)
     }
 }
 
+/* The runtime keeps small freed blocks for the next allocation of their size class (runtime/
+ * device.c: at most 1 MiB, powers of two from 256 bytes; 16 per device): a freed block comes
+ * back for a request of its class and not for another; kept blocks are not counted against
+ * gpu.memory_limit; more than 16 freed blocks do not leak (ASan; the device frees the kept
+ * ones at its end); on CUDA, page-locked host blocks likewise (powers of two from 4 KiB). */
+static void test_kept_blocks(const char *devices)
+{
+    hyt_context_t *c = test_context(1, devices, "gpu.memory_limit", "1M", (char *)NULL);
+    hyt_device_t *dev = hyt_context_device(c, 0);
+    void *a, *b, *d, *v[20];
+    REQUIRE(!hyt_device_malloc(dev, &a, 100), "%s", hyt_last_error());
+    if (!use_cuda) /* host memory: a kept block keeps its bytes, a freed one gets the C
+                    * library's free-list pointers in its first ones */
+        memset(a, 0x5a, 100);
+    hyt_device_free(dev, a);
+    REQUIRE(!hyt_device_malloc(dev, &b, 200), "%s", hyt_last_error());
+    CHECK(b == a, "a freed 100-byte block comes back for 200 bytes (class 256)");
+    if (!use_cuda && b == a) {
+        const unsigned char *u = b;
+        int same = 1;
+        for (int i = 0; i < 100; i++)
+            same &= u[i] == 0x5a;
+        CHECK(same, "the block came back through the C library, not kept");
+    }
+    REQUIRE(!hyt_device_malloc(dev, &d, 300), "%s", hyt_last_error());
+    CHECK(d != a, "a 300-byte request (class 512) got the 256-byte block");
+    hyt_device_free(dev, b);
+    hyt_device_free(dev, d);
+    CHECK(hyt_device_mem_available(dev) == (size_t)1 << 20,
+          "kept blocks counted against the cap: %zu bytes available of 1 MiB",
+          hyt_device_mem_available(dev));
+    void *big;
+    REQUIRE(!hyt_device_malloc(dev, &big, (size_t)1 << 20), "the whole cap: %s",
+            hyt_last_error());
+    CHECK(hyt_device_malloc(dev, &d, 1) == HYT_ERR_DEVICE_MEMORY, "beyond the cap accepted");
+    hyt_device_free(dev, big);
+    for (int i = 0; i < 20; i++)
+        REQUIRE(!hyt_device_malloc(dev, &v[i], 64), "block %d: %s", i, hyt_last_error());
+    for (int i = 0; i < 20; i++)
+        hyt_device_free(dev, v[i]);
+    if (use_cuda) {
+        void *h1 = hyt_host_malloc(c, 100), *h2;
+        REQUIRE(h1, "page-locked host memory");
+        hyt_host_free(c, h1);
+        h2 = hyt_host_malloc(c, 4000);
+        CHECK(h2 == h1, "a freed page-locked block does not come back for its class (4 KiB)");
+        hyt_host_free(c, h2);
+    }
+    hyt_context_destroy(c);
+}
+
 int main(int argc, char **argv)
 {
     const char *devices;
@@ -1237,6 +1288,7 @@ int main(int argc, char **argv)
     test_icopy(ctx);
     test_dev_args(ctx);
     hyt_context_destroy(ctx);
+    test_kept_blocks(devices);
     test_dev_faults(devices);
     return test_result(use_cuda ? "test_gpu_kernels (cuda:0)" : "test_gpu_kernels (host:1)");
 }
