@@ -382,6 +382,7 @@ size_t hyt_device_mem_available(hyt_device_t *dev)
 int hyt_device_malloc(hyt_device_t *dev, void **ptr, size_t bytes)
 {
     dev_allocs_t *al = &extra_of(dev)->allocs;
+    const size_t asked = bytes;
     *ptr = NULL;
     if (bytes <= KEEP_SMALL) { /* a power of two from 256 bytes, perhaps a kept one */
         size_t b = 256;
@@ -391,7 +392,7 @@ int hyt_device_malloc(hyt_device_t *dev, void **ptr, size_t bytes)
     }
     if (dev->mem_cap && atomic_load(&dev->mem_used) + bytes > dev->mem_cap)
         return hyt_rt_error(HYT_ERR_DEVICE_MEMORY, "%s: allocating %zu bytes would exceed "
-                            "gpu.memory_limit (%zu bytes, %zu in use)", dev->name, bytes,
+                            "gpu.memory_limit (%zu bytes, %zu in use)", dev->name, asked,
                             dev->mem_cap, atomic_load(&dev->mem_used));
     if (hyt_fault_device_call(dev->ctx))
         return hyt_rt_error(HYT_ERR_DEVICE_MEMORY, "%s: injected fault in device allocation",
