@@ -17,19 +17,49 @@ typedef struct alloc_rec {
     size_t bytes;
 } alloc_rec_t;
 
-/* Small blocks (at most KEEP_SMALL bytes, sized to powers of two) that hyt_device_free kept
- * for the next hyt_device_malloc of their size: a cudaMalloc with its cudaFree costs ~75 us (one
- * H200), and the cudaFree waits for the whole device. */
-#define KEEP_SMALL ((size_t)1 << 20)
-#define KEEP_MAX 16
-
 typedef struct dev_allocs {
     pthread_mutex_t lock;
     alloc_rec_t *a;
     int n, cap;
-    alloc_rec_t kept[KEEP_MAX]; /* not counted in the device's mem_used */
-    int nkept;
+    hyt_kept_t kept; /* not counted in the device's mem_used */
 } dev_allocs_t;
+
+/* The size class of a small block (at most HYT_KEEP_SMALL bytes): the power of two from `least`
+ * that holds it; larger sizes as they are. */
+static size_t keep_class(size_t bytes, size_t least)
+{
+    if (bytes > HYT_KEEP_SMALL)
+        return bytes;
+    size_t b = least;
+    while (b < bytes)
+        b *= 2;
+    return b;
+}
+
+/* A kept block of exactly `bytes` (a size class), taken out of k, or NULL. */
+static void *keep_take(hyt_kept_t *k, size_t bytes)
+{
+    for (int i = 0; i < k->n; i++)
+        if (k->bytes[i] == bytes) {
+            void *p = k->p[i];
+            k->n--;
+            k->p[i] = k->p[k->n];
+            k->bytes[i] = k->bytes[k->n];
+            return p;
+        }
+    return NULL;
+}
+
+/* Keeps p (a block of `bytes`) in k when it is small and k has room: 1, else 0 (the caller
+ * frees it). */
+static int keep_put(hyt_kept_t *k, void *p, size_t bytes)
+{
+    if (bytes > HYT_KEEP_SMALL || k->n == HYT_KEEP_MAX)
+        return 0;
+    k->p[k->n] = p;
+    k->bytes[k->n++] = bytes;
+    return 1;
+}
 
 /* The library handles of hyt_device_handle, in creation order. */
 typedef struct dev_handle {
@@ -217,8 +247,8 @@ static void device_free_one(hyt_device_t *dev)
     pthread_mutex_destroy(&x->handles.lock);
     for (int i = 0; i < x->allocs.n; i++)
         dev->ops->free(dev, x->allocs.a[i].p);
-    for (int i = 0; i < x->allocs.nkept; i++)
-        dev->ops->free(dev, x->allocs.kept[i].p);
+    for (int i = 0; i < x->allocs.kept.n; i++)
+        dev->ops->free(dev, x->allocs.kept.p[i]);
     free(x->allocs.a);
     pthread_mutex_destroy(&x->allocs.lock);
     if (dev->priv)
@@ -384,12 +414,7 @@ int hyt_device_malloc(hyt_device_t *dev, void **ptr, size_t bytes)
     dev_allocs_t *al = &extra_of(dev)->allocs;
     const size_t asked = bytes;
     *ptr = NULL;
-    if (bytes <= KEEP_SMALL) { /* a power of two from 256 bytes, perhaps a kept one */
-        size_t b = 256;
-        while (b < bytes)
-            b *= 2;
-        bytes = b;
-    }
+    bytes = keep_class(bytes, 256); /* a small block may be a kept one */
     if (dev->mem_cap && atomic_load(&dev->mem_used) + bytes > dev->mem_cap)
         return hyt_rt_error(HYT_ERR_DEVICE_MEMORY, "%s: allocating %zu bytes would exceed "
                             "gpu.memory_limit (%zu bytes, %zu in use)", dev->name, asked,
@@ -408,16 +433,8 @@ int hyt_device_malloc(hyt_device_t *dev, void **ptr, size_t bytes)
         al->a = a;
         al->cap = cap;
     }
-    int rc = -1;
-    for (int i = 0; i < al->nkept && bytes <= KEEP_SMALL; i++)
-        if (al->kept[i].bytes == bytes) {
-            *ptr = al->kept[i].p;
-            al->kept[i] = al->kept[--al->nkept];
-            rc = 0;
-            break;
-        }
-    if (rc)
-        rc = dev->ops->malloc(dev, ptr, bytes);
+    *ptr = keep_take(&al->kept, bytes);
+    int rc = *ptr ? 0 : dev->ops->malloc(dev, ptr, bytes);
     if (!rc) {
         al->a[al->n].p = *ptr;
         al->a[al->n].bytes = bytes;
@@ -437,9 +454,7 @@ void hyt_device_free(hyt_device_t *dev, void *ptr)
     for (int i = 0; i < al->n; i++) {
         if (al->a[i].p == ptr) {
             atomic_fetch_sub(&dev->mem_used, al->a[i].bytes);
-            if (al->a[i].bytes <= KEEP_SMALL && al->nkept < KEEP_MAX)
-                al->kept[al->nkept++] = al->a[i];
-            else
+            if (!keep_put(&al->kept, ptr, al->a[i].bytes))
                 dev->ops->free(dev, ptr);
             al->a[i] = al->a[--al->n];
             break;
@@ -510,18 +525,10 @@ void *hyt_host_malloc(hyt_context_t *ctx, size_t bytes)
     if (ctx && ctx->have_cuda && hyt_config_get_int(ctx->cfg, "gpu.pinned")) {
         /* an injected fault (debug.fault_device) falls back silently: it is no real failure */
         int injected = hyt_fault_device_call(ctx);
-        if (bytes <= HYT_PINNED_SMALL) { /* a power of two from 4 KiB, perhaps a kept one */
-            size_t b = 4096;
-            while (b < bytes)
-                b *= 2;
-            bytes = b;
+        bytes = keep_class(bytes, 4096); /* a small block may be a kept one */
+        if (!injected) {
             pthread_mutex_lock(&ctx->pinned_lock);
-            for (int i = 0; i < ctx->pinned_cached && !injected; i++)
-                if (HOST_BYTES(ctx->pinned_cache[i]) == bytes) {
-                    p = ctx->pinned_cache[i];
-                    ctx->pinned_cache[i] = ctx->pinned_cache[--ctx->pinned_cached];
-                    break;
-                }
+            p = keep_take(&ctx->pinned_kept, bytes);
             pthread_mutex_unlock(&ctx->pinned_lock);
         }
         if (!injected && !p)
@@ -553,10 +560,9 @@ void hyt_host_free(hyt_context_t *ctx, void *ptr)
 #if HYT_HAVE_CUDA
     if (*(int *)p == HOST_PINNED) {
         int kept = 0;
-        if (ctx && HOST_BYTES(p) <= HYT_PINNED_SMALL) {
+        if (ctx) {
             pthread_mutex_lock(&ctx->pinned_lock);
-            if ((kept = ctx->pinned_cached < HYT_PINNED_CACHE))
-                ctx->pinned_cache[ctx->pinned_cached++] = p;
+            kept = keep_put(&ctx->pinned_kept, p, HOST_BYTES(p));
             pthread_mutex_unlock(&ctx->pinned_lock);
         }
         if (!kept)
@@ -572,10 +578,10 @@ void hyt_host_free(hyt_context_t *ctx, void *ptr)
 void hyt_host_cache_free(hyt_context_t *ctx)
 {
 #if HYT_HAVE_CUDA
-    for (int i = 0; i < ctx->pinned_cached; i++)
-        hyt_cuda_host_free(ctx->pinned_cache[i]);
+    for (int i = 0; i < ctx->pinned_kept.n; i++)
+        hyt_cuda_host_free(ctx->pinned_kept.p[i]);
 #endif
-    ctx->pinned_cached = 0;
+    ctx->pinned_kept.n = 0;
 }
 
 void *hyt_host_staging_acquire(hyt_context_t *ctx, size_t want, size_t least, size_t *got)

@@ -356,11 +356,18 @@ struct hyt_sequence {
 };
 
 #define HYT_MAX_WORKERS 1024
-/* Small page-locked host blocks (hyt_host_malloc, at most HYT_PINNED_SMALL bytes, sized to
- * powers of two) that a context keeps after their free, for the next calls: page-locking one
- * costs ~0.75 ms with its free (one H200), more than a small factorization. */
-#define HYT_PINNED_CACHE 16
-#define HYT_PINNED_SMALL ((size_t)1 << 20)
+/* Small freed blocks kept for the next allocation of their size class (runtime/device.c): a
+ * device's (hyt_device_free; a cudaMalloc with its cudaFree costs ~75 us on an H200 and the
+ * cudaFree waits for the whole device) and a context's page-locked host blocks
+ * (hyt_host_free; page-locking one and freeing it costs ~0.75 ms).  At most HYT_KEEP_MAX
+ * blocks of at most HYT_KEEP_SMALL bytes each, their sizes rounded up to powers of two. */
+#define HYT_KEEP_MAX 16
+#define HYT_KEEP_SMALL ((size_t)1 << 20)
+typedef struct hyt_kept {
+    void *p[HYT_KEEP_MAX];
+    size_t bytes[HYT_KEEP_MAX];
+    int n;
+} hyt_kept_t;
 
 /* Fields are grouped by the threads that write them, a cache line (or more) per group: a line
  * that 60 idle workers poll must not also hold what the inserting thread writes at every task
@@ -435,8 +442,7 @@ struct hyt_context {
     int staging_busy;
     /* the small page-locked blocks that calls freed, kept for the next ones (hyt_host_free) */
     pthread_mutex_t pinned_lock;
-    void *pinned_cache[HYT_PINNED_CACHE];
-    int pinned_cached;
+    hyt_kept_t pinned_kept;
 };
 
 /* Scheduler entry points (sched.c; hyt_sched_link: insert.c). */
