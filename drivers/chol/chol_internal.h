@@ -82,6 +82,11 @@ int hyt_drv_dpotrs_lapack(hyt_context_t *ctx, char uplo, int n, int nrhs, const 
  * transposed view, docs in gpu_dpotrf_tasks.c). */
 #define HYT_CHOL_DEV_PIECE 512 /* a diagonal block is factored in pieces this wide (<= the
                                 * fused potf2's HYT_DPOTF2_MAX_N) */
+/* The pieces of a block of nb columns. */
+static inline int hyt_chol_pieces(int nb)
+{
+    return (nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE;
+}
 /* LAPACK's INFO from the local INFO e > 0 of piece q of step k (block size nb): the piece
  * starts at column k nb + q HYT_CHOL_DEV_PIECE. */
 static inline int hyt_chol_piece_info(int k, int q, int nb, int e)

@@ -57,14 +57,13 @@ int hyt_chol_tail_step(int n, int nb, int tail)
         return nt;
     if (tail >= n)
         return 0;
-    const int k = (n - tail + nb - 1) / nb; /* the first step with n - k nb <= tail */
-    return k < nt ? k : nt;
+    return (n - tail + nb - 1) / nb; /* the first step with n - k nb <= tail (nt: none) */
 }
 
 size_t hyt_chol_dev_ninfo(const hyt_chol_dev_t *D)
 {
     const size_t nt = (size_t)(D->n + D->nb - 1) / D->nb;
-    const size_t pieces = (size_t)(D->nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE;
+    const size_t pieces = (size_t)hyt_chol_pieces(D->nb);
     return (size_t)D->tail_k < nt ? (size_t)D->tail_k * pieces + 1 : nt * pieces;
 }
 
@@ -150,7 +149,7 @@ static int device_async(hyt_sequence_t *seq, const char *fn, char uplo, int n, d
     if (!c)
         return hyt_error(HYT_ERR_NOMEM, "%s: out of memory", fn);
     *c = (dev_call_t){.ctx = ctx, .dev = dev, .ntok = (size_t)nt + 2, .nb = p.nb,
-                      .pieces = (p.nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE,
+                      .pieces = hyt_chol_pieces(p.nb),
                       .info = info};
     hyt_chol_dev_t D = {.device = 0, .uplo = u, .n = n, .ld = ldda, .nb = p.nb, .leaf = p.leaf,
                         .A = dA, .tail_k = tail_k};

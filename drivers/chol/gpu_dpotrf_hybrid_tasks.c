@@ -156,7 +156,7 @@ static int dpanel_body(const hyt_devctx_t *dc, void *p)
     const dpanel_args_t *a = p;
     const hyt_chol_hdev_t *d = &a->d;
     const int nb = d->nb, nbk = width(d, a->k), below = d->n - (a->k + 1) * nb;
-    const int pieces = (nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE, l = a->k / d->ndev;
+    const int pieces = hyt_chol_pieces(nb), l = a->k / d->ndev;
     double *Xkk = d->cols + l * d->colsz + a->k * d->tile;
     int rc = 0;
     /* the pieces after a failure still run (on garbage): each writes its own INFO entry, the
@@ -193,7 +193,7 @@ int hyt_insert_gpu_chol_dpanel(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_cho
 static int dinfo_body(const hyt_devctx_t *dc, void *p)
 {
     const dpanel_args_t *a = p;
-    const int pieces = (a->d.nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE;
+    const int pieces = hyt_chol_pieces(a->d.nb);
     return forward(dc, hyt_dev_memcpy_d2h(dc, a->h_info, a->d.dinfo,
                                           (size_t)a->d.ncols * pieces * sizeof(int)));
 }

@@ -118,7 +118,7 @@ static int panel_body(const hyt_devctx_t *dc, void *p)
     const chol_args_t *a = p;
     const hyt_chol_dev_t *D = &a->D;
     const int c = a->k * D->nb, kb = blk(D, a->k), below = D->n - c - kb;
-    const int pieces = (D->nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE;
+    const int pieces = hyt_chol_pieces(D->nb);
     int rc = 0;
     /* the diagonal block, a piece at a time; the pieces after a failure still run (on
      * garbage), as the steps do: each writes its own INFO, the empty ones of a short last
@@ -169,7 +169,7 @@ static int tail_body(const hyt_devctx_t *dc, void *p)
     const chol_args_t *a = p;
     const hyt_chol_dev_t *D = &a->D;
     const int c = D->tail_k * D->nb;
-    const int pieces = (D->nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE;
+    const int pieces = hyt_chol_pieces(D->nb);
     return forward(dc, hyt_gpu_dpotrf(dc, D->uplo, D->n - c, AT(D, c, c), D->ld,
                                       D->dinfo + (int64_t)D->tail_k * pieces));
 }

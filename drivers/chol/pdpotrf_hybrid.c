@@ -149,7 +149,7 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA
         h->ndev = ndev;
         h->nslot = la + 2 < 16 ? la + 2 : 16; /* panels in flight per device */
         h->gpu = dA != NULL;
-        h->pieces = (nb + HYT_CHOL_DEV_PIECE - 1) / HYT_CHOL_DEV_PIECE;
+        h->pieces = hyt_chol_pieces(nb);
         h->info = info;
         h->d = calloc((size_t)ndev, sizeof *h->d);
         h->tok = hyt_tokens_create(ntokens(h));
