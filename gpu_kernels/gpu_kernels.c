@@ -289,7 +289,7 @@ int hyt_gpu_dlaswp_apply(const hyt_devctx_t *dc, double *col0, int64_t colstride
 int hyt_gpu_dgemm_batched(const hyt_devctx_t *dc, char transa, char transb, int m, int n, int k,
                           double alpha, const double *A, int lda, int64_t strideA,
                           const double *B, int ldb, int64_t strideB, double beta, double *C,
-                          int ldc, int64_t strideC, int batch, int per_call)
+                          int ldc, int64_t strideC, int batch, int mode)
 {
     static const char fn[] = "hyt_gpu_dgemm_batched";
     int rc = check_dc(dc, fn);
@@ -298,6 +298,9 @@ int hyt_gpu_dgemm_batched(const hyt_devctx_t *dc, char transa, char transb, int 
     if (!trans_ok(transa) || !trans_ok(transb))
         return hyt_error(HYT_ERR_INVALID, "%s: transa = '%c', transb = '%c' (must be 'N' or "
                          "'T')", fn, transa, transb);
+    if (mode < HYT_GEMM_STRIDED || mode > HYT_GEMM_LT)
+        return hyt_error(HYT_ERR_INVALID, "%s: mode = %d (must be HYT_GEMM_STRIDED, "
+                         "HYT_GEMM_PER_CALL or HYT_GEMM_LT)", fn, mode);
     if (m < 0 || n < 0 || k < 0 || batch < 0)
         return hyt_error(HYT_ERR_INVALID, "%s: m = %d, n = %d, k = %d, batch = %d (must be >= "
                          "0)", fn, m, n, k, batch);
@@ -329,7 +332,7 @@ int hyt_gpu_dgemm_batched(const hyt_devctx_t *dc, char transa, char transb, int 
     cublasHandle_t h = (cublasHandle_t)dc->cublas;
     cublasOperation_t opa = is_notrans(transa) ? CUBLAS_OP_N : CUBLAS_OP_T;
     cublasOperation_t opb = is_notrans(transb) ? CUBLAS_OP_N : CUBLAS_OP_T;
-    if (!per_call) {
+    if (mode == HYT_GEMM_STRIDED) {
         HYT_CUBLAS_TRY(dc->dev, cublasDgemmStridedBatched(h, opa, opb, m, n, k, &alpha, A, lda,
                                                           strideA, B, ldb, strideB, &beta, C,
                                                           ldc, strideC, batch));
@@ -337,12 +340,18 @@ int hyt_gpu_dgemm_batched(const hyt_devctx_t *dc, char transa, char transb, int 
     }
     for (int b = 0; b < batch; b++) {
         const double *Ab = k ? A + b * strideA : A, *Bb = k ? B + b * strideB : B;
+        int done = 0;
+        if (mode == HYT_GEMM_LT &&
+            (rc = hyt_cuda_dgemm_lt(dc->dev, dc->cuda_stream, transa, transb, m, n, k, alpha, Ab,
+                                    lda, Bb, ldb, beta, C + b * strideC, ldc, &done)))
+            return rc;
+        if (done)
+            continue;
         HYT_CUBLAS_TRY(dc->dev, cublasDgemm(h, opa, opb, m, n, k, &alpha, Ab, lda, Bb, ldb,
                                             &beta, C + b * strideC, ldc));
     }
     return HYT_SUCCESS;
 #else
-    (void)per_call;
     return no_cuda(dc, fn);
 #endif
 }

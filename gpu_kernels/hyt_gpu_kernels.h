@@ -64,16 +64,19 @@ int hyt_gpu_dlaswp_apply(const hyt_devctx_t *dc, double *col0, int64_t colstride
                          int64_t topstride);
 
 /* C_b = alpha op(A_b) op(B_b) + beta C_b for b < batch, column-major, with X_b = X + b*strideX
- * (cuBLAS's strided-batched GEMM; trans 'N' or 'T').  With per_call set, the CUDA version
- * issues one cublasDgemm per b instead of one batched call (the two ran as fast, 43-48 TFLOP/s
- * on H200 CRRB columns: docs/DESIGN.md; the LU uses the batched call).  Strides >= 0 (0: one
- * A or B for all entries); the C_b must not overlap.  On CUDA devices only in tasks on the
- * compute, panel and lookahead streams (those with a cuBLAS handle; HYT_ERR_INVALID
- * elsewhere). */
+ * (cuBLAS's strided-batched GEMM; trans 'N' or 'T').  `mode` picks the CUDA version's calls:
+ * HYT_GEMM_STRIDED one batched call; HYT_GEMM_PER_CALL one cublasDgemm per b (the two ran as
+ * fast, 43-48 TFLOP/s on H200 CRRB columns: docs/DESIGN.md; the LU uses the batched call);
+ * HYT_GEMM_LT one cublasLtMatmul per b with the first algorithm of cublasLt's heuristic for
+ * the shape (gpu_blaslt.c; cublasDgemm where it offers none).  Host devices ignore it.
+ * Strides >= 0 (0: one A or B for all entries); the C_b must not overlap.  On CUDA devices
+ * only in tasks on the compute, panel and lookahead streams (those with a cuBLAS handle;
+ * HYT_ERR_INVALID elsewhere). */
+enum { HYT_GEMM_STRIDED = 0, HYT_GEMM_PER_CALL = 1, HYT_GEMM_LT = 2 };
 int hyt_gpu_dgemm_batched(const hyt_devctx_t *dc, char transa, char transb, int m, int n, int k,
                           double alpha, const double *A, int lda, int64_t strideA,
                           const double *B, int ldb, int64_t strideB, double beta, double *C,
-                          int ldc, int64_t strideC, int batch, int per_call);
+                          int ldc, int64_t strideC, int batch, int mode);
 
 
 /* LU with partial pivoting (LAPACK's dgetrf, its pivot rule exactly) of the row-major m x n
@@ -241,6 +244,12 @@ int hyt_cuda_icopy_to_host(hyt_device_t *dev, void *stream, int *dst, const int 
  * shared by every caller of the context's device task bodies), and hyt_gpu_dpotrf's CUDA
  * version through it on `stream` (sidx: its HYT_STREAM_* index, which picks the workspace). */
 int hyt_cuda_solver(hyt_device_t *dev, void **handle);
+/* One DGEMM through cublasLt on `stream` (gpu_blaslt.c: the device's cublasLt handle, the
+ * heuristic's first algorithm per shape): *done = 0 when cublasLt offers no algorithm for it
+ * (or k = 0), and the caller runs cublasDgemm. */
+int hyt_cuda_dgemm_lt(hyt_device_t *dev, void *stream, char transa, char transb, int m, int n,
+                      int k, double alpha, const double *A, int lda, const double *B, int ldb,
+                      double beta, double *C, int ldc, int *done);
 int hyt_cuda_dpotrf(hyt_device_t *dev, void *stream, int sidx, char uplo, int n, double *A,
                     int lda, int *info);
 #endif

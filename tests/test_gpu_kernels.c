@@ -699,12 +699,14 @@ static int dev_laswp(hyt_context_t *ctx, double *host, size_t len, const lcase_t
     return dev_laswp_on(ctx, host, len, L, ipiv_host, -1);
 }
 
-/* A, B, C to the device, the batched GEMM there (task on `stream`), C back. */
-static int dev_gemm(hyt_context_t *ctx, const gcase_t *g, const double *A, const double *B,
-                    double *C, int per_call, int stream)
+/* A, B, C (la, lb, lc doubles) to the device, the batched GEMM there on the matrices that
+ * start at A + oa, B + ob, C + oc (task on `stream`), C back. */
+static int dev_gemm_at(hyt_context_t *ctx, const gcase_t *g, const double *A, size_t la,
+                       size_t oa, const double *B, size_t lb, size_t ob, double *C, size_t lc,
+                       size_t oc, int per_call, int stream)
 {
     dbufs_t d = {hyt_context_device(ctx, 0), {0}, 0};
-    size_t ba = len_a(g) * sizeof *A, bb = len_b(g) * sizeof *B, bc = len_c(g) * sizeof *C;
+    size_t ba = la * sizeof *A, bb = lb * sizeof *B, bc = lc * sizeof *C;
     void *xa, *xb, *xc;
     int rc = dalloc(&d, ba, &xa);
     if (!rc)
@@ -715,7 +717,7 @@ static int dev_gemm(hyt_context_t *ctx, const gcase_t *g, const double *A, const
     if (!rc)
         rc = hyt_sequence_create(ctx, &seq);
     if (!rc) {
-        mm_args_t a = {*g, xa, xb, xc, per_call};
+        mm_args_t a = {*g, (double *)xa + oa, (double *)xb + ob, (double *)xc + oc, per_call};
         hyt_dep_t deps[3] = {{xa, HYT_READ}, {xb, HYT_READ}, {xc, HYT_RW}};
         rc = insert_copy(seq, xa, A, ba, 0);
         if (!rc)
@@ -730,6 +732,14 @@ static int dev_gemm(hyt_context_t *ctx, const gcase_t *g, const double *A, const
     }
     dfree(&d);
     return rc;
+}
+
+/* A, B, C to the device, the batched GEMM there (task on `stream`), C back. */
+static int dev_gemm(hyt_context_t *ctx, const gcase_t *g, const double *A, const double *B,
+                    double *C, int per_call, int stream)
+{
+    return dev_gemm_at(ctx, g, A, len_a(g), 0, B, len_b(g), 0, C, len_c(g), 0, per_call,
+                       stream);
 }
 
 /* dlaset: the reference against its definition, then the dispatcher on the device (a
@@ -960,7 +970,7 @@ static void test_dev_gemm(hyt_context_t *ctx)
     for (int s = 0; s < NSHAPES; s++)
         for (int t = 0; t < NTRANS; t++)
             for (int bi = 0; bi < 3; bi++)
-                for (int per_call = 0; per_call <= 1; per_call++, variant++) {
+                for (int per_call = 0; per_call <= HYT_GEMM_LT; per_call++, variant++) {
                     gcase_t g = gemm_case(&rng, gemm_trans[t][0], gemm_trans[t][1],
                                           gemm_shapes[s][0], gemm_shapes[s][1], gemm_shapes[s][2],
                                           batches[bi], variant);
@@ -1003,6 +1013,46 @@ static void test_dev_gemm(hyt_context_t *ctx)
                     hyt_host_free(ctx, hB);
                     hyt_host_free(ctx, hC);
                 }
+
+    /* HYT_GEMM_LT keeps 256 shapes per device: 300 shapes (pointers of every alignment
+     * cublasLt distinguishes, 8 to 256 bytes), then the first ones again after they were
+     * replaced */
+    for (int rep = 0; rep < 2; rep++)
+        for (int i = 0; i < (rep ? 40 : 300); i++) {
+            gcase_t g = {"NT"[i % 2], "TN"[i / 2 % 2], 1 + i % 37, 1 + i / 37, 1 + i % 5, 0, 0, 0,
+                         1, -1.0, 1.0, 0, 0, 0};
+            g.lda = max1(notrans(g.ta) ? g.m : g.k) + i % 3;
+            g.ldb = max1(notrans(g.tb) ? g.k : g.n) + i % 4;
+            g.ldc = max1(g.m) + i % 2;
+            const size_t off = (size_t)i % 32; /* the matrices start this far in */
+            size_t la = len_a(&g) + off, lb = len_b(&g) + off, lc = len_c(&g) + off;
+            double *A = xmalloc(la * sizeof *A), *B = xmalloc(lb * sizeof *B);
+            double *C = xmalloc(lc * sizeof *C);
+            fill(&rng, A, la);
+            fill(&rng, B, lb);
+            fill(&rng, C, lc);
+            double *hA = hmalloc(ctx, la), *hB = hmalloc(ctx, lb), *hC = hmalloc(ctx, lc);
+            memcpy(hA, A, la * sizeof *A);
+            memcpy(hB, B, lb * sizeof *B);
+            memcpy(hC, C, lc * sizeof *C);
+            hyt_ref_dgemm_batched(g.ta, g.tb, g.m, g.n, g.k, g.alpha, A + off, g.lda, 0, B + off,
+                                  g.ldb, 0, g.beta, C + off, g.ldc, 0, 1);
+            int rc = dev_gemm_at(ctx, &g, hA, la, off, hB, lb, off, hC, lc, off, HYT_GEMM_LT,
+                                 HYT_STREAM_COMPUTE);
+            double diff = 0, scale = 0;
+            for (size_t j = 0; j < lc; j++) {
+                diff = fmax(diff, fabs(hC[j] - C[j]));
+                scale = fmax(scale, fabs(C[j]));
+            }
+            CHECK(!rc && diff <= 1e-12 * scale, "gemm through cublasLt, shape %d (%c%c m %d n %d "
+                  "k %d, offset %lld), pass %d: %s; max difference %.3g relative to %.3g", i,
+                  g.ta, g.tb, g.m, g.n, g.k, (long long)off, rep, rc ? hyt_last_error() : "ok",
+                  diff, scale);
+            free(A), free(B), free(C);
+            hyt_host_free(ctx, hA);
+            hyt_host_free(ctx, hB);
+            hyt_host_free(ctx, hC);
+        }
 
     if (use_cuda) {
         /* cuBLAS only on the compute stream: a GEMM task on a copy stream is refused */
@@ -1096,6 +1146,10 @@ static void test_dev_args(hyt_context_t *ctx)
            HYT_ERR_INVALID);
     EXPECT(hyt_gpu_dgemm_batched(&dc, 'X', 'N', 2, 2, 2, 1, x, 2, 4, x, 2, 4, 0, x, 2, 4, 1, 0),
            HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dgemm_batched(&dc, 'N', 'N', 2, 2, 2, 1, x, 2, 4, x, 2, 4, 0, x, 2, 4, 1, 3),
+           HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dgemm_batched(&dc, 'N', 'N', 2, 2, 2, 1, x, 2, 4, x, 2, 4, 0, x, 2, 4, 1, -1),
+           HYT_ERR_INVALID);
     EXPECT(hyt_gpu_dgemm_batched(&dc, 'N', 'C', 2, 2, 2, 1, x, 2, 4, x, 2, 4, 0, x, 2, 4, 1, 0),
            HYT_ERR_INVALID);
     EXPECT(hyt_gpu_dgemm_batched(&dc, 'N', 'N', -1, 2, 2, 1, x, 2, 4, x, 2, 4, 0, x, 2, 4, 1, 0),
@@ -1134,11 +1188,12 @@ static void test_dev_args(hyt_context_t *ctx)
  * absorbed faults could reach four passes before the kernel's own fault point. */
 static void test_dev_faults(const char *devices)
 {
-    static const char *names[] = {"transpose", "dlaswp_crrb", "dgemm"};
+    static const char *names[] = {"transpose", "dlaswp_crrb", "dgemm", "dgemm through cublasLt"};
     static const char *host_needle[] = {"hyt_gpu_transpose_tiles", "hyt_gpu_dlaswp_crrb",
-                                        "hyt_gpu_dgemm_batched"};
-    static const char *cuda_needle[] = {"gpu_transpose.cu", "gpu_dlaswp_crrb.cu", "cublasDgemm"};
-    for (int kern = 0; kern < 3; kern++) {
+                                        "hyt_gpu_dgemm_batched", "hyt_gpu_dgemm_batched"};
+    static const char *cuda_needle[] = {"gpu_transpose.cu", "gpu_dlaswp_crrb.cu", "cublasDgemm",
+                                        "cublasLtMatmul"};
+    for (int kern = 0; kern < 4; kern++) {
         int passed = 0, in_kernel = 0;
         for (long k = 1; k <= 150 && passed < 4; k++) {
             hyt_context_t *ctx;
@@ -1173,7 +1228,8 @@ static void test_dev_faults(const char *devices)
                 free(ipiv);
                 free(e);
             } else {
-                gcase_t g = gemm_case(&rng, 'N', 'T', 5, 4, 3, 2, 3);
+                const int lt = kern == 3; /* one matrix: one cublasLtMatmul */
+                gcase_t g = gemm_case(&rng, 'N', 'T', 5, 4, 3, lt ? 1 : 2, 3);
                 double *A, *B, *C;
                 gemm_data(&rng, &g, &A, &B, &C);
                 size_t la = len_a(&g), lb = len_b(&g), lc = len_c(&g);
@@ -1184,7 +1240,8 @@ static void test_dev_faults(const char *devices)
                 memcpy(hC, C, lc * sizeof *C);
                 hyt_ref_dgemm_batched(g.ta, g.tb, g.m, g.n, g.k, g.alpha, A, g.lda, g.sa, B,
                                       g.ldb, g.sb, g.beta, C, g.ldc, g.sc, g.batch);
-                rc = dev_gemm(ctx, &g, hA, hB, hC, 0, HYT_STREAM_COMPUTE);
+                rc = dev_gemm(ctx, &g, hA, hB, hC, lt ? HYT_GEMM_LT : HYT_GEMM_STRIDED,
+                              HYT_STREAM_COMPUTE);
                 ok = !rc;
                 for (size_t i = 0; ok && i < lc; i++)
                     ok = fabs(hC[i] - C[i]) <= 1e-12 * (1 + fabs(C[i]));
