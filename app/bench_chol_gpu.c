@@ -227,7 +227,7 @@ static int usage(void)
             "                        [--lookahead L[,L...]] [--leaf W[,W...]] [--reps R]\n"
             "                        [--gemm] [--devices cuda:0|host:1] [--no-peer] [--dmat]\n"
             "                        [--hybrid] [--mg-block B[,B...]] [--inv-rows R[,R...]]\n"
-            "                        [--tail T[,T...]]\n"
+            "                        [--tail T[,T...]] [--gemm-lt G[,G...]]\n"
             "  hytile's GPU-only Cholesky (hyt_dpotrf_device) against cusolverDnDpotrf on the\n"
             "  same SPD matrix, both on the GPU; best of R runs each, residuals checked; every\n"
             "  combination of the lists; --gemm: cuBLAS DGEMM rates at M = N = n, n/2, K = nb.\n"
@@ -239,7 +239,9 @@ static int usage(void)
             "  256,512), the fastest compared.  --inv-rows: chol.inv_rows (rows from which a\n"
             "  panel's solve is a GEMM with the inverse; auto, or a count, 1: always), a row\n"
             "  each.  --tail: chol.tail (the order from which the trailing matrix is factored\n"
-            "  by one cusolverDnDpotrf; auto, or a count, 0: never), a row each.\n");
+            "  by one cusolverDnDpotrf; auto, or a count, 0: never), a row each.  --gemm-lt:\n"
+            "  chol.gemm_lt (the trailing update's GEMMs through cublasLt: auto, 0 or 1), a\n"
+            "  row each.\n");
     return 2;
 }
 
@@ -519,7 +521,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
     int ns[32], nn = 0, nbs[16] = {0}, nnb = 1, las[16] = {-1}, nla = 1, leafs[16] = {0};
     int nleaf = 1, reps = 1, peer = 1, gemm = 0, dmat = 0, hybrid = 0, mgs[8] = {256, 512};
     int nmg = 2, invs[16] = {0}, ninv = 1, inv_given = 0, tails[16] = {-1}, ntail = 1;
-    int tail_given = 0;
+    int tail_given = 0, lts[16] = {-1}, nlt = 1, lt_given = 0;
     char uplos[2] = {'L'};
     int nuplo = 1;
     const char *devices = "cuda:0";
@@ -582,6 +584,14 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             if ((ntail = parse_rows(v, tails, 16, -1, 0)) < 1)
                 return usage();
             tail_given = 1;
+            i++;
+        } else if (!strcmp(a, "--gemm-lt")) {
+            if ((nlt = parse_rows(v, lts, 16, -1, 0)) < 1)
+                return usage();
+            for (int j = 0; j < nlt; j++)
+                if (lts[j] > 1)
+                    return usage();
+            lt_given = 1;
             i++;
         } else if (!strcmp(a, "--reps")) {
             if (parse_ints(v, &reps, 1, 1000) != 1 || reps < 1)
@@ -675,10 +685,11 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             }
             for (int b = 0; b < nnb; b++)
                 for (int l = 0; l < nla; l++) {
-                    for (int f = 0; f < nleaf * ninv * ntail; f++) {
+                    for (int f = 0; f < nleaf * ninv * ntail * nlt; f++) {
                         hyt_chol_dev_params_t p = {nbs[b], las[l], leafs[f % nleaf],
                                                    invs[f / nleaf % ninv],
-                                                   tails[f / (nleaf * ninv)]};
+                                                   tails[f / (nleaf * ninv) % ntail],
+                                                   lts[f / (nleaf * ninv * ntail)]};
                         hyt_chol_params_device(ctx, n, &p);
                         char iv[16] = "auto", what[64] = "";
                         if (p.inv_rows > 0)
@@ -690,8 +701,13 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                                               ? p.inv_rows
                                               : hyt_chol_inv_rows(ctx, dmat ? 'U' : uplo));
                         if (tail_given && !dmat)
-                            snprintf(what + wl, sizeof what - (size_t)wl, "   tail %d",
-                                     p.tail >= 0 ? p.tail : hyt_chol_tail(ctx, dev, uplo));
+                            wl += snprintf(what + wl, sizeof what - (size_t)wl, "   tail %d",
+                                           p.tail >= 0 ? p.tail
+                                                       : hyt_chol_tail(ctx, dev, uplo));
+                        if (lt_given && !dmat)
+                            snprintf(what + wl, sizeof what - (size_t)wl, "   gemm_lt %d",
+                                     p.gemm_lt >= 0 ? p.gemm_lt
+                                                    : hyt_chol_gemm_lt(ctx, dev, uplo));
                         double th = NAN, res = NAN;
                         if (dmat)
                             p.leaf = 0;
@@ -726,7 +742,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                             status = 1;
                             continue;
                         }
-                        hyt_chol_dev_params_t dp = {nbs[b], las[l], 0, 0, -1};
+                        hyt_chol_dev_params_t dp = {nbs[b], las[l], 0, 0, -1, -1};
                         hyt_chol_params(ctx, n, &hp);
                         hyt_chol_params_device(ctx, n, &dp);
                         if (!print_row(n, uplo, g ? dp.nb : hp.nb, g ? dp.lookahead
@@ -750,7 +766,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
         hyt_host_free(ctx, F);
         /* the DGEMM ceiling at this n, with the device matrix freed */
         for (int b = 0; b < nnb && gemm && cuda; b++) {
-            hyt_chol_dev_params_t p = {nbs[b], -1, 0, 0, -1};
+            hyt_chol_dev_params_t p = {nbs[b], -1, 0, 0, -1, -1};
             hyt_chol_params_device(ctx, n, &p);
             gemm_rates(hyt_device_ordinal(dev), n, p.nb, reps > 3 ? reps : 3);
         }

@@ -30,6 +30,7 @@
 
 static hyt_context_t *ctx;
 static int g_tail; /* the tail of the factorizations by parameters (0: none) */
+static int g_lt = -1; /* their trailing GEMMs through cublasLt (1), cublasDgemm (0), auto (-1) */
 
 /* Copies host <-> device 0 as tasks (the same calls on both backends). */
 static void copy(void *dst, const void *src, size_t bytes, int d2h)
@@ -50,7 +51,7 @@ static int factor(char uplo, int n, double *A, int lda, int nb, int la, int leaf
             hyt_last_error());
     memcpy(h, A, bytes);
     copy(dA, h, bytes, 0);
-    hyt_chol_dev_params_t p = {nb, la, leaf, 0, g_tail};
+    hyt_chol_dev_params_t p = {nb, la, leaf, 0, g_tail, g_lt};
     int info = public ? hyt_dpotrf_device(ctx, uplo, n, dA, lda)
                       : hyt_dpotrf_device_params(ctx, uplo, n, dA, lda, &p);
     copy(h, dA, bytes, 1);
@@ -275,6 +276,33 @@ static void check_tails(unsigned long long seed)
           "chol.tail -1 refused, 0 and auto accepted: %s", hyt_last_error());
 }
 
+/* The trailing update's GEMMs through cublasLt and through cublasDgemm (chol.gemm_lt, by the
+ * parameters): recursions deep enough to have GEMMs of several shapes, INFO, NaN. */
+static void check_gemm_lt(unsigned long long seed)
+{
+    for (int lt = 0; lt <= 1; lt++) {
+        g_lt = lt;
+        for (int u = 0; u < 2; u++) {
+            const char uplo = "LU"[u];
+            check_leaf(uplo, 2100, 100, 2, 600, 0, 0, seed++);
+            check_leaf(uplo, 1700, 128, 1, 512, 0, 0, seed++);
+            check_leaf(uplo, 1700, 128, 0, 512, 1650, 0, seed++);
+            if (use_cuda)
+                check(uplo, 4100, 512, 1, 0, 0, seed++);
+        }
+        check_nan('L', 1300, 96, 1000, 700);
+    }
+    g_lt = -1;
+    CHECK(hyt_context_set(ctx, "chol.gemm_lt", "2") == HYT_ERR_CONFIG &&
+              !hyt_context_set(ctx, "chol.gemm_lt", "1") &&
+              !hyt_context_set(ctx, "chol.gemm_lt", "0") &&
+              !hyt_context_set(ctx, "chol.gemm_lt", "auto"),
+          "chol.gemm_lt 2 refused, 0, 1 and auto accepted: %s", hyt_last_error());
+    CHECK(hyt_chol_gemm_lt(ctx, hyt_context_device(ctx, 0), 'U') == 0 &&
+              hyt_chol_gemm_lt(ctx, hyt_context_device(ctx, 0), 'L') == use_cuda,
+          "chol.gemm_lt auto: cublasLt for lower on CUDA devices only");
+}
+
 int main(int argc, char **argv)
 {
     const char *devices;
@@ -346,6 +374,7 @@ int main(int argc, char **argv)
     }
     set_inv_rows("auto");
     check_tails(seed);
+    check_gemm_lt(seed + 1000);
     /* the key: a count from 1, or auto */
     CHECK(hyt_context_set(ctx, "chol.inv_rows", "0") == HYT_ERR_CONFIG &&
               hyt_context_set(ctx, "chol.inv_rows", "-3") == HYT_ERR_CONFIG &&

@@ -103,6 +103,7 @@ typedef struct hyt_chol_dev {
                       * at k * pieces + p (pieces = ceil(nb / HYT_CHOL_DEV_PIECE)), the
                       * tail's at tail_k * pieces */
     int inv_rows;    /* the panels' solve is a GEMM with the inverse from this many rows */
+    int gemm_lt;     /* the trailing update's GEMMs through cublasLt (HYT_GEMM_LT) */
     int tail_k;      /* the tail's step: from it the trailing matrix is factored by one
                       * hyt_gpu_dpotrf (its INFO to dinfo[tail_k * pieces]); nt: no tail */
     double *work;    /* its workspace (hyt_chol_trsm): lwork device doubles, NULL when no
@@ -125,7 +126,7 @@ int hyt_chol_trsm(const hyt_devctx_t *dc, char uplo, int m, int kb, const double
 int hyt_chol_inv_rows(hyt_context_t *ctx, char uplo);
 
 /* The device Cholesky's tunables ("auto": nb <= 0, lookahead < 0, leaf <= 0, inv_rows <= 0,
- * tail < 0). */
+ * tail < 0, gemm_lt < 0). */
 typedef struct hyt_chol_dev_params {
     int nb;         /* block size */
     int lookahead;  /* block columns updated on the lookahead stream */
@@ -134,8 +135,9 @@ typedef struct hyt_chol_dev_params {
                      * always) */
     int tail;       /* the last trailing matrix of at most this order is factored by one
                      * hyt_gpu_dpotrf (0: none) */
+    int gemm_lt;    /* 1: the trailing update's GEMMs through cublasLt, 0: cublasDgemm */
 } hyt_chol_dev_params_t;
-#define HYT_CHOL_DEV_PARAMS_AUTO ((hyt_chol_dev_params_t){0, -1, 0, 0, -1})
+#define HYT_CHOL_DEV_PARAMS_AUTO ((hyt_chol_dev_params_t){0, -1, 0, 0, -1, -1})
 
 /* The device Cholesky's parameters: the caller's where set, else chol.nb and chol.lookahead
  * where set, else the device defaults (dpotrf_gpu.c, measured in docs/performance.md); an
@@ -145,6 +147,9 @@ void hyt_chol_params_device(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p)
 /* chol.tail for the GPU-only Cholesky of the uplo triangle on device dev (auto: dpotrf_gpu.c's
  * defaults, by triangle and backend). */
 int hyt_chol_tail(hyt_context_t *ctx, hyt_device_t *dev, char uplo);
+/* chol.gemm_lt for the GPU-only Cholesky of the uplo triangle on device dev (auto: 1 for lower
+ * on CUDA devices, measured; else 0). */
+int hyt_chol_gemm_lt(hyt_context_t *ctx, hyt_device_t *dev, char uplo);
 /* The step of D's tail (hyt_chol_dev_t.tail_k) for a tail of at most `tail` columns. */
 int hyt_chol_tail_step(int n, int nb, int tail);
 /* The entries of D->dinfo the factorization writes (every piece of the steps before the

@@ -7,7 +7,8 @@
  *   panel (chol.panel; LAPACK-layout calls with devices): auto, gpu with CUDA devices, from
  *       gpu.min_n on (the CPU workers alone below it);
  *   inv_rows (chol.inv_rows; the device panels' solve): auto, gpu_chol_trsm.c's defaults;
- *   tail (chol.tail; the GPU-only Cholesky's last trailing matrix): auto, dpotrf_gpu.c's.
+ *   tail (chol.tail; the GPU-only Cholesky's last trailing matrix): auto, dpotrf_gpu.c's;
+ *   gemm_lt (chol.gemm_lt; the GPU-only Cholesky's trailing GEMMs): auto, dpotrf_gpu.c's.
  */
 #include "chol_internal.h"
 
@@ -35,6 +36,11 @@ static const hyt_config_keydef_t chol_keys[] = {
       "factored in one call of the vendor's dpotrf (cusolverDnDpotrf); 0: never; auto: 12288 "
       "for lower on CUDA devices, else 0"},
      HYT_KEY_INT, 0, 1L << 30, 1, 1, NULL},
+    {{"chol.gemm_lt", "HYT_CHOL_GEMM_LT", "auto",
+      "hyt_dpotrf_device: 1: the trailing update's GEMMs through cublasLt (the first algorithm "
+      "of its heuristic for each shape), 0: cublasDgemm; auto: 1 for lower on CUDA devices, "
+      "else 0"},
+     HYT_KEY_INT, 0, 1, 1, 1, NULL},
     {{"chol.panel", "HYT_CHOL_PANEL", "auto",
       "where the LAPACK-layout Cholesky factors its diagonal tiles and panels with devices: "
       "gpu (the array streamed to a device matrix, every step there), cpu (the hybrid: CPU "

@@ -102,15 +102,16 @@ static int syrk(const hyt_devctx_t *dc, const hyt_chol_dev_t *D, int pc, int kb,
 }
 
 /* The view's C (m x w at view (r, c)) -= P Q^T, P m x kb at view (r, pc), Q w x kb at view
- * (c, pc). */
+ * (c, pc); mode: hyt_gpu_dgemm_batched's. */
 static int gemm(const hyt_devctx_t *dc, const hyt_chol_dev_t *D, int pc, int kb, int r, int c,
-                int m, int w)
+                int m, int w, int mode)
 {
     if (D->uplo == 'U') /* C^T (w x m at A(c, r)) -= Q^T P with Q^T at A(pc, c), P^T at A(pc, r) */
         return hyt_gpu_dgemm_batched(dc, 'T', 'N', w, m, kb, -1.0, AT(D, pc, c), D->ld, 0,
-                                     AT(D, pc, r), D->ld, 0, 1.0, AT(D, c, r), D->ld, 0, 1, 1);
+                                     AT(D, pc, r), D->ld, 0, 1.0, AT(D, c, r), D->ld, 0, 1,
+                                     mode);
     return hyt_gpu_dgemm_batched(dc, 'N', 'T', m, w, kb, -1.0, AT(D, r, pc), D->ld, 0,
-                                 AT(D, c, pc), D->ld, 0, 1.0, AT(D, r, c), D->ld, 0, 1, 1);
+                                 AT(D, c, pc), D->ld, 0, 1.0, AT(D, r, c), D->ld, 0, 1, mode);
 }
 
 static int panel_body(const hyt_devctx_t *dc, void *p)
@@ -140,7 +141,7 @@ static int panel_body(const hyt_devctx_t *dc, void *p)
 }
 
 /* The view's C(r:r+m, r:r+m) -= L(r:r+m) L(r:r+m)^T on its lower triangle, L the panel's rows
- * (kb wide, at view column pc). */
+ * (kb wide, at view column pc).  Its GEMMs through cublasLt with D->gemm_lt (chol.gemm_lt). */
 static int rsyrk(const hyt_devctx_t *dc, const hyt_chol_dev_t *D, int pc, int kb, int r, int m)
 {
     if (m <= D->leaf || m <= 2 * ALIGN)
@@ -148,7 +149,8 @@ static int rsyrk(const hyt_devctx_t *dc, const hyt_chol_dev_t *D, int pc, int kb
     const int h = (m / 2 + ALIGN - 1) / ALIGN * ALIGN; /* 0 < h < m as m > 2 ALIGN */
     int rc = rsyrk(dc, D, pc, kb, r, h);
     if (!rc)
-        rc = gemm(dc, D, pc, kb, r + h, r, m - h, h);
+        rc = gemm(dc, D, pc, kb, r + h, r, m - h, h,
+                  D->gemm_lt ? HYT_GEMM_LT : HYT_GEMM_PER_CALL);
     return rc ? rc : rsyrk(dc, D, pc, kb, r + h, m - h);
 }
 
@@ -160,7 +162,7 @@ static int update_body(const hyt_devctx_t *dc, void *p)
     const int c0 = a->j0 * D->nb, c1 = a->j1 * D->nb < D->n ? a->j1 * D->nb : D->n;
     int rc = rsyrk(dc, D, pc, kb, c0, c1 - c0);
     if (!rc && c1 < D->n)
-        rc = gemm(dc, D, pc, kb, c1, c0, D->n - c1, c1 - c0);
+        rc = gemm(dc, D, pc, kb, c1, c0, D->n - c1, c1 - c0, HYT_GEMM_PER_CALL);
     return forward(dc, rc);
 }
 
