@@ -244,14 +244,14 @@ int hyt_cuda_icopy_to_host(hyt_device_t *dev, void *stream, int *dst, const int 
  * shared by every caller of the context's device task bodies), and hyt_gpu_dpotrf's CUDA
  * version through it on `stream` (sidx: its HYT_STREAM_* index, which picks the workspace). */
 int hyt_cuda_solver(hyt_device_t *dev, void **handle);
+int hyt_cuda_dpotrf(hyt_device_t *dev, void *stream, int sidx, char uplo, int n, double *A,
+                    int lda, int *info);
 /* One DGEMM through cublasLt on `stream` (gpu_blaslt.c: the device's cublasLt handle, the
  * heuristic's first algorithm per shape): *done = 0 when cublasLt offers no algorithm for it
  * (or k = 0), and the caller runs cublasDgemm. */
 int hyt_cuda_dgemm_lt(hyt_device_t *dev, void *stream, char transa, char transb, int m, int n,
                       int k, double alpha, const double *A, int lda, const double *B, int ldb,
                       double beta, double *C, int ldc, int *done);
-int hyt_cuda_dpotrf(hyt_device_t *dev, void *stream, int sidx, char uplo, int n, double *A,
-                    int lda, int *info);
 #endif
 
 #ifdef __cplusplus
