@@ -194,6 +194,9 @@ int hyt_hpl_solve(hyt_hpl_ws_t *ws, int seed, double threshold, int flags,
  * (hpl_dmat.c): no host copy of A; the LU's parameters from lu.* with panels on the devices. */
 int hyt_hpl_solve_dmat(hyt_context_t *ctx, int n, int nb, int seed, double threshold, int flags,
                        hyt_hpl_result_t *res);
+/* The largest order, a multiple of step and at most n, whose run that way fits in the devices'
+ * available memory with the tile size hyt_lu_params gives for it (0: none). */
+int hyt_hpl_dmat_max_n(hyt_context_t *ctx, int n, int step);
 /* Whether hytile hpl runs that way: with CUDA GPUs (host devices and CPUs keep the host run). */
 int hyt_hpl_on_devices(hyt_context_t *ctx);
 /* HPL's T/V column: "HYL<lookahead>P<panel cores>G<devices>". */
@@ -212,8 +215,9 @@ typedef struct hyt_hpl_opts {
 int hyt_hpl_parse_args(int argc, char **argv, hyt_hpl_opts_t *o);
 void hyt_hpl_opts_free(hyt_hpl_opts_t *o);
 /* hpl.n = auto: the size that takes about `seconds` at the estimated rate (GFLOP/s out) and fits
- * in host memory (40%) or, with CUDA GPUs, in their memory (hpl.memory_fraction of the smallest
- * device's available memory, over the devices). */
+ * in host memory (40%) or, with CUDA GPUs, in their memory (the matrix at most
+ * hpl.memory_fraction of the smallest device's available memory, over the devices; and the
+ * factorization's and the solve's workspaces beside it: hyt_hpl_dmat_max_n). */
 int hyt_hpl_auto_n(hyt_context_t *ctx, double seconds, double *gflops_estimate);
 
 #endif

@@ -156,6 +156,43 @@ static void hpl_dev_free(hyt_context_t *ctx, hpl_dev_t *h)
     hyt_dmat_destroy(h->B);
 }
 
+/* Device g's work buffers (above). */
+static size_t work_bytes(int n, int ndev, int g)
+{
+    return (size_t)n * sizeof(double) * (g ? 3 : 2 + 2 * (size_t)ndev) + 4 * sizeof(double);
+}
+
+/* Whether a run of order n, tile size nb fits: on every device A's and B's columns, the work
+ * buffers, the LU's workspace and the solve's (allocated while the LU's is: one sequence),
+ * with 1/64 of it to spare (allocation granularity). */
+static int dmat_fits(hyt_context_t *ctx, int n, int nb, size_t *lu)
+{
+    const int ndev = hyt_context_num_devices(ctx);
+    if (hyt_lu_dmat_workspace(ctx, n, n, nb, lu))
+        return 0;
+    for (int g = 0; g < ndev; g++) {
+        size_t need = hyt_dmat_alloc_bytes(n, n, nb, ndev, g) +
+                      hyt_dmat_alloc_bytes(n, 1, nb, ndev, g) +
+                      hyt_device_alloc_bytes(work_bytes(n, ndev, g)) + lu[g] +
+                      hyt_dmat_trs_bytes(n, 1, nb, ndev, g, 1);
+        if (need + need / 64 > hyt_device_mem_available(hyt_context_device(ctx, g)))
+            return 0;
+    }
+    return 1;
+}
+
+int hyt_hpl_dmat_max_n(hyt_context_t *ctx, int n, int step)
+{
+    const int ndev = hyt_context_num_devices(ctx);
+    size_t *lu = ndev > 0 && step > 0 ? calloc((size_t)ndev, sizeof *lu) : NULL;
+    hyt_lu_params_t p;
+    n -= lu ? n % step : n;
+    while (n > 0 && (hyt_lu_params(ctx, n, n, &p) || !dmat_fits(ctx, n, p.nb, lu)))
+        n -= step;
+    free(lu);
+    return n > 0 ? n : 0;
+}
+
 int hyt_hpl_solve_dmat(hyt_context_t *ctx, int n, int nb, int seed, double threshold, int flags,
                        hyt_hpl_result_t *res)
 {
@@ -176,7 +213,7 @@ int hyt_hpl_solve_dmat(hyt_context_t *ctx, int n, int nb, int seed, double thres
     if (!rc)
         rc = hyt_dmat_create(ctx, n, 1, nb, &h.B);
     for (int g = 0; g < ndev && need; g++)
-        need[g] = (size_t)n * sizeof(double) * (g ? 3 : 2 + 2 * (size_t)ndev) + 4 * sizeof(double);
+        need[g] = work_bytes(n, ndev, g);
     char what[96];
     snprintf(what, sizeof what, "HPL's check of N = %d on the devices", n);
     if (!rc)

@@ -48,7 +48,8 @@ static const hyt_config_keydef_t hpl_keys[] = {
      HYT_KEY_INT, 1, 86400, 0, 1, NULL},
     {{"hpl.memory_fraction", "HYT_HPL_MEMORY_FRACTION", "0.7",
       "hpl.n = auto with CUDA GPUs: the matrix takes at most this fraction of the GPUs' "
-      "available memory (0..0.95)"},
+      "available memory (0..0.95), and less where the factorization's and the solve's "
+      "workspaces would not fit beside it"},
      HYT_KEY_STRING, 0, 0, 0, 1, check_fraction}, /* (the type's check would skip ours) */
 };
 

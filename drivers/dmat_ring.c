@@ -73,7 +73,7 @@ int hyt_ring_open_dmats(hyt_context_t *ctx, int m, int n, int nrhs, int nb, cons
     if (!need)
         return hyt_error(HYT_ERR_NOMEM, "out of memory");
     for (int g = 0; g < ndev && nrhs > 0; g++)
-        need[g] = hyt_dmat_bytes(n, nrhs, nb, ndev, g);
+        need[g] = hyt_dmat_alloc_bytes(n, nrhs, nb, ndev, g);
     int rc = hyt_dmat_alloc(ctx, m, n, nb, need, what, dA);
     free(need);
     if (!rc && nrhs > 0)

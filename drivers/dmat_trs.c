@@ -142,6 +142,18 @@ static const hyt_kernel_t trs_kernel = {.name = "dmat_trsm_step", .dev = trs_bod
 
 /* ---- the sweeps --------------------------------------------------------------------------- */
 
+size_t hyt_dmat_trs_bytes(int n, int nrhs, int nb, int ndev, int g, int pivots)
+{
+    const int mt = (n + nb - 1) / nb, bcols = hyt_dmat_local_cols((nrhs + nb - 1) / nb, ndev, g);
+    if (!bcols)
+        return 0;
+    const size_t tile = (size_t)nb * nb * sizeof(double);
+    return (ndev > 1 ? hyt_device_alloc_bytes((size_t)NSLOT * mt * tile) : 0) +
+           (pivots ? hyt_device_alloc_bytes(HYT_DMAT_LASWP_INTS(n) * sizeof(int)) +
+                         hyt_device_alloc_bytes(tile * bcols)
+                   : 0);
+}
+
 int hyt_dmat_trs_open(hyt_sequence_t *seq, const hyt_dmat_t *A, const hyt_dmat_t *B,
                       int pivots, hyt_dmat_trs_t **out)
 {
@@ -168,12 +180,11 @@ int hyt_dmat_trs_open(hyt_sequence_t *seq, const hyt_dmat_t *A, const hyt_dmat_t
         free(need);
         return hyt_error(HYT_ERR_NOMEM, "out of memory");
     }
+    for (int g = 0; g < ndev; g++)
+        need[g] = hyt_dmat_trs_bytes(n, B->n, A->nb, ndev, g, pivots);
     const size_t slot_bytes = ndev > 1 ? (size_t)NSLOT * A->colsz * sizeof(double) : 0;
     const size_t piv_bytes = pivots ? HYT_DMAT_LASWP_INTS(n) * sizeof(int) : 0;
     const size_t work_col = pivots ? (size_t)A->tile * sizeof(double) : 0;
-    for (int g = 0; g < ndev; g++)
-        if (B->ncols[g])
-            need[g] = slot_bytes + piv_bytes + work_col * B->ncols[g];
     char what[160];
     snprintf(what, sizeof what, "the solve of a %d x %d system with %d right-hand sides (%d "
              "devices)", n, n, B->n, ndev);

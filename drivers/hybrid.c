@@ -5,12 +5,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int local_cols(int nt, int ndev, int g) { return g < nt ? (nt - g + ndev - 1) / ndev : 0; }
+int hyt_dmat_local_cols(int nt, int ndev, int g)
+{
+    return g < nt ? (nt - g + ndev - 1) / ndev : 0;
+}
 
 size_t hyt_dmat_bytes(int m, int n, int nb, int ndev, int g)
 {
     int mt = (m + nb - 1) / nb, nt = (n + nb - 1) / nb;
-    return (size_t)local_cols(nt, ndev, g) * mt * nb * nb * sizeof(double);
+    return (size_t)hyt_dmat_local_cols(nt, ndev, g) * mt * nb * nb * sizeof(double);
+}
+
+size_t hyt_dmat_alloc_bytes(int m, int n, int nb, int ndev, int g)
+{
+    size_t b = hyt_dmat_bytes(m, n, nb, ndev, g);
+    return b ? hyt_device_alloc_bytes(b) : 0;
 }
 
 int hyt_hybrid_check_memory(hyt_context_t *ctx, int ndev, const size_t *need, const char *what)
@@ -77,8 +86,8 @@ int hyt_dmat_alloc(hyt_context_t *ctx, int m, int n, int nb, const size_t *need,
         return hyt_error(HYT_ERR_NOMEM, "out of memory");
     }
     for (int g = 0; g < ndev; g++) {
-        A->ncols[g] = local_cols(A->nt, ndev, g);
-        total[g] = hyt_dmat_bytes(m, n, nb, ndev, g) + (need ? need[g] : 0);
+        A->ncols[g] = hyt_dmat_local_cols(A->nt, ndev, g);
+        total[g] = hyt_dmat_alloc_bytes(m, n, nb, ndev, g) + (need ? need[g] : 0);
     }
     int rc = hyt_hybrid_check_memory(ctx, ndev, total, what);
     free(total);

@@ -32,8 +32,21 @@ struct hyt_dmat {
     hyt_tokens_t *tok;    /* nt column tokens */
 };
 
-/* Device memory of the columns of an m x n matrix (tile size nb) on device g of ndev. */
+/* Device memory of the columns of an m x n matrix (tile size nb) on device g of ndev (as the
+ * device counts their allocation: hyt_dmat_alloc_bytes); the number of those columns (tile
+ * column j on device j % ndev) of nt. */
 size_t hyt_dmat_bytes(int m, int n, int nb, int ndev, int g);
+size_t hyt_dmat_alloc_bytes(int m, int n, int nb, int ndev, int g);
+int hyt_dmat_local_cols(int nt, int ndev, int g);
+/* What the calls on device matrices allocate on each device beside the matrices, as their
+ * memory checks count it (so that a caller can size a problem that fits):
+ * hyt_lu_dmat_workspace: hyt_dgetrf_dmat of an m x n matrix of tile size nb on all the
+ * context's devices, with the context's LU settings for that size, into need[g] (0 or an
+ * error; its GPU panels' setup may create the devices' cuSOLVER handles);
+ * hyt_dmat_trs_bytes: the solve with an n x n factor on ndev devices, nrhs right-hand sides,
+ * on device g (pivots: an LU's, dgetrs; 0: a Cholesky's). */
+int hyt_lu_dmat_workspace(hyt_context_t *ctx, int m, int n, int nb, size_t *need);
+size_t hyt_dmat_trs_bytes(int n, int nrhs, int nb, int ndev, int g, int pivots);
 /* Checks and allocates a device matrix on all the context's devices (synchronous): need[g]
  * (may be NULL) bytes of workspace that the caller allocates next on device g are counted in
  * the check.  what: the operation, for the message ("the hybrid LU of a 100 x 100 matrix").

@@ -169,6 +169,10 @@ HYT_API int hyt_device_ordinal(const hyt_device_t *dev); /* CUDA device number (
 HYT_API const char *hyt_device_name(const hyt_device_t *dev);
 /* Bytes the runtime may still allocate on the device (cap and free memory). */
 HYT_API size_t hyt_device_mem_available(hyt_device_t *dev);
+/* Bytes an allocation of `bytes` takes of a device's memory as the runtime counts it (small
+ * blocks are rounded up to a size class and kept for reuse): what a caller sizing its
+ * workspaces against hyt_device_mem_available adds up, allocation by allocation. */
+HYT_API size_t hyt_device_alloc_bytes(size_t bytes);
 /* Synchronous allocation of device memory (zeroed is not guaranteed). */
 HYT_API int hyt_device_malloc(hyt_device_t *dev, void **ptr, size_t bytes);
 HYT_API void hyt_device_free(hyt_device_t *dev, void *ptr);

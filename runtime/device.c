@@ -409,6 +409,8 @@ size_t hyt_device_mem_available(hyt_device_t *dev)
     return fr;
 }
 
+size_t hyt_device_alloc_bytes(size_t bytes) { return keep_class(bytes, 256); }
+
 int hyt_device_malloc(hyt_device_t *dev, void **ptr, size_t bytes)
 {
     dev_allocs_t *al = &extra_of(dev)->allocs;

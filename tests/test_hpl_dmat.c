@@ -2,7 +2,8 @@
  * HPL's run with the matrix on the devices (app/hpl_dmat.c) against the host run
  * (hyt_hpl_solve) on the same context: both pass HPL's check, with the same ||A||_oo and
  * ||b||_oo and close residual norms; over sizes below, at and above nb and 1 to 3 devices.
- * A memory cap refuses the run before anything runs.  Host devices (quick suite) or CUDA GPUs
+ * A memory cap refuses the run before anything runs; under a cap the largest order that
+ * hyt_hpl_dmat_max_n (hpl.n = auto's sizing) allows runs, and a larger one is refused.  Host devices (quick suite) or CUDA GPUs
  * (argument "cuda": gpu suite, skipped without a GPU).
  *
  * Usage: test_hpl_dmat [cuda]
@@ -41,6 +42,26 @@ int main(int argc, char **argv)
                   d.xnorm, h.xnorm);
             CHECK(d.seconds > 0 && d.gflops > 0 && d.info == 0, "timing");
         }
+        hyt_context_destroy(ctx);
+    }
+    /* hpl.n = auto's size under a memory cap: the largest order that hyt_hpl_dmat_max_n says
+     * fits runs, and one tile more is refused (the sizing counts what the run allocates) */
+    for (int nd = 1; nd <= maxdev; nd++) {
+        char devs[32];
+        test_device_list(cuda, nd, devs, sizeof devs);
+        hyt_context_t *ctx = test_context(2, devs, "gpu.memory_limit", "6M", "lu.nb", "64",
+                                          "lu.lookahead", "2", (char *)NULL);
+        const int n = hyt_hpl_dmat_max_n(ctx, 8192, 64);
+        CHECK(n >= 256 && n < 8192 && n % 64 == 0, "%s: largest N %d", devs, n);
+        hyt_hpl_result_t r;
+        int rc = hyt_hpl_solve_dmat(ctx, n, 64, 100, 16.0, 0, &r);
+        CHECK(rc == 0 && r.passed, "%s: N %d, the largest that fits: rc %d (%s)", devs, n, rc,
+              hyt_last_error());
+        rc = hyt_hpl_solve_dmat(ctx, n + 64, 64, 100, 16.0, 0, &r);
+        CHECK(rc == HYT_ERR_DEVICE_MEMORY, "%s: N %d: rc %d (%s)", devs, n + 64, rc,
+              hyt_last_error());
+        CHECK(hyt_hpl_dmat_max_n(ctx, n + 63, 64) == n && hyt_hpl_dmat_max_n(ctx, 63, 64) == 0,
+              "%s: rounding", devs);
         hyt_context_destroy(ctx);
     }
     hyt_context_t *capped = test_context(2, cuda ? "cuda:0" : "host:2", "gpu.memory_limit",

@@ -9,12 +9,17 @@
 
 size_t hyt_gpu_lu_bytes(const hyt_gpu_lu_t *g)
 {
-    size_t tile = (size_t)g->tile, colsz = (size_t)g->colsz;
-    /* the columns are the device matrix's (drivers/hyt_hybrid.h), not counted here */
-    size_t b = sizeof(double) * ((size_t)g->npbuf * (colsz + tile) + (size_t)g->ncols * tile) +
-               sizeof(int) * ((size_t)g->npbuf + 6) * g->nb + 9 * 256;
+    /* hyt_gpu_lu_alloc's allocations, each as the device counts it; the columns are the
+     * device matrix's (drivers/hyt_hybrid.h), not counted here */
+    const size_t d = sizeof(double), tile = (size_t)g->tile, npbuf = (size_t)g->npbuf;
+    size_t b = hyt_device_alloc_bytes(npbuf * (size_t)g->colsz * d) +
+               hyt_device_alloc_bytes(npbuf * tile * d) +
+               hyt_device_alloc_bytes(npbuf * (size_t)g->nb * sizeof(int)) +
+               hyt_device_alloc_bytes((size_t)6 * g->nb * sizeof(int)) +
+               (g->ncols ? hyt_device_alloc_bytes((size_t)g->ncols * tile * d) : 0);
     if (g->gpu_panel)
-        b += sizeof(double) * tile + g->lwork + sizeof(int) * (size_t)g->npbuf;
+        b += hyt_device_alloc_bytes(g->lwork ? g->lwork : d) +
+             hyt_device_alloc_bytes(npbuf * sizeof(int)) + hyt_device_alloc_bytes(tile * d);
     return b;
 }
 

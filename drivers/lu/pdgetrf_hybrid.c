@@ -379,6 +379,49 @@ static int insert_cpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
     return rc;
 }
 
+/* Panel slots per device for lookahead la: the panels in flight (NPBUF_MAX where the columns
+ * still arrive and the memory allows, hybrid_lu). */
+static int npbuf_of(int la) { return la + 3 < NPBUF_MAX ? la + 3 : NPBUF_MAX; }
+
+/* Device g's part of the hybrid LU of an mt x nt tile matrix (tile size nb) on ndev devices,
+ * described (its workspaces' sizes: hyt_gpu_lu_bytes), with GPU panels also set up
+ * (hyt_gpu_panel_setup: the panel's handle and workspace).  0 or the setup's error. */
+static int describe_device(hyt_context_t *ctx, int g, int ndev, int mt, int nt, int nb,
+                           int npbuf, int gpu, hyt_gpu_lu_t *d)
+{
+    memset(d, 0, sizeof *d);
+    d->dev = hyt_context_device(ctx, g);
+    d->index = g;
+    d->ndev = ndev;
+    d->nb = nb;
+    d->mt = mt;
+    d->tile = (int64_t)nb * nb;
+    d->colsz = d->tile * mt;
+    d->ncols = g < nt ? (nt - g + ndev - 1) / ndev : 0;
+    d->npbuf = npbuf;
+    d->gpu_panel = gpu;
+    d->panel_ctas = (int)hyt_config_get_int(hyt_context_config(ctx), "gpu.panel_ctas");
+    d->panel_native_rows = hyt_lu_panel_native_rows(ctx, ndev, nb);
+    return gpu ? hyt_gpu_panel_setup(d) : 0;
+}
+
+int hyt_lu_dmat_workspace(hyt_context_t *ctx, int m, int n, int nb, size_t *need)
+{
+    const int ndev = hyt_context_num_devices(ctx);
+    if (m < 1 || n < 1 || nb < 1 || ndev < 1)
+        return hyt_error(HYT_ERR_INVALID, "the LU's workspace: %d x %d, nb %d, %d devices", m, n,
+                         nb, ndev);
+    hyt_lu_params_t p;
+    int rc = hyt_lu_params(ctx, m, n, &p);
+    const int mt = (m + nb - 1) / nb, nt = (n + nb - 1) / nb;
+    for (int g = 0; g < ndev && !rc; g++) {
+        hyt_gpu_lu_t d;
+        rc = describe_device(ctx, g, ndev, mt, nt, nb, npbuf_of(p.lookahead), 1, &d);
+        need[g] = rc ? 0 : hyt_gpu_lu_bytes(&d);
+    }
+    return rc;
+}
+
 /* The hybrid LU of A (CCRB host tiles, or only its sizes when dA is given: the matrix on the
  * devices, factored in place).  Without dA the columns go to a temporary device matrix: load,
  * factor, return, free. */
@@ -403,7 +446,7 @@ static int hybrid_lu(hyt_sequence_t *seq, const hyt_desc_t *A, hyt_dmat_t *dA, i
     h->ctx = ctx;
     h->ndev = ndev;
     h->nt = nt;
-    h->npbuf = la + 3 < NPBUF_MAX ? la + 3 : NPBUF_MAX; /* panels in flight per device */
+    h->npbuf = npbuf_of(la);
     h->resident = dA != NULL;
     h->arriving = arriving && !p->marks; /* marks: the first panel waits for all columns */
     h->g = calloc((size_t)ndev, sizeof *h->g);
@@ -424,23 +467,9 @@ static int hybrid_lu(hyt_sequence_t *seq, const hyt_desc_t *A, hyt_dmat_t *dA, i
     }
     int rc = 0;
     for (int g = 0; g < ndev && !rc; g++) {
-        hyt_gpu_lu_t *d = &h->g[g];
-        d->dev = hyt_context_device(ctx, g);
-        d->index = g;
-        d->ndev = ndev;
-        d->nb = nb;
-        d->mt = mt;
-        d->tile = tile;
-        d->colsz = tile * mt;
-        d->ncols = g < nt ? (nt - g + ndev - 1) / ndev : 0;
-        d->npbuf = h->npbuf;
-        d->gpu_panel = gpu;
-        d->h_ident = h->h_ident;
-        d->panel_ctas = (int)hyt_config_get_int(hyt_context_config(ctx), "gpu.panel_ctas");
-        d->panel_native_rows = hyt_lu_panel_native_rows(ctx, ndev, nb);
-        d->lwork = 0;
-        rc = gpu ? hyt_gpu_panel_setup(d) : 0;
-        ws[g] = hyt_gpu_lu_bytes(d);
+        rc = describe_device(ctx, g, ndev, mt, nt, nb, h->npbuf, gpu, &h->g[g]);
+        h->g[g].h_ident = h->h_ident;
+        ws[g] = hyt_gpu_lu_bytes(&h->g[g]);
     }
     /* With arriving columns the panels can run only npbuf - 1 steps ahead of the oldest step
      * whose pieces still wait for columns (a panel slot is reused once every update that
@@ -453,7 +482,7 @@ static int hybrid_lu(hyt_sequence_t *seq, const hyt_desc_t *A, hyt_dmat_t *dA, i
             t.npbuf = NPBUF_MAX;
             size_t need = hyt_gpu_lu_bytes(&t);
             if (!dA)
-                need += hyt_dmat_bytes(A->m, A->n, nb, ndev, g);
+                need += hyt_dmat_alloc_bytes(A->m, A->n, nb, ndev, g);
             fits = need + need / 16 <= hyt_device_mem_available(t.dev);
         }
         for (int g = 0; g < ndev && fits; g++) {
