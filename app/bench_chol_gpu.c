@@ -131,20 +131,96 @@ static double unit(uint64_t i, uint64_t j)
     return (double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
 }
 
-/* The uplo triangle of one symmetric matrix (the other triangle zero: never referenced). */
-static void make_spd(double *A, int n, char uplo)
+/* Blocks of columns (the matrix) or rows (the row sums) are CPU tasks on the context's
+ * workers: single-threaded, the matrix and its norm took most of a call at N = 98304. */
+enum { SPD_BLOCK = 512 };
+
+typedef struct spd_args {
+    double *A;    /* make: the matrix */
+    const double *cA;
+    double *r;    /* row sums */
+    int n, lo, hi; /* columns (make) or rows (row sums) lo..hi-1 */
+    char uplo;
+} spd_args_t;
+
+/* Columns lo..hi-1 of the uplo triangle of one symmetric matrix (the other triangle zero: never
+ * referenced). */
+static int spd_make_body(const hyt_task_ctx_t *tc, void *p)
 {
-    for (int64_t c = 0; c < n; c++) {
-        double *col = A + c * n;
+    (void)tc;
+    const spd_args_t *a = p;
+    const int64_t n = a->n;
+    for (int64_t c = a->lo; c < a->hi; c++) {
+        double *col = a->A + c * n;
         memset(col, 0, (size_t)n * sizeof *col);
         col[c] = n + unit(c, c);
-        if (uplo == 'L')
+        if (a->uplo == 'L')
             for (int64_t r = c + 1; r < n; r++)
                 col[r] = unit(r, c);
         else
             for (int64_t r = 0; r < c; r++)
                 col[r] = unit(c, r); /* A(r, c) = A(c, r) of the lower triangle */
     }
+    return 0;
+}
+
+/* r[i] = sum_j |A(i, j)| of the symmetric matrix for the rows i = lo..hi-1, from its stored
+ * triangle: row i's stored part (up to the diagonal for lower, from it for upper) and column
+ * i's (below, above the diagonal). */
+static int spd_rowsum_body(const hyt_task_ctx_t *tc, void *p)
+{
+    (void)tc;
+    const spd_args_t *a = p;
+    const int64_t n = a->n, lo = a->lo, hi = a->hi;
+    const double *A = a->cA;
+    for (int64_t i = lo; i < hi; i++)
+        a->r[i] = 0;
+    if (a->uplo == 'L') {
+        for (int64_t c = 0; c < hi; c++)
+            for (int64_t i = c > lo ? c : lo; i < hi; i++)
+                a->r[i] += fabs(A[i + c * n]);
+        for (int64_t i = lo; i < hi; i++)
+            for (int64_t k = i + 1; k < n; k++)
+                a->r[i] += fabs(A[k + i * n]);
+    } else {
+        for (int64_t c = lo; c < n; c++)
+            for (int64_t i = lo; i < hi && i <= c; i++)
+                a->r[i] += fabs(A[i + c * n]);
+        for (int64_t i = lo; i < hi; i++)
+            for (int64_t k = 0; k < i; k++)
+                a->r[i] += fabs(A[k + i * n]);
+    }
+    return 0;
+}
+
+static const hyt_kernel_t spd_make_kernel = {.name = "spd_make", .cpu = spd_make_body,
+                                             .cat = HYT_CAT_OTHER};
+static const hyt_kernel_t spd_rowsum_kernel = {.name = "spd_rowsum", .cpu = spd_rowsum_body,
+                                               .cat = HYT_CAT_OTHER};
+
+/* The blocks of n columns or rows, one task each on the context's workers; 0 or the error. */
+static int spd_tasks(hyt_context_t *ctx, const hyt_kernel_t *kern, spd_args_t a)
+{
+    hyt_sequence_t *seq;
+    int rc = hyt_sequence_create(ctx, &seq);
+    if (rc)
+        return rc;
+    for (int lo = 0; lo < a.n && !rc; lo += SPD_BLOCK) {
+        a.lo = lo;
+        a.hi = a.n - lo < SPD_BLOCK ? a.n : lo + SPD_BLOCK;
+        hyt_task_desc_t d = hyt_task_desc(kern, &a, sizeof a);
+        hyt_dep_t dep = {a.A ? (const void *)(a.A + (int64_t)lo * a.n) : (const void *)(a.r + lo),
+                         HYT_WRITE};
+        d.deps = &dep;
+        d.ndeps = 1;
+        rc = hyt_task_insert(seq, &d);
+    }
+    return hyt_sequence_finish(seq, rc);
+}
+
+static int make_spd(hyt_context_t *ctx, double *A, int n, char uplo)
+{
+    return spd_tasks(ctx, &spd_make_kernel, (spd_args_t){.A = A, .n = n, .uplo = uplo});
 }
 
 /* What the check of one (n, uplo) needs, made once: the probe x, b = A x, ||A||_oo. */
@@ -156,7 +232,7 @@ typedef struct probe {
     double anorm;
 } probe_t;
 
-static int probe_make(probe_t *q, const double *A, int n, char uplo)
+static int probe_make(hyt_context_t *ctx, probe_t *q, const double *A, int n, char uplo)
 {
     q->uplo = uplo;
     q->n = n;
@@ -171,17 +247,12 @@ static int probe_make(probe_t *q, const double *A, int n, char uplo)
         q->x[i] = unit(i, (uint64_t)n + 7);
     cblas_dsymv(CblasColMajor, uplo == 'L' ? CblasLower : CblasUpper, n, 1.0, A, n, q->x, 1,
                 0.0, q->b, 1);
-    for (int64_t c = 0; c < n; c++) /* row sums of |A| from the stored triangle, into r */
-        for (int64_t i = uplo == 'L' ? c : 0; i < (uplo == 'L' ? n : c + 1); i++) {
-            double v = fabs(A[i + c * n]);
-            q->r[i] += v;
-            if (i != c)
-                q->r[c] += v;
-        }
+    int rc = spd_tasks(ctx, &spd_rowsum_kernel, (spd_args_t){.cA = A, .r = q->r, .n = n,
+                                                              .uplo = uplo});
     q->anorm = 0;
     for (int i = 0; i < n; i++)
         q->anorm = fmax(q->anorm, q->r[i]);
-    return 0;
+    return rc;
 }
 
 static void probe_free(probe_t *q)
@@ -662,8 +733,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
         for (int u = 0; u < nuplo && !rc; u++) {
             const char uplo = uplos[u];
             probe_t q = {0};
-            make_spd(H, n, uplo);
-            if ((rc = probe_make(&q, H, n, uplo))) {
+            if ((rc = make_spd(ctx, H, n, uplo)) || (rc = probe_make(ctx, &q, H, n, uplo))) {
                 probe_free(&q);
                 break;
             }
