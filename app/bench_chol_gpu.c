@@ -721,6 +721,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
     for (int iq = 0; iq < nn; iq++) {
         const int n = ns[iq];
         const size_t bytes = (size_t)n * n * sizeof(double);
+        double w[3] = {hyt_wtime(), 0, 0}; /* the benchmark's own time: memory, matrices */
         double *H = hyt_host_malloc(ctx, bytes), *dA = NULL, *dz = NULL, *F = NULL;
         int rc = H ? 0 : hyt_error(HYT_ERR_NOMEM, "%zu bytes of page-locked host memory", bytes);
         /* F: the factor of a dmat or cusolverMg run on its way to device 0; the hybrid's matrix */
@@ -730,13 +731,16 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             rc = hyt_device_malloc(dev, (void **)&dA, bytes);
         if (!rc)
             rc = hyt_device_malloc(dev, (void **)&dz, (size_t)n * sizeof(double));
+        w[1] = hyt_wtime() - w[0];
         for (int u = 0; u < nuplo && !rc; u++) {
             const char uplo = uplos[u];
             probe_t q = {0};
+            const double m0 = hyt_wtime();
             if ((rc = make_spd(ctx, H, n, uplo)) || (rc = probe_make(ctx, &q, H, n, uplo))) {
                 probe_free(&q);
                 break;
             }
+            w[2] += hyt_wtime() - m0;
             const bench_t bn = {ctx, &q, H, F, dA, dz, reps};
             /* the peer first (once for all settings) */
             double tp = NAN, res_p = NAN;
@@ -834,6 +838,9 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             hyt_device_free(dev, dA);
         hyt_host_free(ctx, H);
         hyt_host_free(ctx, F);
+        printf("# %7d: the benchmark's time %.1f s: memory %.1f, the matrices and their checks' "
+               "vectors %.1f, the rest (runs, copies, checks) %.1f\n", n, hyt_wtime() - w[0],
+               w[1], w[2], hyt_wtime() - w[0] - w[1] - w[2]);
         /* the DGEMM ceiling at this n, with the device matrix freed */
         for (int b = 0; b < nnb && gemm && cuda; b++) {
             hyt_chol_dev_params_t p = {nbs[b], -1, 0, 0, -1, -1};
