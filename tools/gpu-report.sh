@@ -11,8 +11,10 @@
 # the scaling of "lu" on every GPU; "trace": hytile hpl -n TRACE_N on every GPU with an SVG
 # Gantt chart of its trace; "panels": the LU at NS1 with cuSOLVER's panels, the default and
 # the native panel everywhere; "lapack": LAPACK's DGE/DPO tests preloaded on the GPUs; "abi":
-# dgesv_ and dposv_ through the ABI against OpenBLAS); NS, NS1, CHOL_NS, CHOL_DMAT_NS, TRACE_N,
-# ABI_N the sizes; LIMIT the seconds a step may take (default 300; 580 for "sanitize", which took
+# dgesv_ and dposv_ through the ABI against OpenBLAS; "hplmax": the main job at the largest N
+# the GPUs' memory allows, hpl.seconds lifted); NS, NS1, CHOL_NS, CHOL_DMAT_NS, TRACE_N,
+# ABI_N the sizes; MG the blocks of cusolverMg's runs on several GPUs (default 256,512; 512 was
+# the faster on 2 and 4 GPUs, 2026-11-27); LIMIT the seconds a step may take (default 300; 580 for "sanitize", which took
 # 268-350 s on one H200 before its mixed-panel runs and over 540 s after: with a device call
 # limited to 600 s, run it in two calls, e.g. STEPS=sanitize HYTILE_SANITIZE_TOOLS="memcheck
 # racecheck", then "synccheck initcheck"; see tests/gpu-sanitize.sh).
@@ -46,7 +48,8 @@ for s in $steps; do
             sed 's/^ *[0-9]*\/[0-9]* //' | tee -a "$out/summary.txt"
         ;;
     lu)
-        timeout "$lim" $hy bench-gpu -n "${NS:-16384,32768,65536}" --reps "${REPS:-2}" >"$out/lu.log" 2>&1
+        timeout "$lim" $hy bench-gpu -n "${NS:-16384,32768,65536}" --reps "${REPS:-2}" \
+            --mg-block "${MG:-256,512}" >"$out/lu.log" 2>&1
         stamp "bench-gpu (LU): exit $?"
         tail -n 25 "$out/lu.log" | tee -a "$out/summary.txt"
         ;;
@@ -70,7 +73,7 @@ for s in $steps; do
         rc=$?
         cp /tmp/hytile-trace.svg "$out/trace.svg" 2>/dev/null
         stamp "hytile hpl -n ${TRACE_N:-98304} --trace: exit $rc, SVG $(wc -c <"$out/trace.svg" 2>/dev/null) bytes"
-        grep -E "^WR|PASSED|FAILED" "$out/trace.log" | tail -n 3 | tee -a "$out/summary.txt"
+        grep -E "^WR|^HYL|PASSED|FAILED" "$out/trace.log" | tail -n 3 | tee -a "$out/summary.txt"
         ;;
     chol)
         # shellcheck disable=SC2086
@@ -81,7 +84,7 @@ for s in $steps; do
         # the device matrix's Cholesky (hyt_dpotrf_dmat) on every GPU
         # shellcheck disable=SC2086
         timeout "$lim" $hy bench-gpu --chol ${CHOL_DMAT_NS:-32768 65536} --dmat --devices cuda \
-            --reps "${REPS:-2}" >"$out/chol_dmat.log" 2>&1
+            --reps "${REPS:-2}" --mg-block "${MG:-256,512}" >"$out/chol_dmat.log" 2>&1
         stamp "bench-gpu --chol --dmat: exit $?"
         tail -n 6 "$out/chol_dmat.log" | tee -a "$out/summary.txt"
         ;;
@@ -123,12 +126,18 @@ for s in $steps; do
         done
         stamp "bench-gpu (LU, panel choices)"
         ;;
+    hplmax)
+        HYT_HPL_SECONDS=86400 timeout "$lim" $hy hpl --config configs/hpl.ini >"$out/hplmax.log" 2>&1
+        stamp "hytile hpl --config configs/hpl.ini, hpl.seconds lifted: exit $?"
+        grep -E "^WR|^HYL|PASSED|FAILED|sizes|rror" "$out/hplmax.log" | tail -n 6 |
+            tee -a "$out/summary.txt"
+        ;;
     hpl)
         h0=$(date +%s.%N)
         timeout "$lim" $hy hpl --config configs/hpl.ini >"$out/hpl.log" 2>&1
         rc=$?
         stamp "hytile hpl --config configs/hpl.ini: exit $rc, $(awk -v a="$h0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s in all"
-        grep -E "^WR|PASSED|FAILED|N *=|GFLOP" "$out/hpl.log" | tail -n 12 |
+        grep -E "^WR|^HYL|PASSED|FAILED|N *=|GFLOP" "$out/hpl.log" | tail -n 12 |
             tee -a "$out/summary.txt"
         ;;
     esac
