@@ -132,14 +132,14 @@ static double unit(uint64_t i, uint64_t j)
 }
 
 /* Blocks of columns (the matrix) or rows (the row sums) are CPU tasks on the context's
- * workers: single-threaded, the matrix and its norm took most of a call at N = 98304. */
+ * workers: on one thread the two take ~23 s at N = 98304 (docs/performance.md). */
 enum { SPD_BLOCK = 512 };
 
 typedef struct spd_args {
-    double *A;    /* make: the matrix */
-    const double *cA;
-    double *r;    /* row sums */
-    int n, lo, hi; /* columns (make) or rows (row sums) lo..hi-1 */
+    double *A;        /* the matrix (make) */
+    const double *cA; /* the matrix (row sums) */
+    double *r;        /* the row sums */
+    int n, lo, hi;    /* columns (make) or rows (row sums) lo..hi-1 */
     char uplo;
 } spd_args_t;
 
