@@ -267,7 +267,7 @@ int hyt_hpl_auto_n(hyt_context_t *ctx, double seconds, double *gflops_estimate)
     long N = (long)(n / 256) * 256;
     /* and the workspaces beside it: with nb 1024 and lookahead 4, 10 tile columns of N rows on
      * one GPU, 13 on the first of several (189184 did not fit on four 80 GB GPUs at 0.85) */
-    if (ncuda && hyt_hpl_on_devices(ctx) && N >= 1000) {
+    if (hyt_hpl_on_devices(ctx) && N >= 1000) {
         long fit = hyt_hpl_dmat_max_n(ctx, (int)N, 256);
         N = fit > 0 ? fit : N;
     }

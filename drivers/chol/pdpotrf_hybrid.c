@@ -172,7 +172,7 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA
                              : 0;
     for (int g = 0; g < ndev; g++)
         need[g] = g < nt ? (size_t)h->nslot * (size_t)(tile * mt) * sizeof(double) +
-                               ninfo * (size_t)((nt - g + ndev - 1) / ndev) +
+                               ninfo * (size_t)hyt_dmat_local_cols(nt, ndev, g) +
                                lwork * sizeof(double)
                          : 0;
     char what[160];

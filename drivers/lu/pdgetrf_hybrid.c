@@ -397,7 +397,7 @@ static int describe_device(hyt_context_t *ctx, int g, int ndev, int mt, int nt, 
     d->mt = mt;
     d->tile = (int64_t)nb * nb;
     d->colsz = d->tile * mt;
-    d->ncols = g < nt ? (nt - g + ndev - 1) / ndev : 0;
+    d->ncols = hyt_dmat_local_cols(nt, ndev, g);
     d->npbuf = npbuf;
     d->gpu_panel = gpu;
     d->panel_ctas = (int)hyt_config_get_int(hyt_context_config(ctx), "gpu.panel_ctas");
