@@ -21,7 +21,7 @@ static const hyt_config_keydef_t chol_keys[] = {
     {{"chol.nb", "HYT_CHOL_NB", "auto",
       "Cholesky tile size nb (1..4096) of the LAPACK-layout calls; auto: 256 from N = 3000, "
       "128 from 600, else 64 (hyt_dpotrf_device: 1024 from N = 16384, 512 from 8192, else "
-      "256)"},
+      "256; lower 1536 from 40960)"},
      HYT_KEY_INT, 1, 4096, 1, 1, NULL},
     {{"chol.lookahead", "HYT_CHOL_LOOKAHEAD", "auto",
       "Cholesky lookahead depth (0..64): tile columns updated ahead of the rest; auto: 1"},
@@ -33,7 +33,7 @@ static const hyt_config_keydef_t chol_keys[] = {
      HYT_KEY_INT, 1, 1L << 30, 1, 1, NULL},
     {{"chol.tail", "HYT_CHOL_TAIL", "auto",
       "hyt_dpotrf_device: once the trailing matrix is at most this order (0..2^30), it is "
-      "factored in one call of the vendor's dpotrf (cusolverDnDpotrf); 0: never; auto: 12288 "
+      "factored in one call of the vendor's dpotrf (cusolverDnDpotrf); 0: never; auto: 16384 "
       "for lower on CUDA devices, else 0"},
      HYT_KEY_INT, 0, 1L << 30, 1, 1, NULL},
     {{"chol.gemm_lt", "HYT_CHOL_GEMM_LT", "auto",
