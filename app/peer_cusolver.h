@@ -36,10 +36,20 @@ extern "C" {
 int hyt_peer_dgesv(int ndev, const int *devices, int n, int mg_block, const double *a,
                    const double *b, double *x, double *factor_seconds, int *info);
 
-/* cusolverDnDgetrf on one GPU timed host to host: *seconds covers the copy of a (n x n,
- * leading dimension n, page-locked for the call) to the GPU, the factorization and the copy of
- * the factors back to a page-locked host buffer.  Returns 0 or an HYT_ERR_* code as above. */
-int hyt_peer_dgetrf_h2h(int device, int n, const double *a, double *seconds);
+/* cusolverDnDgetrf on one GPU timed host to host, best of reps runs: *seconds covers the copy
+ * of a (n x n, leading dimension n; page-locked for the call unless it is already) to the GPU,
+ * the factorization and the copy of the factors back to a page-locked host buffer.  Returns 0
+ * or an HYT_ERR_* code as above. */
+int hyt_peer_dgetrf_h2h(int device, int n, const double *a, int reps, double *seconds);
+
+/* The caller's host array p (bytes long) page-locked for every GPU until hyt_peer_unpin(p), so
+ * that the peers' copies of it run at the pinned rate and do not lock it again on each call
+ * (tens of seconds over a benchmark's runs at n = 65536).  hyt_peer_pin returns 0 or an
+ * HYT_ERR_* code (the array is then used pageable); hyt_peer_is_pinned: whether p is
+ * page-locked (registered or allocated so). */
+int hyt_peer_pin(const void *p, size_t bytes);
+void hyt_peer_unpin(const void *p);
+int hyt_peer_is_pinned(const void *p);
 
 /* The library versions in use, e.g. "cuSOLVER 12.0.4, cuBLAS 13.0.0, CUDA runtime 13.0,
  * driver 13.0"; buf of len bytes (always terminated when len > 0). */
