@@ -14,7 +14,9 @@
  * only, and on an ill-conditioned matrix against the TRSM.  The tail (chol.tail: the last
  * trailing matrix in one vendor dpotrf; off in the cases above, whose subject is the loop nest,
  * but for the public calls): in the middle, narrower than a block, the whole matrix, after a
- * wide block; INFO before it, at its first column and inside it; NaN in it; the key's values.
+ * wide block; INFO before it, at its first column and inside it; NaN in it; the key's values
+ * and its default.  The automatic block size of the GPU-only nest (1536 for lower from 40960),
+ * and blocks of three potf2 pieces.
  *
  * Usage: test_chol_gpu          on one host device (the same task graph with the host
  *                               references: quick suite)
@@ -274,6 +276,34 @@ static void check_tails(unsigned long long seed)
               !hyt_context_set(ctx, "chol.tail", "0") &&
               !hyt_context_set(ctx, "chol.tail", "auto"),
           "chol.tail -1 refused, 0 and auto accepted: %s", hyt_last_error());
+    hyt_device_t *dev = hyt_context_device(ctx, 0);
+    CHECK(hyt_chol_tail(ctx, dev, 'L') == (use_cuda ? 16384 : 0) &&
+              hyt_chol_tail(ctx, dev, 'U') == 0,
+          "chol.tail auto: 16384 for lower on CUDA devices, else none");
+}
+
+/* The GPU-only nest's automatic block size: 1536 for lower from n = 40960, else the device
+ * defaults; chol.nb and the caller's nb win. */
+static void check_auto_nb(void)
+{
+    static const struct { char uplo; int n, nb; } t[] = {
+        {'L', 40960, 1536}, {'l', 65536, 1536}, {'L', 40959, 1024}, {'U', 65536, 1024},
+        {'L', 16384, 1024}, {'L', 16383, 512}, {'L', 8191, 256}};
+    for (int i = 0; i < (int)(sizeof t / sizeof t[0]); i++) {
+        hyt_chol_dev_params_t p = HYT_CHOL_DEV_PARAMS_AUTO;
+        hyt_chol_params_gpu_only(ctx, t[i].uplo, t[i].n, &p);
+        CHECK(p.nb == t[i].nb, "auto nb of %c, n = %d: %d, expected %d", t[i].uplo, t[i].n,
+              p.nb, t[i].nb);
+    }
+    hyt_chol_dev_params_t p = HYT_CHOL_DEV_PARAMS_AUTO;
+    p.nb = 768;
+    hyt_chol_params_gpu_only(ctx, 'L', 65536, &p);
+    CHECK(p.nb == 768, "the caller's nb kept: %d", p.nb);
+    REQUIRE(!hyt_context_set(ctx, "chol.nb", "640"), "%s", hyt_last_error());
+    p = HYT_CHOL_DEV_PARAMS_AUTO;
+    hyt_chol_params_gpu_only(ctx, 'L', 65536, &p);
+    CHECK(p.nb == 640, "chol.nb kept: %d", p.nb);
+    REQUIRE(!hyt_context_set(ctx, "chol.nb", "auto"), "%s", hyt_last_error());
 }
 
 /* The trailing update's GEMMs through cublasLt and through cublasDgemm (chol.gemm_lt, by the
@@ -354,6 +384,9 @@ int main(int argc, char **argv)
         check(uplo, 1300, 768, 1, 600, 0, seed++);
         check(uplo, 1300, 768, 2, 1290, 0, seed++);
         check(uplo, 1300, 768, 0, 513, 0, seed++);
+        /* three pieces (nb 1536, the lower default from n = 40960): INFO in the third */
+        check(uplo, 1700, 1536, 1, 0, 0, seed++);
+        check(uplo, 1700, 1536, 1, 1100, 0, seed++);
         /* a last block narrower than one piece: its second INFO entry is written empty */
         check(uplo, 1000, 768, 1, 0, 0, seed++);
         check(uplo, 1000, 768, 1, 900, 0, seed++);
@@ -375,6 +408,7 @@ int main(int argc, char **argv)
     set_inv_rows("auto");
     check_tails(seed);
     check_gemm_lt(seed + 1000);
+    check_auto_nb();
     /* the key: a count from 1, or auto */
     CHECK(hyt_context_set(ctx, "chol.inv_rows", "0") == HYT_ERR_CONFIG &&
               hyt_context_set(ctx, "chol.inv_rows", "-3") == HYT_ERR_CONFIG &&
