@@ -6,7 +6,7 @@
  * Defaults (measured on one H200, docs/performance.md, 2026-11-24 and 2026-11-27): AUTO_NB,
  * AUTO_LEAF and AUTO_TAIL_LOWER below; lookahead 1.  The lower nest takes nb 1536 from
  * n = 40960 (AUTO_NB_WIDE): its trailing update's GEMMs (K = nb) run closer to the DGEMM
- * ceiling, and at that size the wider panels stay off the critical path; 0.5-1.4% faster than
+ * ceiling, and at that size the wider panels stay off the critical path; 0.5-1.3% faster than
  * 1024 at 40960-65536 in two calls of 2026-11-27, a tie at 32768.  The device matrices'
  * nest (dpotrf_dmat.c, dpotrf_devices.c) keeps hyt_chol_params_device's sizes.
  *
