@@ -142,16 +142,30 @@ static const hyt_kernel_t trs_kernel = {.name = "dmat_trsm_step", .dev = trs_bod
 
 /* ---- the sweeps --------------------------------------------------------------------------- */
 
+/* What hyt_dmat_trs_open allocates on a device that holds bcols > 0 tile columns of B (on the
+ * others nothing): the panel slots (several devices), the pivots and the interchanges' work
+ * columns (an LU's solve), in bytes; 0 for what it does not allocate. */
+typedef struct trs_sizes {
+    size_t slots, piv, work;
+} trs_sizes_t;
+
+static trs_sizes_t trs_sizes(int n, int nb, int ndev, int bcols, int pivots)
+{
+    const size_t mt = (size_t)((n + nb - 1) / nb), tile = (size_t)nb * nb * sizeof(double);
+    return (trs_sizes_t){ndev > 1 ? (size_t)NSLOT * mt * tile : 0,
+                         pivots ? HYT_DMAT_LASWP_INTS(n) * sizeof(int) : 0,
+                         pivots ? tile * (size_t)bcols : 0};
+}
+
 size_t hyt_dmat_trs_bytes(int n, int nrhs, int nb, int ndev, int g, int pivots)
 {
-    const int mt = (n + nb - 1) / nb, bcols = hyt_dmat_local_cols((nrhs + nb - 1) / nb, ndev, g);
+    const int bcols = hyt_dmat_local_cols((nrhs + nb - 1) / nb, ndev, g);
     if (!bcols)
         return 0;
-    const size_t tile = (size_t)nb * nb * sizeof(double);
-    return (ndev > 1 ? hyt_device_alloc_bytes((size_t)NSLOT * mt * tile) : 0) +
-           (pivots ? hyt_device_alloc_bytes(HYT_DMAT_LASWP_INTS(n) * sizeof(int)) +
-                         hyt_device_alloc_bytes(tile * bcols)
-                   : 0);
+    const trs_sizes_t z = trs_sizes(n, nb, ndev, bcols, pivots);
+    return (z.slots ? hyt_device_alloc_bytes(z.slots) : 0) +
+           (z.piv ? hyt_device_alloc_bytes(z.piv) : 0) +
+           (z.work ? hyt_device_alloc_bytes(z.work) : 0);
 }
 
 int hyt_dmat_trs_open(hyt_sequence_t *seq, const hyt_dmat_t *A, const hyt_dmat_t *B,
@@ -182,9 +196,6 @@ int hyt_dmat_trs_open(hyt_sequence_t *seq, const hyt_dmat_t *A, const hyt_dmat_t
     }
     for (int g = 0; g < ndev; g++)
         need[g] = hyt_dmat_trs_bytes(n, B->n, A->nb, ndev, g, pivots);
-    const size_t slot_bytes = ndev > 1 ? (size_t)NSLOT * A->colsz * sizeof(double) : 0;
-    const size_t piv_bytes = pivots ? HYT_DMAT_LASWP_INTS(n) * sizeof(int) : 0;
-    const size_t work_col = pivots ? (size_t)A->tile * sizeof(double) : 0;
     char what[160];
     snprintf(what, sizeof what, "the solve of a %d x %d system with %d right-hand sides (%d "
              "devices)", n, n, B->n, ndev);
@@ -193,12 +204,13 @@ int hyt_dmat_trs_open(hyt_sequence_t *seq, const hyt_dmat_t *A, const hyt_dmat_t
         hyt_device_t *dev = hyt_context_device(ctx, g);
         if (!B->ncols[g])
             continue;
-        if (piv_bytes)
-            rc = hyt_device_malloc(dev, (void **)&s->dpiv[g], piv_bytes);
-        if (!rc && work_col)
-            rc = hyt_device_malloc(dev, (void **)&s->work[g], work_col * B->ncols[g]);
-        if (!rc && slot_bytes)
-            rc = hyt_device_malloc(dev, (void **)&s->slots[g], slot_bytes);
+        const trs_sizes_t z = trs_sizes(n, A->nb, ndev, B->ncols[g], pivots);
+        if (z.piv)
+            rc = hyt_device_malloc(dev, (void **)&s->dpiv[g], z.piv);
+        if (!rc && z.work)
+            rc = hyt_device_malloc(dev, (void **)&s->work[g], z.work);
+        if (!rc && z.slots)
+            rc = hyt_device_malloc(dev, (void **)&s->slots[g], z.slots);
     }
     free(need);
     if (rc) {
