@@ -764,7 +764,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                                                    invs[f / nleaf % ninv],
                                                    tails[f / (nleaf * ninv) % ntail],
                                                    lts[f / (nleaf * ninv * ntail)]};
-                        hyt_chol_params_gpu_only(ctx, uplo, n, &p);
+                        hyt_chol_params_gpu_only(ctx, n, &p);
                         char iv[16] = "auto", what[64] = "";
                         if (p.inv_rows > 0)
                             snprintf(iv, sizeof iv, "%d", p.inv_rows);
@@ -844,7 +844,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
         /* the DGEMM ceiling at this n, with the device matrix freed */
         for (int b = 0; b < nnb && gemm && cuda; b++) {
             hyt_chol_dev_params_t p = {nbs[b], -1, 0, 0, -1, -1};
-            hyt_chol_params_gpu_only(ctx, 'L', n, &p); /* the lower nest's auto nb */
+            hyt_chol_params_gpu_only(ctx, n, &p);
             gemm_rates(hyt_device_ordinal(dev), n, p.nb, reps > 3 ? reps : 3);
         }
     }

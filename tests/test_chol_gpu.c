@@ -15,7 +15,7 @@
  * trailing matrix in one vendor dpotrf; off in the cases above, whose subject is the loop nest,
  * but for the public calls): in the middle, narrower than a block, the whole matrix, after a
  * wide block; INFO before it, at its first column and inside it; NaN in it; the key's values
- * and its default.  The automatic block size of the GPU-only nest (1536 for lower from 40960),
+ * and its default.  The automatic block size of the GPU-only nest (1536 from 40960),
  * and blocks of three potf2 pieces.
  *
  * Usage: test_chol_gpu          on one host device (the same task graph with the host
@@ -282,26 +282,24 @@ static void check_tails(unsigned long long seed)
           "chol.tail auto: 16384 for lower on CUDA devices, else none");
 }
 
-/* The GPU-only nest's automatic block size: 1536 for lower from n = 40960, else the device
- * defaults; chol.nb and the caller's nb win. */
+/* The GPU-only nest's automatic block size: 1536 from n = 40960, else the device defaults;
+ * chol.nb and the caller's nb win. */
 static void check_auto_nb(void)
 {
-    static const struct { char uplo; int n, nb; } t[] = {
-        {'L', 40960, 1536}, {'l', 65536, 1536}, {'L', 40959, 1024}, {'U', 65536, 1024},
-        {'L', 16384, 1024}, {'L', 16383, 512}, {'L', 8191, 256}};
+    static const struct { int n, nb; } t[] = {
+        {40960, 1536}, {65536, 1536}, {40959, 1024}, {16384, 1024}, {16383, 512}, {8191, 256}};
     for (int i = 0; i < (int)(sizeof t / sizeof t[0]); i++) {
         hyt_chol_dev_params_t p = HYT_CHOL_DEV_PARAMS_AUTO;
-        hyt_chol_params_gpu_only(ctx, t[i].uplo, t[i].n, &p);
-        CHECK(p.nb == t[i].nb, "auto nb of %c, n = %d: %d, expected %d", t[i].uplo, t[i].n,
-              p.nb, t[i].nb);
+        hyt_chol_params_gpu_only(ctx, t[i].n, &p);
+        CHECK(p.nb == t[i].nb, "auto nb, n = %d: %d, expected %d", t[i].n, p.nb, t[i].nb);
     }
     hyt_chol_dev_params_t p = HYT_CHOL_DEV_PARAMS_AUTO;
     p.nb = 768;
-    hyt_chol_params_gpu_only(ctx, 'L', 65536, &p);
+    hyt_chol_params_gpu_only(ctx, 65536, &p);
     CHECK(p.nb == 768, "the caller's nb kept: %d", p.nb);
     REQUIRE(!hyt_context_set(ctx, "chol.nb", "640"), "%s", hyt_last_error());
     p = HYT_CHOL_DEV_PARAMS_AUTO;
-    hyt_chol_params_gpu_only(ctx, 'L', 65536, &p);
+    hyt_chol_params_gpu_only(ctx, 65536, &p);
     CHECK(p.nb == 640, "chol.nb kept: %d", p.nb);
     REQUIRE(!hyt_context_set(ctx, "chol.nb", "auto"), "%s", hyt_last_error());
 }

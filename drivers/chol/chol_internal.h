@@ -144,9 +144,9 @@ typedef struct hyt_chol_dev_params {
  * "auto" inv_rows or tail stays (hyt_chol_inv_rows and hyt_chol_tail resolve them by
  * triangle). */
 void hyt_chol_params_device(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p);
-/* The same for the GPU-only nest (hyt_dpotrf_device) of the uplo triangle: an "auto" nb is
- * wider there for large lower matrices (dpotrf_gpu.c). */
-void hyt_chol_params_gpu_only(hyt_context_t *ctx, char uplo, int n, hyt_chol_dev_params_t *p);
+/* The same for the GPU-only nest (hyt_dpotrf_device): an "auto" nb is wider there for large
+ * matrices (dpotrf_gpu.c). */
+void hyt_chol_params_gpu_only(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p);
 /* chol.tail for the GPU-only Cholesky of the uplo triangle on device dev (auto: dpotrf_gpu.c's
  * defaults, by triangle and backend). */
 int hyt_chol_tail(hyt_context_t *ctx, hyt_device_t *dev, char uplo);

@@ -21,7 +21,7 @@ static const hyt_config_keydef_t chol_keys[] = {
     {{"chol.nb", "HYT_CHOL_NB", "auto",
       "Cholesky tile size nb (1..4096) of the LAPACK-layout calls; auto: 256 from N = 3000, "
       "128 from 600, else 64 (hyt_dpotrf_device: 1024 from N = 16384, 512 from 8192, else "
-      "256; lower 1536 from 40960)"},
+      "256; 1536 from 40960)"},
      HYT_KEY_INT, 1, 4096, 1, 1, NULL},
     {{"chol.lookahead", "HYT_CHOL_LOOKAHEAD", "auto",
       "Cholesky lookahead depth (0..64): tile columns updated ahead of the rest; auto: 1"},

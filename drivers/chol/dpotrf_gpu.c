@@ -4,11 +4,12 @@
  * (pdpotrf_gpu.c).  Synchronous, with LAPACK's argument checks and INFO.
  *
  * Defaults (measured on one H200, docs/performance.md, 2026-11-24 and 2026-11-27): AUTO_NB,
- * AUTO_LEAF and AUTO_TAIL_LOWER below; lookahead 1.  The lower nest takes nb 1536 from
- * n = 40960 (AUTO_NB_WIDE): its trailing update's GEMMs (K = nb) run closer to the DGEMM
- * ceiling, and at that size the wider panels stay off the critical path; 0.5-1.3% faster than
- * 1024 at 40960-65536 in two calls of 2026-11-27, a tie at 32768.  The device matrices'
- * nest (dpotrf_dmat.c, dpotrf_devices.c) keeps hyt_chol_params_device's sizes.
+ * AUTO_LEAF and AUTO_TAIL_LOWER below; lookahead 1.  The nest takes nb 1536 from n = 40960
+ * (AUTO_NB_WIDE): its trailing update's GEMMs (K = nb) run closer to the DGEMM ceiling, and at
+ * that size the wider panels stay off the critical path; lower 0.5-1.3% faster than 1024 at
+ * 40960-65536 in two calls of 2026-11-27 (a tie at 32768), upper 0.8-1.7% at 49152 and 65536
+ * in two calls (an H200, an H100).  The device matrices' nest (dpotrf_dmat.c,
+ * dpotrf_devices.c) keeps hyt_chol_params_device's sizes.
  *
  * The tail (chol.tail): once the trailing matrix is at most `tail` columns, one call of the
  * vendor's dpotrf factors it.  cusolverDnDpotrf is faster than this loop nest on small lower
@@ -31,7 +32,7 @@
 /* The device defaults: block size by n and the trailing update's SYRK leaf. */
 #define AUTO_NB_LARGE 1024 /* n >= AUTO_NB_LARGE_FROM */
 #define AUTO_NB_LARGE_FROM 16384
-#define AUTO_NB_WIDE 1536 /* the GPU-only nest (hyt_dpotrf_device), lower, n >= AUTO_NB_WIDE_FROM */
+#define AUTO_NB_WIDE 1536 /* the GPU-only nest (hyt_dpotrf_device), n >= AUTO_NB_WIDE_FROM */
 #define AUTO_NB_WIDE_FROM 40960
 #define AUTO_NB 512 /* n >= 8192, else 256 */
 #define AUTO_LEAF 4096
@@ -57,9 +58,9 @@ void hyt_chol_params_device(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p)
         p->leaf = AUTO_LEAF;
 }
 
-void hyt_chol_params_gpu_only(hyt_context_t *ctx, char uplo, int n, hyt_chol_dev_params_t *p)
+void hyt_chol_params_gpu_only(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p)
 {
-    if (p->nb <= 0 && hyt_norm_uplo(uplo) == 'L' && n >= AUTO_NB_WIDE_FROM &&
+    if (p->nb <= 0 && n >= AUTO_NB_WIDE_FROM &&
         hyt_config_get_int(hyt_context_config(ctx), "chol.nb") <= 0)
         p->nb = AUTO_NB_WIDE;
     hyt_chol_params_device(ctx, n, p);
@@ -171,7 +172,7 @@ static int device_async(hyt_sequence_t *seq, const char *fn, char uplo, int n, d
     if (n == 0)
         return 0;
     hyt_chol_dev_params_t p = *params;
-    hyt_chol_params_gpu_only(ctx, u, n, &p);
+    hyt_chol_params_gpu_only(ctx, n, &p);
     const int nt = (n + p.nb - 1) / p.nb;
     hyt_device_t *dev = hyt_context_device(ctx, 0);
     const int tail_k = hyt_chol_tail_step(n, p.nb, p.tail >= 0 ? p.tail
