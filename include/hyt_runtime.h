@@ -167,7 +167,8 @@ HYT_API hyt_backend_t hyt_device_backend(const hyt_device_t *dev);
 HYT_API int hyt_device_index(const hyt_device_t *dev);   /* position in the context */
 HYT_API int hyt_device_ordinal(const hyt_device_t *dev); /* CUDA device number (host: its number) */
 HYT_API const char *hyt_device_name(const hyt_device_t *dev);
-/* Bytes the runtime may still allocate on the device (cap and free memory). */
+/* Bytes the runtime may still allocate on the device (cap and free memory; the freed small
+ * blocks it keeps for reuse count as free: an allocation that needs their room releases them). */
 HYT_API size_t hyt_device_mem_available(hyt_device_t *dev);
 /* Bytes an allocation of `bytes` takes of a device's memory as the runtime counts it (small
  * blocks are rounded up to a size class and kept for reuse): what a caller sizing its

@@ -21,7 +21,8 @@ typedef struct dev_allocs {
     pthread_mutex_t lock;
     alloc_rec_t *a;
     int n, cap;
-    hyt_kept_t kept; /* not counted in the device's mem_used */
+    hyt_kept_t kept; /* freed small blocks for the next allocation of their class: not in the
+                      * device's mem_used, released when an allocation needs their room */
 } dev_allocs_t;
 
 /* The size class of a small block (at most HYT_KEEP_SMALL bytes): the power of two from `least`
@@ -59,6 +60,23 @@ static int keep_put(hyt_kept_t *k, void *p, size_t bytes)
     k->p[k->n] = p;
     k->bytes[k->n++] = bytes;
     return 1;
+}
+
+/* The bytes of k's blocks. */
+static size_t keep_bytes(const hyt_kept_t *k)
+{
+    size_t b = 0;
+    for (int i = 0; i < k->n; i++)
+        b += k->bytes[i];
+    return b;
+}
+
+/* Frees a device's kept blocks (the caller holds its allocation lock, or is its last user). */
+static void keep_release(hyt_device_t *dev, hyt_kept_t *k)
+{
+    for (int i = 0; i < k->n; i++)
+        dev->ops->free(dev, k->p[i]);
+    k->n = 0;
 }
 
 /* The library handles of hyt_device_handle, in creation order. */
@@ -247,8 +265,7 @@ static void device_free_one(hyt_device_t *dev)
     pthread_mutex_destroy(&x->handles.lock);
     for (int i = 0; i < x->allocs.n; i++)
         dev->ops->free(dev, x->allocs.a[i].p);
-    for (int i = 0; i < x->allocs.kept.n; i++)
-        dev->ops->free(dev, x->allocs.kept.p[i]);
+    keep_release(dev, &x->allocs.kept);
     free(x->allocs.a);
     pthread_mutex_destroy(&x->allocs.lock);
     if (dev->priv)
@@ -399,7 +416,8 @@ int hyt_device_handle(hyt_device_t *dev, const hyt_device_handle_class_t *cls, v
 
 size_t hyt_device_mem_available(hyt_device_t *dev)
 {
-    size_t fr = dev->ops->mem_free(dev);
+    /* the kept blocks are released when an allocation needs their room */
+    size_t fr = dev->ops->mem_free(dev) + hyt_device_kept_bytes(dev);
     if (dev->mem_cap) {
         size_t used = atomic_load(&dev->mem_used);
         size_t left = used < dev->mem_cap ? dev->mem_cap - used : 0;
@@ -409,7 +427,26 @@ size_t hyt_device_mem_available(hyt_device_t *dev)
     return fr;
 }
 
+size_t hyt_device_kept_bytes(hyt_device_t *dev)
+{
+    dev_allocs_t *al = &extra_of(dev)->allocs;
+    pthread_mutex_lock(&al->lock);
+    const size_t kept = keep_bytes(&al->kept);
+    pthread_mutex_unlock(&al->lock);
+    return kept;
+}
+
 size_t hyt_device_alloc_bytes(size_t bytes) { return keep_class(bytes, 256); }
+
+/* Whether `bytes` more would exceed gpu.memory_limit: the error, or 0. */
+static int over_cap(hyt_device_t *dev, size_t asked, size_t bytes)
+{
+    if (!dev->mem_cap || atomic_load(&dev->mem_used) + bytes <= dev->mem_cap)
+        return 0;
+    return hyt_rt_error(HYT_ERR_DEVICE_MEMORY, "%s: allocating %zu bytes would exceed "
+                        "gpu.memory_limit (%zu bytes, %zu in use)", dev->name, asked,
+                        dev->mem_cap, atomic_load(&dev->mem_used));
+}
 
 int hyt_device_malloc(hyt_device_t *dev, void **ptr, size_t bytes)
 {
@@ -417,10 +454,9 @@ int hyt_device_malloc(hyt_device_t *dev, void **ptr, size_t bytes)
     const size_t asked = bytes;
     *ptr = NULL;
     bytes = keep_class(bytes, 256); /* a small block may be a kept one */
-    if (dev->mem_cap && atomic_load(&dev->mem_used) + bytes > dev->mem_cap)
-        return hyt_rt_error(HYT_ERR_DEVICE_MEMORY, "%s: allocating %zu bytes would exceed "
-                            "gpu.memory_limit (%zu bytes, %zu in use)", dev->name, asked,
-                            dev->mem_cap, atomic_load(&dev->mem_used));
+    int rc = over_cap(dev, asked, bytes);
+    if (rc)
+        return rc;
     if (hyt_fault_device_call(dev->ctx))
         return hyt_rt_error(HYT_ERR_DEVICE_MEMORY, "%s: injected fault in device allocation",
                             dev->name);
@@ -436,7 +472,22 @@ int hyt_device_malloc(hyt_device_t *dev, void **ptr, size_t bytes)
         al->cap = cap;
     }
     *ptr = keep_take(&al->kept, bytes);
-    int rc = *ptr ? 0 : dev->ops->malloc(dev, ptr, bytes);
+    if (!*ptr) {
+        /* a new block: the kept ones go first where the cap or the device needs their room,
+         * so that what the device holds stays within gpu.memory_limit; mem_used changes only
+         * under this lock, so the cap is checked again exactly */
+        if (dev->mem_cap &&
+            atomic_load(&dev->mem_used) + keep_bytes(&al->kept) + bytes > dev->mem_cap)
+            keep_release(dev, &al->kept);
+        rc = over_cap(dev, asked, bytes);
+        if (!rc) {
+            rc = dev->ops->malloc(dev, ptr, bytes);
+            if (rc == HYT_ERR_DEVICE_MEMORY && al->kept.n) { /* the device is full: again */
+                keep_release(dev, &al->kept);
+                rc = dev->ops->malloc(dev, ptr, bytes);
+            }
+        }
+    }
     if (!rc) {
         al->a[al->n].p = *ptr;
         al->a[al->n].bytes = bytes;

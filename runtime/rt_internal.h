@@ -293,6 +293,8 @@ void hyt_devices_destroy(hyt_context_t *ctx);
 void hyt_device_push_ready(hyt_device_t *dev, hyt_task_t *t);
 /* Counts a device API call for fault injection: returns nonzero when this call must fail. */
 int hyt_fault_device_call(hyt_context_t *ctx);
+/* The bytes of the freed small blocks a device keeps for reuse (not in mem_used; for tests). */
+size_t hyt_device_kept_bytes(hyt_device_t *dev);
 
 /* ------------------------------------------------------------------------------------------ */
 /* workers, scheduler, context                                                                 */

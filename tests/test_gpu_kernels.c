@@ -19,6 +19,7 @@
 #include "hyt_tiles.h"
 #include "hyt_test.h"
 #include "hyt_dev_test.h"
+#include "rt_internal.h"
 
 #include <float.h>
 #include <limits.h>
@@ -1274,9 +1275,11 @@ static void test_dev_faults(const char *devices)
 
 /* The runtime keeps small freed blocks for the next allocation of their size class (runtime/
  * device.c: at most 1 MiB, powers of two from 256 bytes; 16 per device): a freed block comes
- * back for a request of its class and not for another; kept blocks are not counted against
- * gpu.memory_limit; more than 16 freed blocks do not leak (ASan; the device frees the kept
- * ones at its end); on CUDA, page-locked host blocks likewise (powers of two from 4 KiB). */
+ * back for a request of its class and not for another; kept blocks count as available under
+ * gpu.memory_limit and are released when a new block needs their room, so that what the device
+ * holds never exceeds the cap; more than 16 freed blocks do not leak (ASan; the device frees
+ * the kept ones at its end); on CUDA, page-locked host blocks likewise (powers of two from
+ * 4 KiB). */
 static void test_kept_blocks(const char *devices)
 {
     hyt_context_t *c = test_context(1, devices, "gpu.memory_limit", "1M", (char *)NULL);
@@ -1303,11 +1306,23 @@ static void test_kept_blocks(const char *devices)
     CHECK(hyt_device_mem_available(dev) == (size_t)1 << 20,
           "kept blocks counted against the cap: %zu bytes available of 1 MiB",
           hyt_device_mem_available(dev));
+    CHECK(hyt_device_kept_bytes(dev) == 256 + 512, "kept: %zu bytes, expected 768",
+          hyt_device_kept_bytes(dev));
     void *big;
     REQUIRE(!hyt_device_malloc(dev, &big, (size_t)1 << 20), "the whole cap: %s",
             hyt_last_error());
+    CHECK(hyt_device_kept_bytes(dev) == 0 && atomic_load(&dev->mem_used) == (size_t)1 << 20,
+          "the whole cap allocated beside %zu kept bytes (%zu in use)",
+          hyt_device_kept_bytes(dev), atomic_load(&dev->mem_used));
     CHECK(hyt_device_malloc(dev, &d, 1) == HYT_ERR_DEVICE_MEMORY, "beyond the cap accepted");
     hyt_device_free(dev, big);
+    /* a block that fits beside the kept ones takes nothing from them */
+    REQUIRE(!hyt_device_malloc(dev, &b, 200), "%s", hyt_last_error());
+    hyt_device_free(dev, b);
+    REQUIRE(!hyt_device_malloc(dev, &d, 300), "%s", hyt_last_error());
+    CHECK(hyt_device_kept_bytes(dev) == 256, "kept beside a block that fits: %zu bytes",
+          hyt_device_kept_bytes(dev));
+    hyt_device_free(dev, d);
     for (int i = 0; i < 20; i++)
         REQUIRE(!hyt_device_malloc(dev, &v[i], 64), "block %d: %s", i, hyt_last_error());
     for (int i = 0; i < 20; i++)
