@@ -10,7 +10,9 @@
  * rounding); NaN (no hang); fault injection (debug.fault_device: an error, or a
  * correct result; debug.fault_alloc, every allocation of an asynchronous call in turn, its
  * tasks held back while it inserts them, so that the failures of its last insertions, the
- * cleanups', are reached in every run).
+ * cleanups', are reached in every run).  The tile calls with GPU panels (chol.panel = gpu:
+ * every column on the devices, pdpotrf_hybrid.c) by the same checks, and hyt_dposv_tile's
+ * solve after them (B untouched when the matrix is not positive definite).
  *
  * Usage: test_chol_hybrid          on host:1 .. host:3 (quick suite; HYT_CHAOS applies)
  *        test_chol_hybrid cuda     on 1 to 3 CUDA GPUs (gpu suite; exit 77 without one)
@@ -357,6 +359,57 @@ int main(int argc, char **argv)
     for (int u = 0; u < 2; u++)
         for (int g = 0; g < maxdev; g++)
             check_nan(dev[g], "LU"[u], 5 * nb + 3, nb, g % 3);
+
+    /* the tile calls with GPU panels (chol.panel = gpu): every tile column loaded onto the
+     * devices, factored there, returned; the same checks, INFO included; hyt_dposv_tile's
+     * solve waits for that INFO (the solve of a matrix that is not PD leaves B untouched) */
+    for (int g = 0; g < maxdev; g++)
+        REQUIRE(!hyt_context_set(dev[g], "chol.panel", "gpu"), "%s", hyt_last_error());
+    for (int s = 0; s < 3; s++)
+        for (int la = 0; la <= 2; la++)
+            for (int u = 0; u < 2; u++) {
+                const int ng[] = {nb - 5, 3 * nb + 7, 7 * nb + 13};
+                check(dev[(s + la + u) % maxdev], cpu, "LU"[u], ng[s], nb, la, 0, 1,
+                      "GPU panels");
+                count++;
+            }
+    for (int f = 0; f < (int)(sizeof fails / sizeof fails[0]); f++) {
+        const int u = f % 2, la = f % 3;
+        check(dev[f % maxdev], cpu, "LU"[u], n, nb, la, fails[f], 1, "GPU panels, not PD");
+        count++;
+    }
+    for (int fail = 0; fail <= 1; fail++) {
+        const int np = 5 * nb + 3, nrhs = 2;
+        hyt_context_t *c = dev[maxdev - 1];
+        double *A0 = malloc((size_t)np * np * sizeof *A0), *B0 = malloc((size_t)np * nrhs * 8);
+        double *X = malloc((size_t)np * nrhs * sizeof *X);
+        chol_matrix(A0, np, np, fail ? 2 * nb + 3 : 0, 900 + (unsigned long long)fail);
+        fill_random(B0, np, nrhs, np, 901);
+        hyt_desc_t A, B;
+        REQUIRE(!hyt_desc_create(c, np, np, nb, &A) && !hyt_desc_create(c, np, nrhs, nb, &B),
+                "%s", hyt_last_error());
+        REQUIRE(!hyt_lapack_to_tile(c, A0, np, &A) && !hyt_lapack_to_tile(c, B0, np, &B), "%s",
+                hyt_last_error());
+        int info = hyt_dposv_tile(c, 'L', &A, &B);
+        REQUIRE(!hyt_tile_to_lapack(c, &B, X, np), "%s", hyt_last_error());
+        if (fail) {
+            CHECK(info == 2 * nb + 3 && !memcmp(X, B0, (size_t)np * nrhs * sizeof *X),
+                  "dposv_tile, GPU panels, not PD: info %d (expected %d), B %s", info,
+                  2 * nb + 3, memcmp(X, B0, (size_t)np * nrhs * sizeof *X) ? "CHANGED" : "kept");
+        } else {
+            double es = solve_backward_error('N', np, nrhs, A0, np, X, np, B0, np);
+            CHECK(info == 0 && es < LU_THRESH, "dposv_tile, GPU panels: info %d (%s), solve "
+                  "error %g", info, hyt_last_error(), es);
+        }
+        hyt_desc_destroy(&A);
+        hyt_desc_destroy(&B);
+        free(A0);
+        free(B0);
+        free(X);
+        count++;
+    }
+    for (int g = 0; g < maxdev; g++)
+        REQUIRE(!hyt_context_set(dev[g], "chol.panel", "auto"), "%s", hyt_last_error());
 
     /* fault injection: the k-th device call fails, on 2 devices (1 for a single GPU) */
     int failed = 0, nf = 0;

@@ -44,7 +44,8 @@ static const hyt_config_keydef_t chol_keys[] = {
     {{"chol.panel", "HYT_CHOL_PANEL", "auto",
       "where the LAPACK-layout Cholesky factors its diagonal tiles and panels with devices: "
       "gpu (the array streamed to a device matrix, every step there), cpu (the hybrid: CPU "
-      "panels, updates on the devices), or auto (gpu with CUDA GPUs, cpu otherwise)"},
+      "panels, updates on the devices), or auto (gpu with CUDA GPUs, cpu otherwise); the tile "
+      "calls: gpu (GPU panels on the devices) only when set, else cpu"},
      HYT_KEY_STRING, 0, 0, 0, 1, hyt_drv_check_panel},
 };
 

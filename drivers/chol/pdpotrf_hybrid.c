@@ -63,6 +63,13 @@
  * LAPACK's INFO: the steps before the first failure are exact).  The steps after a failure
  * still run, on garbage or NaN (nothing on the devices waits for a value, as in
  * pdpotrf_gpu.c): the tile columns from the failing one on are then undefined.
+ *
+ * GPU panels on host tiles (a tile call with chol.panel = gpu): every tile column is loaded
+ * onto its device first (the loads write col[j] and gather into state[g], as the hybrid's),
+ * the GPU-panel nest runs on them, and after a task that waits for every device task (done:
+ * a return transposes its column in place, and the panel copies read a column after its last
+ * write) every column returns to the host tiles.  INFO as with a device matrix; the info
+ * task also writes *info as a region, so that a solve inserted after it waits (pdpotrs.c).
  */
 #include "chol_internal.h"
 #include "hyt_dev_columns.h"
@@ -84,11 +91,11 @@ typedef struct hchol {
     hyt_chol_hdev_t *d;  /* ndev */
     hyt_dmat_t *dA;      /* the columns */
     int own_dA;          /* dA is this call's (host tiles): freed by the cleanup */
-    int gpu;             /* GPU panels (a device matrix) */
+    int gpu;             /* GPU panels (on a device matrix, or on host tiles loaded into one) */
     int pieces;          /* GPU panels: potf2 pieces per diagonal tile */
     int *h_info;         /* GPU panels: page-locked, device g's dinfo at g * ncols[0] * pieces */
     int *info;           /* GPU panels: the caller's INFO */
-    hyt_tokens_t *tok;   /* state[ndev], slot[ndev * nslot], info[ndev] */
+    hyt_tokens_t *tok;   /* state[ndev], slot[ndev * nslot], info[ndev], done */
 } hchol_t;
 
 static const void *state_key(const hchol_t *h, int g) { return hyt_token(h->tok, (size_t)g); }
@@ -100,7 +107,12 @@ static const void *info_key(const hchol_t *h, int g)
 {
     return hyt_token(h->tok, (size_t)(h->ndev * (1 + h->nslot) + g));
 }
-static size_t ntokens(const hchol_t *h) { return (size_t)h->ndev * (2 + h->nslot); }
+static size_t ntokens(const hchol_t *h) { return (size_t)h->ndev * (2 + h->nslot) + 1; }
+/* After every device task of the factorization (GPU panels on host tiles: the returns). */
+static const void *done_key(const hchol_t *h)
+{
+    return hyt_token(h->tok, (size_t)h->ndev * (2 + h->nslot));
+}
 static const void *col_key(const hchol_t *h, int j) { return hyt_dmat_col_key(h->dA, j); }
 /* Tile column j on its device, for the column loads and returns (tiles/hyt_dev_columns.h). */
 static hyt_dev_column_t dev_column(const hchol_t *h, int j)
@@ -134,10 +146,10 @@ static int first_local_after(int j, int g, int ndev)
     return j0 / ndev;
 }
 
-/* Checks and allocates the device matrix (or takes dA, the caller's: GPU panels, INFO to
- * *info) and the panel slots (synchronous). */
-static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA, int *info,
-                 hchol_t **out)
+/* Checks and allocates the device matrix (or takes dA, the caller's) and the panel slots
+ * (synchronous); gpu: GPU panels, INFO to *info (always with dA). */
+static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA, int gpu,
+                 int *info, hchol_t **out)
 {
     const int ndev = dA ? dA->ndev : hyt_context_num_devices(ctx), nb = T->nb, mt = T->mt;
     const int nt = T->nt;
@@ -148,14 +160,14 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA
         h->ctx = ctx;
         h->ndev = ndev;
         h->nslot = la + 2 < 16 ? la + 2 : 16; /* panels in flight per device */
-        h->gpu = dA != NULL;
+        h->gpu = dA != NULL || gpu;
         h->pieces = hyt_chol_pieces(nb);
         h->info = info;
         h->d = calloc((size_t)ndev, sizeof *h->d);
         h->tok = hyt_tokens_create(ntokens(h));
-        if (h->gpu) /* ncols[0] >= every device's ncols */
-            h->h_info = hyt_host_malloc(ctx, (size_t)ndev * dA->ncols[0] * h->pieces *
-                                                 sizeof(int));
+        if (h->gpu) /* the first device holds the most columns */
+            h->h_info = hyt_host_malloc(ctx, (size_t)ndev * hyt_dmat_local_cols(nt, ndev, 0) *
+                                                 h->pieces * sizeof(int));
     }
     if (!h || !need || !h->d || !h->tok || (h->gpu && !h->h_info)) {
         free(need);
@@ -177,7 +189,7 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA
                          : 0;
     char what[160];
     snprintf(what, sizeof what, "the %s Cholesky of a %d x %d matrix (nb %d, %d devices)",
-             h->gpu ? "device matrix's" : "hybrid", T->n, T->n, nb, ndev);
+             dA ? "device matrix's" : h->gpu ? "GPU-panel" : "hybrid", T->n, T->n, nb, ndev);
     int rc;
     if (dA) {
         h->dA = dA;
@@ -259,7 +271,7 @@ static const hyt_kernel_t info_kernel = {.name = "chol_dmat_info", .cpu = info_b
 static int insert_info(hyt_sequence_t *seq, hchol_t *h)
 {
     const int ndev = h->ndev, nt = h->dA->nt;
-    hyt_dep_t *deps = malloc((size_t)ndev * sizeof *deps);
+    hyt_dep_t *deps = malloc((size_t)(ndev + 1) * sizeof *deps);
     if (!deps)
         return hyt_error(HYT_ERR_NOMEM, "out of memory");
     int rc = 0;
@@ -269,10 +281,11 @@ static int insert_info(hyt_sequence_t *seq, hchol_t *h)
                                        h->h_info + (int64_t)g * h->dA->ncols[0] * h->pieces,
                                        &deps[g], 1);
     }
-    if (!rc) {
+    if (!rc) { /* *info as a region too: a solve inserted after waits for it (pdpotrs.c) */
+        deps[ndev] = (hyt_dep_t){h->info, HYT_RW};
         hyt_task_desc_t d = hyt_task_desc(&info_kernel, &h, sizeof h);
         d.deps = deps;
-        d.ndeps = ndev;
+        d.ndeps = ndev + 1;
         rc = hyt_task_insert(seq, &d);
     }
     free(deps);
@@ -335,14 +348,51 @@ static int insert_cpu_step(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T,
 
 /* The loop nest on the lower CCRB matrix T (see the top of the file); nt > la + 1 with CPU
  * panels; with GPU panels T gives the sizes only, any nt. */
+static int done_body(const hyt_task_ctx_t *tc, void *p)
+{
+    (void)tc, (void)p;
+    return 0;
+}
+
+static const hyt_kernel_t done_kernel = {.name = "chol_devices_done", .cpu = done_body,
+                                         .cat = HYT_CAT_OTHER};
+
+/* RW on every token of h and every column's (*n of them; NULL when out of memory). */
+static hyt_dep_t *all_deps(const hchol_t *h, int *n)
+{
+    const size_t nown = ntokens(h), nk = nown + (size_t)h->dA->nt;
+    hyt_dep_t *deps = malloc(nk * sizeof *deps);
+    for (size_t t = 0; deps && t < nk; t++)
+        deps[t] = (hyt_dep_t){t < nown ? hyt_token(h->tok, t) : col_key(h, (int)(t - nown)),
+                              HYT_RW};
+    *n = (int)nk;
+    return deps;
+}
+
+/* A task after every task on h's tokens and columns, which writes done_key. */
+static int insert_done(hyt_sequence_t *seq, hchol_t *h)
+{
+    int nk;
+    hyt_dep_t *deps = all_deps(h, &nk);
+    if (!deps)
+        return hyt_error(HYT_ERR_NOMEM, "out of memory");
+    hyt_task_desc_t d = hyt_task_desc(&done_kernel, NULL, 0);
+    d.deps = deps;
+    d.ndeps = nk;
+    int rc = hyt_task_insert(seq, &d);
+    free(deps);
+    return rc;
+}
+
 static int insert_steps(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, int *info, int la)
 {
     const int nt = T->nt, ndev = h->ndev, gpu = h->gpu;
     /* the device updates' stop flag: none with GPU panels (INFO is on the devices) */
     const int *stop = gpu ? NULL : info;
     int rc = 0;
-    // the device columns to their devices; the first rest task of a device waits for them all
-    for (int j = la + 1; j < nt && !rc && !gpu; j++) {
+    // the device columns to their devices (host tiles: every column with GPU panels); the
+    // first rest task of a device waits for them all
+    for (int j = gpu ? 0 : la + 1; j < nt && !rc && h->own_dA; j++) {
         const hyt_dev_column_t c = dev_column(h, j);
         rc = hyt_insert_dev_column_load(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, -1, -1, j}, &c, T,
                                         j, col_key(h, j), state_key(h, j % ndev), NULL);
@@ -389,6 +439,15 @@ static int insert_steps(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, in
             hyt_deps_free(&dr);
         }
     }
+    // GPU panels on host tiles: every column back once no device task uses it (a return
+    // transposes its column in place, and the panel copies read it after its last write)
+    if (gpu && h->own_dA && !rc)
+        rc = insert_done(seq, h);
+    for (int j = 0; j < nt && !rc && gpu && h->own_dA; j++) {
+        const hyt_dev_column_t c = dev_column(h, j);
+        rc = hyt_insert_dev_column_return(seq, (hyt_tag_t){0, nt, -1, j}, &c, T, j,
+                                          done_key(h), NULL);
+    }
     if (gpu && !rc)
         rc = insert_info(seq, h);
     return rc;
@@ -398,21 +457,19 @@ static int insert_steps(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, in
  * frees the devices' memory also when the sequence failed: RW on h's tokens and the columns'. */
 static int insert_cleanup(hyt_sequence_t *seq, hchol_t *h)
 {
-    const size_t nown = ntokens(h), nk = nown + (size_t)h->dA->nt;
-    hyt_dep_t *deps = malloc(nk * sizeof *deps);
-    for (size_t t = 0; deps && t < nk; t++)
-        deps[t] = (hyt_dep_t){t < nown ? hyt_token(h->tok, t) : col_key(h, (int)(t - nown)),
-                              HYT_RW};
-    int rc = hyt_drv_insert_cleanup(seq, hchol_free, h, deps, (int)nk);
+    int nk;
+    hyt_dep_t *deps = all_deps(h, &nk);
+    int rc = hyt_drv_insert_cleanup(seq, hchol_free, h, deps, nk);
     free(deps);
     return rc;
 }
 
-/* The hybrid factorization of the lower CCRB matrix T. */
-static int hybrid_lower(hyt_sequence_t *seq, const hyt_desc_t *T, int *info, int la)
+/* The hybrid factorization of the lower CCRB matrix T; gpu: with GPU panels, every column
+ * loaded onto the devices first and returned after its panel. */
+static int hybrid_lower(hyt_sequence_t *seq, const hyt_desc_t *T, int *info, int la, int gpu)
 {
     hchol_t *h = NULL;
-    int rc = setup(hyt_sequence_context(seq), T, la, NULL, NULL, &h);
+    int rc = setup(hyt_sequence_context(seq), T, la, NULL, gpu, info, &h);
     if (rc)
         return rc;
     rc = insert_steps(seq, h, T, info, la);
@@ -422,7 +479,8 @@ static int hybrid_lower(hyt_sequence_t *seq, const hyt_desc_t *T, int *info, int
 
 /* ---- a LAPACK view or an upper triangle: through a lower CCRB copy --------------------------- */
 
-static int via_copy(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info, int la)
+static int via_copy(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info, int la,
+                    int gpu)
 {
     hyt_desc_t *T;
     int rc = hyt_tile_copy_create(hyt_sequence_context(seq), A->n, A->n, A->nb, &T);
@@ -431,7 +489,7 @@ static int via_copy(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *in
     for (int j = 0; j < T->nt && !rc; j++)
         rc = hyt_insert_chol_copy(seq, (hyt_tag_t){PRIO_PANEL, -1, -1, j}, uplo, A, T, j, 0);
     if (!rc)
-        rc = hybrid_lower(seq, T, info, la);
+        rc = hybrid_lower(seq, T, info, la, gpu);
     for (int j = 0; j < T->nt && !rc; j++)
         rc = hyt_insert_chol_copy(seq, (hyt_tag_t){0, T->nt, -1, j}, uplo, A, T, j, 1);
     // free the copy after every task on its tiles (the returns write all of a column's)
@@ -445,9 +503,10 @@ int hyt_pdpotrf_hybrid(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int 
     /* no column beyond the CPUs' lookahead: nothing for the devices */
     if (A->nt <= p->lookahead + 1)
         return hyt_pdpotrf(seq, uplo, A, info, p);
+    const int gpu = p->panel == 'g';
     if (uplo == 'L' && A->layout == HYT_LAYOUT_CCRB)
-        return hybrid_lower(seq, A, info, p->lookahead);
-    return via_copy(seq, uplo, A, info, p->lookahead);
+        return hybrid_lower(seq, A, info, p->lookahead, gpu);
+    return via_copy(seq, uplo, A, info, p->lookahead, gpu);
 }
 
 int hyt_chol_insert(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info,
@@ -464,7 +523,7 @@ int hyt_pdpotrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *info, int la)
     hyt_desc_t A = {.m = dA->n, .n = dA->n, .nb = dA->nb, .mt = dA->mt, .nt = dA->nt,
                     .layout = HYT_LAYOUT_CCRB, .ctx = dA->ctx};
     hchol_t *h = NULL;
-    int rc = setup(hyt_sequence_context(seq), &A, la, dA, info, &h);
+    int rc = setup(hyt_sequence_context(seq), &A, la, dA, 1, info, &h);
     if (rc)
         return rc;
     rc = insert_steps(seq, h, &A, info, la);
