@@ -34,7 +34,9 @@
  * around the call; its factor checked by the same solve, copied to device 0 first.  A row of
  * its own after the device-resident rows of each nb and lookahead (its nb and lookahead as
  * given, else hyt_dpotrf's own choice; leaf "-"), the ratio the peer's (device-resident) time
- * over its host-to-host time.  On host devices it runs there too (for checking the benchmark).
+ * over its host-to-host time; then hyt_dpotrf with chol.panel = gpu, and hyt_dpotrf_tile on a
+ * tile copy of the matrix (made before the clock starts) with chol.panel cpu and gpu, a row
+ * each.  On host devices it runs there too (for checking the benchmark).
  *
  * The peer: cusolverDnDpotrf on device 0; with several CUDA devices, when the rows measured
  * use them all (--dmat or --hybrid) and the triangle is lower, cusolverMgPotrf on the same
@@ -304,7 +306,8 @@ static int usage(void)
             "  combination of the lists; --gemm: cuBLAS DGEMM rates at M = N = n, n/2, K = nb.\n"
             "  --dmat: hyt_dpotrf_dmat (lower) on a device matrix over every device of\n"
             "  --devices instead.  --hybrid: also hytile's hybrid Cholesky (hyt_dpotrf: CPU\n"
-            "  diagonal tiles, device updates), timed host to host, a row of its own.\n"
+            "  diagonal tiles, device updates), hyt_dpotrf through a device matrix, and\n"
+            "  hyt_dpotrf_tile with chol.panel cpu and gpu, timed host to host, a row each.\n"
             "  The peer: cusolverDnDpotrf on device 0; with several CUDA devices and --dmat or\n"
             "  --hybrid (lower), cusolverMgPotrf on them all, each block of --mg-block (default\n"
             "  256,512), the fastest compared.  --inv-rows: chol.inv_rows (rows from which a\n"
@@ -488,6 +491,41 @@ static int factor_hybrid(const bench_t *b, void *p, int first, double *sec, int 
     return 0;
 }
 
+/* hyt_dpotrf_tile on a CCRB copy of H (p: its tile_args_t), with chol.panel = panel and
+ * chol.lookahead = la (< 0: auto) for the call; the factor back to F, then to dA. */
+typedef struct tile_args {
+    hyt_desc_t A;
+    const char *panel;
+    int la;
+} tile_args_t;
+
+static int set_tile(const bench_t *b, void *p)
+{
+    tile_args_t *t = p;
+    return hyt_lapack_to_tile(b->ctx, b->H, b->q->n, &t->A);
+}
+
+static int factor_tile(const bench_t *b, void *p, int first, double *sec, int *info)
+{
+    (void)first, (void)sec;
+    tile_args_t *t = p;
+    char v[16];
+    snprintf(v, sizeof v, "%d", t->la);
+    int rc = hyt_context_set(b->ctx, "chol.panel", t->panel);
+    if (!rc)
+        rc = hyt_context_set(b->ctx, "chol.lookahead", t->la >= 0 ? v : "auto");
+    *info = rc ? rc : hyt_dpotrf_tile(b->ctx, b->q->uplo, &t->A);
+    rc = hyt_context_set(b->ctx, "chol.panel", "auto");
+    return rc ? rc : hyt_context_set(b->ctx, "chol.lookahead", "auto");
+}
+
+static int fetch_tile(const bench_t *b, void *p)
+{
+    tile_args_t *t = p;
+    int rc = hyt_tile_to_lapack(b->ctx, &t->A, b->F, b->q->n);
+    return rc ? rc : copy(b->ctx, b->dA, b->F, matrix_bytes(b), 0);
+}
+
 /* The peer, cusolverDnDpotrf of dA; p: device 0 (its hyt_device_t). */
 static int factor_peer(const bench_t *b, void *p, int first, double *sec, int *info)
 {
@@ -513,6 +551,7 @@ static int factor_mg(const bench_t *b, void *p, int first, double *sec, int *inf
 static const code_t code_device = {NULL, set_dA, factor_device, NULL};
 static const code_t code_dmat = {NULL, set_dmat, factor_dmat, fetch_dmat};
 static const code_t code_hybrid = {NULL, set_F, factor_hybrid, fetch_F};
+static const code_t code_tile = {NULL, set_tile, factor_tile, fetch_tile};
 static const code_t code_peer = {"cusolverDnDpotrf", set_dA, factor_peer, NULL};
 static const code_t code_mg = {"cusolverMgPotrf", NULL, factor_mg, fetch_F};
 
@@ -823,6 +862,35 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                                                                       : hp.lookahead, -1, th,
                                        res, tp, res_p, g ? "   hyt_dpotrf on the devices, host "
                                                            "to host" : "   hybrid, host to host"))
+                            status = 1;
+                    }
+                    /* hyt_dpotrf_tile on a tile copy, host to host: chol.panel cpu (the
+                     * hybrid), then gpu (GPU panels on the devices); the tile size: the
+                     * hybrid's, then the device matrices' */
+                    for (int g = 0; g < 2; g++) {
+                        hyt_chol_params_t hp = {nbs[b], las[l], 'c'};
+                        hyt_chol_dev_params_t dp = {nbs[b], las[l], 0, 0, -1, -1};
+                        hyt_chol_params(ctx, n, &hp);
+                        hyt_chol_params_device(ctx, n, &dp);
+                        tile_args_t t = {.panel = g ? "gpu" : "cpu", .la = las[l]};
+                        double th = NAN, res = NAN;
+                        int trc = hyt_desc_create(ctx, n, n, g ? dp.nb : hp.nb, &t.A);
+                        if (!trc)
+                            trc = best_of(&bn, &code_tile, &t, &th, &res);
+                        hyt_desc_destroy(&t.A);
+                        if (trc) {
+                            fprintf(stderr, "hytile bench-gpu --chol --hybrid: n = %d, uplo %c, "
+                                    "hyt_dpotrf_tile, chol.panel %s: %s\n", n, uplo, t.panel,
+                                    hyt_last_error());
+                            status = 1;
+                            continue;
+                        }
+                        if (!print_row(n, uplo, g ? dp.nb : hp.nb, g ? dp.lookahead
+                                                                      : hp.lookahead, -1, th,
+                                       res, tp, res_p, g ? "   hyt_dpotrf_tile, GPU panels, "
+                                                           "host to host"
+                                                         : "   hyt_dpotrf_tile, hybrid, host to "
+                                                           "host"))
                             status = 1;
                     }
                 }

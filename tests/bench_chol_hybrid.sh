@@ -1,9 +1,10 @@
 #!/bin/sh
 # hytile bench-gpu --chol --hybrid on host devices (no peer): the hybrid Cholesky (hyt_dpotrf),
 # timed host to host, in a row after the device-resident row of each setting, its factor checked
-# by the benchmark itself (a solve residual >= 16 prints FAILED and exits 1), and hyt_dpotrf with
-# chol.panel = gpu (the array streamed to a device matrix).  Passes when the benchmark exits 0
-# and prints every expected row: per setting a device row, then the hybrid's and the devices'
+# by the benchmark itself (a solve residual >= 16 prints FAILED and exits 1), hyt_dpotrf with
+# chol.panel = gpu (the array streamed to a device matrix), and hyt_dpotrf_tile on a tile copy
+# with chol.panel cpu (the hybrid) and gpu (GPU panels on the devices).  Passes when the
+# benchmark exits 0 and prints every expected row: per setting a device row, then those four
 # rows of the same n and triangle with a time; no FAILED.  Runs the sweep on the GPU-only
 # Cholesky and on the device matrix (--dmat).
 #
@@ -27,25 +28,29 @@ run() {
     if printf '%s\n' "$out" | grep -q FAILED; then
         fail "a row FAILED"
     fi
-    # after each device row (leaf a number), two rows of the same setting with a positive
-    # time: the hybrid's, then hyt_dpotrf's on the devices (nb and lookahead: their own);
-    # count the settings
+    # after each device row (leaf a number), four rows of the same setting with a positive
+    # time: the hybrid's, hyt_dpotrf's on the devices, hyt_dpotrf_tile's hybrid and GPU-panel
+    # ones (nb and lookahead: their own); count the settings
     pairs=$(printf '%s\n' "$out" | awk '
+        BEGIN {
+            w[0] = "  hybrid, host to host$"; w[1] = "hyt_dpotrf on the devices, host to host$"
+            w[2] = "hyt_dpotrf_tile, hybrid, host to host$"
+            w[3] = "hyt_dpotrf_tile, GPU panels, host to host$"
+        }
         /^#/ { next }
         $5 ~ /^[0-9]+$/ && $6 == "|" { key = $1 " " $2; k = 0; next }
         $5 == "-" && $6 == "|" {
-            want = k == 0 ? "hybrid, host to host$" : "on the devices, host to host$"
-            if ($1 " " $2 != key || !($7 + 0 > 0) || $0 !~ want) {
+            if ($1 " " $2 != key || !($7 + 0 > 0) || $0 !~ w[k]) {
                 print "bad row: " $0 > "/dev/stderr"
                 bad = 1
             }
-            if (++k == 2) {
+            if (++k == 4) {
                 key = ""
                 n++
             }
         }
         END { print bad ? -1 : n + 0 }')
-    [ "$pairs" -eq "$want" ] || fail "$pairs settings with their three rows, expected $want"
+    [ "$pairs" -eq "$want" ] || fail "$pairs settings with their five rows, expected $want"
 }
 
 # 2 sizes x 2 triangles x 2 nb x 2 lookaheads
