@@ -45,25 +45,31 @@ int hyt_dpotrf_device(hyt_context_t *ctx, char uplo, int n, double *dA, int ldda
     return hyt_dpotrf_device_params(ctx, uplo, n, dA, ldda, &p);
 }
 
-void hyt_chol_params_device(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p)
+/* The device defaults; wide: the GPU-only nest's (AUTO_NB_WIDE from AUTO_NB_WIDE_FROM). */
+static void params(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p, int wide)
 {
     const hyt_config_t *cfg = hyt_context_config(ctx);
     long nb = hyt_config_get_int(cfg, "chol.nb"), la = hyt_config_get_int(cfg, "chol.lookahead");
     if (p->nb <= 0)
-        p->nb = nb > 0 ? (int)nb : n >= AUTO_NB_LARGE_FROM ? AUTO_NB_LARGE : n >= 8192 ? AUTO_NB
-                                                                                  : 256;
+        p->nb = nb > 0                           ? (int)nb
+                : wide && n >= AUTO_NB_WIDE_FROM ? AUTO_NB_WIDE
+                : n >= AUTO_NB_LARGE_FROM        ? AUTO_NB_LARGE
+                : n >= 8192                      ? AUTO_NB
+                                                 : 256;
     if (p->lookahead < 0)
         p->lookahead = la >= 0 ? (int)la : 1;
     if (p->leaf <= 0)
         p->leaf = AUTO_LEAF;
 }
 
+void hyt_chol_params_device(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p)
+{
+    params(ctx, n, p, 0);
+}
+
 void hyt_chol_params_gpu_only(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p)
 {
-    if (p->nb <= 0 && n >= AUTO_NB_WIDE_FROM &&
-        hyt_config_get_int(hyt_context_config(ctx), "chol.nb") <= 0)
-        p->nb = AUTO_NB_WIDE;
-    hyt_chol_params_device(ctx, n, p);
+    params(ctx, n, p, 1);
 }
 
 int hyt_chol_tail(hyt_context_t *ctx, hyt_device_t *dev, char uplo)

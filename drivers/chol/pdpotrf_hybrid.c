@@ -147,7 +147,7 @@ static int first_local_after(int j, int g, int ndev)
 }
 
 /* Checks and allocates the device matrix (or takes dA, the caller's) and the panel slots
- * (synchronous); gpu: GPU panels, INFO to *info (always with dA). */
+ * (synchronous); gpu: GPU panels, INFO to *info (dA given: always). */
 static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA, int gpu,
                  int *info, hchol_t **out)
 {
@@ -160,7 +160,7 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA
         h->ctx = ctx;
         h->ndev = ndev;
         h->nslot = la + 2 < 16 ? la + 2 : 16; /* panels in flight per device */
-        h->gpu = dA != NULL || gpu;
+        h->gpu = gpu;
         h->pieces = hyt_chol_pieces(nb);
         h->info = info;
         h->d = calloc((size_t)ndev, sizeof *h->d);
