@@ -491,38 +491,23 @@ static int factor_hybrid(const bench_t *b, void *p, int first, double *sec, int 
     return 0;
 }
 
-/* hyt_dpotrf_tile on a CCRB copy of H (p: its tile_args_t), with chol.panel = panel and
- * chol.lookahead = la (< 0: auto) for the call; the factor back to F, then to dA. */
-typedef struct tile_args {
-    hyt_desc_t A;
-    const char *panel;
-    int la;
-} tile_args_t;
-
+/* hyt_dpotrf_tile on p, a CCRB copy of H (run_tile sets the keys); the factor back to F,
+ * then to dA. */
 static int set_tile(const bench_t *b, void *p)
 {
-    tile_args_t *t = p;
-    return hyt_lapack_to_tile(b->ctx, b->H, b->q->n, &t->A);
+    return hyt_lapack_to_tile(b->ctx, b->H, b->q->n, p);
 }
 
 static int factor_tile(const bench_t *b, void *p, int first, double *sec, int *info)
 {
     (void)first, (void)sec;
-    tile_args_t *t = p;
-    char v[16];
-    snprintf(v, sizeof v, "%d", t->la);
-    int rc = hyt_context_set(b->ctx, "chol.panel", t->panel);
-    if (!rc)
-        rc = hyt_context_set(b->ctx, "chol.lookahead", t->la >= 0 ? v : "auto");
-    *info = rc ? rc : hyt_dpotrf_tile(b->ctx, b->q->uplo, &t->A);
-    rc = hyt_context_set(b->ctx, "chol.panel", "auto");
-    return rc ? rc : hyt_context_set(b->ctx, "chol.lookahead", "auto");
+    *info = hyt_dpotrf_tile(b->ctx, b->q->uplo, p);
+    return 0;
 }
 
 static int fetch_tile(const bench_t *b, void *p)
 {
-    tile_args_t *t = p;
-    int rc = hyt_tile_to_lapack(b->ctx, &t->A, b->F, b->q->n);
+    int rc = hyt_tile_to_lapack(b->ctx, p, b->F, b->q->n);
     return rc ? rc : copy(b->ctx, b->dA, b->F, matrix_bytes(b), 0);
 }
 
@@ -555,23 +540,48 @@ static const code_t code_tile = {NULL, set_tile, factor_tile, fetch_tile};
 static const code_t code_peer = {"cusolverDnDpotrf", set_dA, factor_peer, NULL};
 static const code_t code_mg = {"cusolverMgPotrf", NULL, factor_mg, fetch_F};
 
+/* chol.lookahead = la (< 0: auto) for the runs that follow. */
+static int set_lookahead(hyt_context_t *ctx, int la)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%d", la);
+    return hyt_context_set(ctx, "chol.lookahead", la >= 0 ? v : "auto");
+}
+
 /* hyt_dpotrf_dmat's runs: a device matrix of block nb, lookahead la (chol.lookahead; < 0:
  * auto) for these runs. */
 static int run_dmat(const bench_t *b, int nb, int la, double *best, double *res)
 {
     const int n = b->q->n;
-    char v[16];
-    snprintf(v, sizeof v, "%d", la);
     hyt_dmat_t *M = NULL;
-    int rc = hyt_context_set(b->ctx, "chol.lookahead", la >= 0 ? v : "auto");
+    int rc = set_lookahead(b->ctx, la);
     if (!rc)
         rc = hyt_dmat_create(b->ctx, n, n, nb, &M);
     if (!rc)
         rc = best_of(b, &code_dmat, M, best, res);
     hyt_dmat_destroy(M);
     if (!rc)
-        rc = hyt_context_set(b->ctx, "chol.lookahead", "auto");
+        rc = set_lookahead(b->ctx, -1);
     return rc;
+}
+
+/* hyt_dpotrf_tile's runs: a tile copy of tile size nb, chol.panel = panel and lookahead la
+ * (chol.lookahead; < 0: auto) for these runs. */
+static int run_tile(const bench_t *b, int nb, int la, const char *panel, double *best,
+                    double *res)
+{
+    hyt_desc_t A;
+    int rc = hyt_context_set(b->ctx, "chol.panel", panel);
+    if (!rc)
+        rc = set_lookahead(b->ctx, la);
+    if (!rc && !(rc = hyt_desc_create(b->ctx, b->q->n, b->q->n, nb, &A))) {
+        rc = best_of(b, &code_tile, &A, best, res);
+        hyt_desc_destroy(&A);
+    }
+    int rc2 = hyt_context_set(b->ctx, "chol.panel", "auto");
+    if (!rc2)
+        rc2 = set_lookahead(b->ctx, -1);
+    return rc ? rc : rc2;
 }
 
 /* The peer on several GPUs (lower): cusolverMgPotrf on the devices ids, for each block of mgs
@@ -872,16 +882,12 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                         hyt_chol_dev_params_t dp = {nbs[b], las[l], 0, 0, -1, -1};
                         hyt_chol_params(ctx, n, &hp);
                         hyt_chol_params_device(ctx, n, &dp);
-                        tile_args_t t = {.panel = g ? "gpu" : "cpu", .la = las[l]};
                         double th = NAN, res = NAN;
-                        int trc = hyt_desc_create(ctx, n, n, g ? dp.nb : hp.nb, &t.A);
-                        if (!trc)
-                            trc = best_of(&bn, &code_tile, &t, &th, &res);
-                        hyt_desc_destroy(&t.A);
-                        if (trc) {
+                        if (run_tile(&bn, g ? dp.nb : hp.nb, las[l], g ? "gpu" : "cpu", &th,
+                                     &res)) {
                             fprintf(stderr, "hytile bench-gpu --chol --hybrid: n = %d, uplo %c, "
-                                    "hyt_dpotrf_tile, chol.panel %s: %s\n", n, uplo, t.panel,
-                                    hyt_last_error());
+                                    "hyt_dpotrf_tile, chol.panel %s: %s\n", n, uplo,
+                                    g ? "gpu" : "cpu", hyt_last_error());
                             status = 1;
                             continue;
                         }
