@@ -12,10 +12,17 @@
 /* ---- column load ---------------------------------------------------------------------------- */
 
 typedef struct col_args {
-    const double *host; /* tile (0, j) of the CCRB matrix */
+    const double *host; /* tile (row0, j) of the CCRB matrix */
     double *dcol;
     int nb, mt;
 } col_args_t;
+
+/* The part of column j that c moves: tiles c->row0 .. mt-1. */
+static col_args_t col_args(const hyt_dev_column_t *c, const hyt_desc_t *A, int j)
+{
+    return (col_args_t){hyt_tile(A, c->row0, j), c->dcol + (int64_t)c->row0 * c->nb * c->nb,
+                        c->nb, c->mt - c->row0};
+}
 
 static size_t col_bytes(const col_args_t *a)
 {
@@ -46,11 +53,11 @@ int hyt_insert_dev_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_dev
                                const void *state_key, const void *order_key)
 {
     /* state_key may be NULL: then only the column's token orders its users */
-    col_args_t args = {hyt_tile(A, 0, j), c->dcol, c->nb, c->mt};
+    col_args_t args = col_args(c, A, j);
     hyt_deps_t deps;
     if (hyt_deps_init(&deps, A->mt + 3))
         return HYT_ERR_NOMEM;
-    for (int i = 0; i < A->mt; i++)
+    for (int i = c->row0; i < A->mt; i++)
         hyt_deps_add(&deps, hyt_tile(A, i, j), HYT_READ);
     hyt_deps_add(&deps, col_key, HYT_WRITE);
     /* loads of different columns commute; the first update waits for all of them */
@@ -79,14 +86,14 @@ int hyt_insert_dev_column_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_d
                                  const hyt_desc_t *A, int j, const void *after_key,
                                  const void *after_key2)
 {
-    col_args_t args = {hyt_tile(A, 0, j), c->dcol, c->nb, c->mt};
+    col_args_t args = col_args(c, A, j);
     hyt_deps_t deps;
     if (hyt_deps_init(&deps, A->mt + 2))
         return HYT_ERR_NOMEM;
     hyt_deps_add(&deps, after_key, HYT_READ);
     if (after_key2)
         hyt_deps_add(&deps, after_key2, HYT_READ);
-    for (int i = 0; i < A->mt; i++)
+    for (int i = c->row0; i < A->mt; i++)
         hyt_deps_add(&deps, hyt_tile(A, i, j), HYT_WRITE);
     return hyt_insert_on_stream(seq, tag, c->dev, HYT_STREAM_D2H, &return_kernel, &args,
                                 sizeof args, &deps);

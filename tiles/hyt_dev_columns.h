@@ -21,11 +21,13 @@
 extern "C" {
 #endif
 
-/* One device column: where it lives and its shape. */
+/* One device column: where it lives and its shape; row0 > 0 moves tiles row0 .. mt-1 only
+ * (a lower triangle's column j: row0 = j), the others neither read nor written on either side. */
 typedef struct hyt_dev_column {
     hyt_device_t *dev;
     double *dcol; /* the column's first tile in dev's memory */
     int nb, mt;   /* tile order, tiles in the column */
+    int row0;     /* the first tile moved (0: the whole column) */
 } hyt_dev_column_t;
 
 /* Columns of one device `stride` doubles apart (stride >= nb*nb*mt): local column l holds the

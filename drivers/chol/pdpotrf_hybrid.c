@@ -64,12 +64,14 @@
  * still run, on garbage or NaN (nothing on the devices waits for a value, as in
  * pdpotrf_gpu.c): the tile columns from the failing one on are then undefined.
  *
- * GPU panels on host tiles (a tile call with chol.panel = gpu): every tile column is loaded
- * onto its device first (the loads write col[j] and gather into state[g], as the hybrid's),
- * the GPU-panel nest runs on them, and after a task that waits for every device task (done:
- * a return transposes its column in place, and the panel copies read a column after its last
- * write) every column returns to the host tiles.  INFO as with a device matrix; the info
- * task also writes *info as a region, so that a solve inserted after it waits (pdpotrs.c).
+ * GPU panels on host tiles (a tile call with chol.panel = gpu, the default with CUDA
+ * devices): every tile column is loaded onto its device first (the loads write col[j] and
+ * gather into state[g], as the hybrid's), the GPU-panel nest runs on them, and column k
+ * returns to the host tiles as soon as its panel's copies have read it (a return transposes
+ * its column in place: a CPU task that writes col[k] orders it after the copies, which only
+ * read col[k]), overlapped with the later steps.  Loads and returns move a column's lower
+ * part only (tiles k .. mt-1).  INFO as with a device matrix; the info task also writes *info
+ * as a region, so that a solve inserted after it waits (pdpotrs.c).
  */
 #include "chol_internal.h"
 #include "hyt_dev_columns.h"
@@ -95,7 +97,7 @@ typedef struct hchol {
     int pieces;          /* GPU panels: potf2 pieces per diagonal tile */
     int *h_info;         /* GPU panels: page-locked, device g's dinfo at g * ncols[0] * pieces */
     int *info;           /* GPU panels: the caller's INFO */
-    hyt_tokens_t *tok;   /* state[ndev], slot[ndev * nslot], info[ndev], done */
+    hyt_tokens_t *tok;   /* state[ndev], slot[ndev * nslot], info[ndev] */
 } hchol_t;
 
 static const void *state_key(const hchol_t *h, int g) { return hyt_token(h->tok, (size_t)g); }
@@ -107,18 +109,15 @@ static const void *info_key(const hchol_t *h, int g)
 {
     return hyt_token(h->tok, (size_t)(h->ndev * (1 + h->nslot) + g));
 }
-static size_t ntokens(const hchol_t *h) { return (size_t)h->ndev * (2 + h->nslot) + 1; }
-/* After every device task of the factorization (GPU panels on host tiles: the returns). */
-static const void *done_key(const hchol_t *h)
-{
-    return hyt_token(h->tok, (size_t)h->ndev * (2 + h->nslot));
-}
+static size_t ntokens(const hchol_t *h) { return (size_t)h->ndev * (2 + h->nslot); }
 static const void *col_key(const hchol_t *h, int j) { return hyt_dmat_col_key(h->dA, j); }
-/* Tile column j on its device, for the column loads and returns (tiles/hyt_dev_columns.h). */
+/* Tile column j on its device, for the column loads and returns (tiles/hyt_dev_columns.h):
+ * its lower part only, tiles j .. mt-1 (no device task reads or writes the others). */
 static hyt_dev_column_t dev_column(const hchol_t *h, int j)
 {
     const hyt_chol_hdev_t *d = &h->d[j % h->ndev];
-    return (hyt_dev_column_t){d->dev, d->cols + (int64_t)(j / h->ndev) * d->colsz, d->nb, d->mt};
+    return (hyt_dev_column_t){d->dev, d->cols + (int64_t)(j / h->ndev) * d->colsz, d->nb, d->mt,
+                              j};
 }
 
 static void hchol_free(void *p)
@@ -292,12 +291,39 @@ static int insert_info(hyt_sequence_t *seq, hchol_t *h)
     return rc;
 }
 
-/* GPU panels, step k: the panel on its owner, its copies to the slots, the lookahead columns
- * k+1 .. k+la each on its owner's lookahead stream. */
-static int insert_gpu_step(hyt_sequence_t *seq, hchol_t *h, int k, int la)
+/* GPU panels on host tiles: column k back to the host after its panel and the panel's copies,
+ * the last device tasks that read it (the updates read the copies).  The return transposes
+ * the column in place and only reads the column's token, as the copies do: a CPU task that
+ * writes the token orders it after them. */
+static int copied_body(const hyt_task_ctx_t *tc, void *p)
+{
+    (void)tc, (void)p;
+    return 0;
+}
+
+static const hyt_kernel_t copied_kernel = {.name = "chol_column_copied", .cpu = copied_body,
+                                           .cat = HYT_CAT_OTHER};
+
+static int insert_return(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, int k)
+{
+    hyt_dep_t dep = {col_key(h, k), HYT_RW};
+    hyt_task_desc_t d = hyt_task_desc(&copied_kernel, NULL, 0);
+    d.deps = &dep;
+    d.ndeps = 1;
+    int rc = hyt_task_insert(seq, &d);
+    const hyt_dev_column_t c = dev_column(h, k);
+    return rc ? rc : hyt_insert_dev_column_return(seq, (hyt_tag_t){PRIO_PANEL - 2, k, -1, k}, &c,
+                                                  T, k, col_key(h, k), NULL);
+}
+
+/* GPU panels, step k: the panel on its owner, its copies to the slots, on host tiles the
+ * column's return, the lookahead columns k+1 .. k+la each on its owner's lookahead stream. */
+static int insert_gpu_step(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, int k, int la)
 {
     const int nt = h->dA->nt, ndev = h->ndev, lead = k + la + 1;
     int rc = insert_gpu_panel(seq, h, k);
+    if (!rc && h->own_dA)
+        rc = insert_return(seq, h, T, k);
     for (int j = k + 1; j < nt && j < lead && !rc; j++) {
         const int g = j % ndev;
         hyt_dep_t dj[2] = {{slot_key(h, g, k), HYT_READ}, {col_key(h, j), HYT_RW}};
@@ -346,17 +372,6 @@ static int insert_cpu_step(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T,
     return rc;
 }
 
-/* The loop nest on the lower CCRB matrix T (see the top of the file); nt > la + 1 with CPU
- * panels; with GPU panels T gives the sizes only, any nt. */
-static int done_body(const hyt_task_ctx_t *tc, void *p)
-{
-    (void)tc, (void)p;
-    return 0;
-}
-
-static const hyt_kernel_t done_kernel = {.name = "chol_devices_done", .cpu = done_body,
-                                         .cat = HYT_CAT_OTHER};
-
 /* RW on every token of h and every column's (*n of them; NULL when out of memory). */
 static hyt_dep_t *all_deps(const hchol_t *h, int *n)
 {
@@ -369,21 +384,8 @@ static hyt_dep_t *all_deps(const hchol_t *h, int *n)
     return deps;
 }
 
-/* A task after every task on h's tokens and columns, which writes done_key. */
-static int insert_done(hyt_sequence_t *seq, hchol_t *h)
-{
-    int nk;
-    hyt_dep_t *deps = all_deps(h, &nk);
-    if (!deps)
-        return hyt_error(HYT_ERR_NOMEM, "out of memory");
-    hyt_task_desc_t d = hyt_task_desc(&done_kernel, NULL, 0);
-    d.deps = deps;
-    d.ndeps = nk;
-    int rc = hyt_task_insert(seq, &d);
-    free(deps);
-    return rc;
-}
-
+/* The loop nest on the lower CCRB matrix T (see the top of the file); nt > la + 1 with CPU
+ * panels; with GPU panels any nt, and on a device matrix T gives the sizes only. */
 static int insert_steps(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, int *info, int la)
 {
     const int nt = T->nt, ndev = h->ndev, gpu = h->gpu;
@@ -401,7 +403,7 @@ static int insert_steps(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, in
         const int lead = k + la + 1;
 
         // diagonal tile, panel and lookahead columns: on the devices or the CPUs
-        rc = gpu ? insert_gpu_step(seq, h, k, la) : insert_cpu_step(seq, h, T, info, la, k);
+        rc = gpu ? insert_gpu_step(seq, h, T, k, la) : insert_cpu_step(seq, h, T, info, la, k);
         if (lead >= nt || rc)
             continue;
 
@@ -438,15 +440,6 @@ static int insert_steps(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, in
                                           l1, l2, HYT_STREAM_COMPUTE, stop, dr.v, dr.n);
             hyt_deps_free(&dr);
         }
-    }
-    // GPU panels on host tiles: every column back once no device task uses it (a return
-    // transposes its column in place, and the panel copies read it after its last write)
-    if (gpu && h->own_dA && !rc)
-        rc = insert_done(seq, h);
-    for (int j = 0; j < nt && !rc && gpu && h->own_dA; j++) {
-        const hyt_dev_column_t c = dev_column(h, j);
-        rc = hyt_insert_dev_column_return(seq, (hyt_tag_t){0, nt, -1, j}, &c, T, j,
-                                          done_key(h), NULL);
     }
     if (gpu && !rc)
         rc = insert_info(seq, h);
