@@ -12,7 +12,8 @@
  * tasks held back while it inserts them, so that the failures of its last insertions, the
  * cleanups', are reached in every run).  The tile calls with GPU panels (chol.panel = gpu:
  * every column on the devices, pdpotrf_hybrid.c) by the same checks, and hyt_dposv_tile's
- * solve after them (B untouched when the matrix is not positive definite).
+ * solve after them (B untouched when the matrix is not positive definite).  On CUDA GPUs
+ * chol.panel is auto, i.e. gpu, in the sweeps too: there HYT_CHOL_PANEL=cpu runs the hybrid.
  *
  * Usage: test_chol_hybrid          on host:1 .. host:3 (quick suite; HYT_CHAOS applies)
  *        test_chol_hybrid cuda     on 1 to 3 CUDA GPUs (gpu suite; exit 77 without one)

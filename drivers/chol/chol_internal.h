@@ -16,6 +16,9 @@ typedef struct hyt_chol_params {
 } hyt_chol_params_t;
 #define HYT_CHOL_PARAMS_AUTO ((hyt_chol_params_t){0, -1, 0})
 void hyt_chol_params(hyt_context_t *ctx, int n, hyt_chol_params_t *p);
+/* Whether chol.panel asks for GPU panels on ctx: gpu, or auto with CUDA devices (the tile
+ * calls' choice; the LAPACK-layout calls' also keeps n < gpu.min_n on the CPU workers). */
+int hyt_chol_panel_gpu(hyt_context_t *ctx);
 
 /* hyt_dpotrf (uplo 'L' or 'U', arguments checked) with the caller's parameters, the "auto"
  * ones chosen as hyt_dpotrf chooses them: for tests and benchmarks. */

@@ -4,8 +4,8 @@
  *   nb: 256 from n >= 3000, 128 from 600, else 64 (smaller tiles give idle workers work at the
  *       end of the factorization; larger ones a faster GEMM);
  *   lookahead: 1;
- *   panel (chol.panel; LAPACK-layout calls with devices): auto, gpu with CUDA devices, from
- *       gpu.min_n on (the CPU workers alone below it);
+ *   panel (chol.panel, with devices): auto, gpu with CUDA devices (LAPACK-layout calls from
+ *       gpu.min_n on, the CPU workers alone below it; tile calls whatever the size), else cpu;
  *   inv_rows (chol.inv_rows; the device panels' solve): auto, gpu_chol_trsm.c's defaults;
  *   tail (chol.tail; the GPU-only Cholesky's last trailing matrix): auto, dpotrf_gpu.c's;
  *   gemm_lt (chol.gemm_lt; the GPU-only Cholesky's trailing GEMMs): auto, dpotrf_gpu.c's.
@@ -42,16 +42,22 @@ static const hyt_config_keydef_t chol_keys[] = {
       "else 0"},
      HYT_KEY_INT, 0, 1, 1, 1, NULL},
     {{"chol.panel", "HYT_CHOL_PANEL", "auto",
-      "where the LAPACK-layout Cholesky factors its diagonal tiles and panels with devices: "
-      "gpu (the array streamed to a device matrix, every step there), cpu (the hybrid: CPU "
-      "panels, updates on the devices), or auto (gpu with CUDA GPUs, cpu otherwise); the tile "
-      "calls: gpu (GPU panels on the devices) only when set, else cpu"},
+      "where the Cholesky factors its diagonal tiles and panels with devices: gpu (every step "
+      "on the devices: a LAPACK array streamed to a device matrix, a tile matrix's columns "
+      "loaded and returned), cpu (the hybrid: CPU panels, updates on the devices), or auto "
+      "(gpu with CUDA GPUs, cpu otherwise)"},
      HYT_KEY_STRING, 0, 0, 0, 1, hyt_drv_check_panel},
 };
 
 int hyt_chol_register_keys(void)
 {
     return hyt_config_register(chol_keys, (int)(sizeof chol_keys / sizeof chol_keys[0]));
+}
+
+int hyt_chol_panel_gpu(hyt_context_t *ctx)
+{
+    const char *panel = hyt_config_get(hyt_context_config(ctx), "chol.panel", NULL);
+    return !strcmp(panel, "gpu") || (!strcmp(panel, "auto") && hyt_drv_cuda(ctx));
 }
 
 void hyt_chol_params(hyt_context_t *ctx, int n, hyt_chol_params_t *p)
@@ -64,9 +70,7 @@ void hyt_chol_params(hyt_context_t *ctx, int n, hyt_chol_params_t *p)
         p->lookahead = la >= 0 ? (int)la : 1;
     const int ndev = hyt_context_num_devices(ctx);
     if (!p->panel) {
-        const char *panel = hyt_config_get(cfg, "chol.panel", NULL);
-        const int gpu = !strcmp(panel, "gpu") || (!strcmp(panel, "auto") && hyt_drv_cuda(ctx));
-        p->panel = gpu ? 'g' : 'c';
+        p->panel = hyt_chol_panel_gpu(ctx) ? 'g' : 'c';
         if (p->panel == 'g' && n < hyt_gpu_min_n(ctx, 'C'))
             p->panel = 'n';
     }
