@@ -81,7 +81,7 @@ static double tri_diff(char uplo, int nr, int nc, const double *F, const double 
 
 /* An n x n matrix (failing minor `fail`, 0: SPD) factored on ctx and on the CPUs (cpu) with the
  * same nb and la: INFO exactly, the same factor to rounding, the backward error when SPD, and
- * (LAPACK layout) the other triangle and the padding untouched. */
+ * the other triangle and the padding untouched (tile matrices too). */
 static void check(hyt_context_t *ctx, hyt_context_t *cpu, char uplo, int n, int nb, int la,
                   int fail, int tiles, const char *what)
 {
@@ -105,15 +105,14 @@ static void check(hyt_context_t *ctx, hyt_context_t *cpu, char uplo, int n, int 
     double d = tri_diff(uplo, nr, nc, A, C, lda);
     CHECK(d < 1e3 * n * DBL_EPSILON, "%s: %c n %d nb %d la %d fail %d: differs from the "
           "CPU-only factor by %g (relative)", what, uplo, n, nb, la, fail, d);
-    if (!tiles) {
-        int other_ok = 1;
-        for (int c = 0; c < n; c++)
-            for (int r = 0; r < lda; r++)
-                if (r >= n || (uplo == 'L' ? r < c : r > c))
-                    other_ok &= A[r + (int64_t)c * lda] == A0[r + (int64_t)c * lda];
-        CHECK(other_ok, "%s: %c n %d nb %d la %d: the other triangle or the padding changed",
-              what, uplo, n, nb, la);
-    }
+    /* tiles: through the tile matrix and back, so the padding as well */
+    int other_ok = 1;
+    for (int c = 0; c < n; c++)
+        for (int r = 0; r < lda; r++)
+            if (r >= n || (uplo == 'L' ? r < c : r > c))
+                other_ok &= A[r + (int64_t)c * lda] == A0[r + (int64_t)c * lda];
+    CHECK(other_ok, "%s: %c n %d nb %d la %d %s: the other triangle or the padding changed",
+          what, uplo, n, nb, la, tiles ? "tiles" : "lapack");
     if (!fail) {
         double e = chol_backward_error(uplo, n, A0, lda, A, lda);
         CHECK(e < LU_THRESH, "%s: %c n %d nb %d la %d %s: ||A-LL^T||/(||A|| n eps) = %g", what,

@@ -12,16 +12,27 @@
 /* ---- column load ---------------------------------------------------------------------------- */
 
 typedef struct col_args {
-    const double *host; /* tile (row0, j) of the CCRB matrix */
+    const double *host; /* host tile row0 of the column (c->trans: of the tile row) */
     double *dcol;
-    int nb, mt;
+    int nb, mt;         /* tile order, tiles moved */
+    int trans;          /* c->trans: the host tiles mt * nb * nb doubles apart, moved as they are */
+    int64_t hstride;    /* doubles between the host tiles (trans) */
 } col_args_t;
 
-/* The part of column j that c moves: tiles c->row0 .. mt-1. */
+/* The part of column j that c moves: tiles c->row0 .. mt-1 (c->trans: tiles (j, row0 ..) of
+ * the CCRB matrix A, whose column-major tiles are the CRRB tiles of their transposes). */
 static col_args_t col_args(const hyt_dev_column_t *c, const hyt_desc_t *A, int j)
 {
-    return (col_args_t){hyt_tile(A, c->row0, j), c->dcol + (int64_t)c->row0 * c->nb * c->nb,
-                        c->nb, c->mt - c->row0};
+    const int64_t tile = (int64_t)c->nb * c->nb;
+    return (col_args_t){c->trans ? hyt_tile(A, j, c->row0) : hyt_tile(A, c->row0, j),
+                        c->dcol + c->row0 * tile, c->nb, c->mt - c->row0, c->trans,
+                        (int64_t)A->mt * tile};
+}
+
+/* Host tile i of the column c moves (i >= c->row0): tile (i, j) of A, or (j, i) when trans. */
+static double *host_tile(const hyt_dev_column_t *c, const hyt_desc_t *A, int i, int j)
+{
+    return c->trans ? hyt_tile(A, j, i) : hyt_tile(A, i, j);
 }
 
 static size_t col_bytes(const col_args_t *a)
@@ -29,9 +40,19 @@ static size_t col_bytes(const col_args_t *a)
     return (size_t)a->mt * a->nb * a->nb * sizeof(double);
 }
 
+/* A strided column: one 2D copy of mt tiles (kind 0: in, 1: out). */
+static int copy_strided(const hyt_devctx_t *dc, const col_args_t *a, int kind)
+{
+    const size_t tb = (size_t)a->nb * a->nb * sizeof(double), hb = (size_t)a->hstride * 8;
+    return kind ? hyt_dev_memcpy2d(dc, (double *)a->host, hb, a->dcol, tb, tb, (size_t)a->mt, 1)
+                : hyt_dev_memcpy2d(dc, a->dcol, tb, a->host, hb, tb, (size_t)a->mt, 0);
+}
+
 static int load_body(const hyt_devctx_t *dc, void *p)
 {
     col_args_t *a = p;
+    if (a->trans)
+        return copy_strided(dc, a, 0);
     int rc = hyt_dev_memcpy_h2d(dc, a->dcol, a->host, col_bytes(a));
     return rc ? rc : hyt_gpu_transpose_tiles(dc, a->dcol, a->nb, a->mt);
 }
@@ -58,7 +79,7 @@ int hyt_insert_dev_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_dev
     if (hyt_deps_init(&deps, A->mt + 3))
         return HYT_ERR_NOMEM;
     for (int i = c->row0; i < A->mt; i++)
-        hyt_deps_add(&deps, hyt_tile(A, i, j), HYT_READ);
+        hyt_deps_add(&deps, host_tile(c, A, i, j), HYT_READ);
     hyt_deps_add(&deps, col_key, HYT_WRITE);
     /* loads of different columns commute; the first update waits for all of them */
     if (state_key)
@@ -74,6 +95,8 @@ int hyt_insert_dev_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_dev
 static int return_body(const hyt_devctx_t *dc, void *p)
 {
     col_args_t *a = p;
+    if (a->trans)
+        return copy_strided(dc, a, 1);
     /* the device copy is not used any more: transpose it in place, then copy */
     int rc = hyt_gpu_transpose_tiles(dc, a->dcol, a->nb, a->mt);
     return rc ? rc : hyt_dev_memcpy_d2h(dc, (double *)a->host, a->dcol, col_bytes(a));
@@ -94,7 +117,7 @@ int hyt_insert_dev_column_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_d
     if (after_key2)
         hyt_deps_add(&deps, after_key2, HYT_READ);
     for (int i = c->row0; i < A->mt; i++)
-        hyt_deps_add(&deps, hyt_tile(A, i, j), HYT_WRITE);
+        hyt_deps_add(&deps, host_tile(c, A, i, j), HYT_WRITE);
     return hyt_insert_on_stream(seq, tag, c->dev, HYT_STREAM_D2H, &return_kernel, &args,
                                 sizeof args, &deps);
 }

@@ -22,12 +22,17 @@ extern "C" {
 #endif
 
 /* One device column: where it lives and its shape; row0 > 0 moves tiles row0 .. mt-1 only
- * (a lower triangle's column j: row0 = j), the others neither read nor written on either side. */
+ * (a lower triangle's column j: row0 = j), the others neither read nor written on either side.
+ * trans: the device column j holds the transposes of the host tiles (j, row0 ..) of a square
+ * CCRB matrix (an upper triangle's tile row as the lower triangle of its transpose): a
+ * column-major tile of X is the CRRB tile of X^T, so these move as they are, with no
+ * transposition on the device. */
 typedef struct hyt_dev_column {
     hyt_device_t *dev;
     double *dcol; /* the column's first tile in dev's memory */
     int nb, mt;   /* tile order, tiles in the column */
     int row0;     /* the first tile moved (0: the whole column) */
+    int trans;    /* the host tiles of tile row j instead of tile column j */
 } hyt_dev_column_t;
 
 /* Columns of one device `stride` doubles apart (stride >= nb*nb*mt): local column l holds the
@@ -53,7 +58,7 @@ int hyt_insert_dev_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_dev
 
 /* Column return: c back to the host tiles of column j of A (CCRB), on the D2H stream, after
  * after_key and after_key2 (READ; the second may be NULL).  The device copy is transposed in
- * place first: it is not to be used after. */
+ * place first (not with c->trans): it is not to be used after. */
 int hyt_insert_dev_column_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_dev_column_t *c,
                                  const hyt_desc_t *A, int j, const void *after_key,
                                  const void *after_key2);

@@ -94,6 +94,7 @@ typedef struct hchol {
     hyt_dmat_t *dA;      /* the columns */
     int own_dA;          /* dA is this call's (host tiles): freed by the cleanup */
     int gpu;             /* GPU panels (on a device matrix, or on host tiles loaded into one) */
+    int upper;           /* GPU panels on upper host tiles: U^T loaded and returned (trans) */
     int pieces;          /* GPU panels: potf2 pieces per diagonal tile */
     int *h_info;         /* GPU panels: page-locked, device g's dinfo at g * ncols[0] * pieces */
     int *info;           /* GPU panels: the caller's INFO */
@@ -112,12 +113,13 @@ static const void *info_key(const hchol_t *h, int g)
 static size_t ntokens(const hchol_t *h) { return (size_t)h->ndev * (2 + h->nslot); }
 static const void *col_key(const hchol_t *h, int j) { return hyt_dmat_col_key(h->dA, j); }
 /* Tile column j on its device, for the column loads and returns (tiles/hyt_dev_columns.h):
- * its lower part only, tiles j .. mt-1 (no device task reads or writes the others). */
+ * its lower part only, tiles j .. mt-1 (no device task reads or writes the others); with
+ * upper host tiles (h->upper) the transposes of tiles (j, j ..). */
 static hyt_dev_column_t dev_column(const hchol_t *h, int j)
 {
     const hyt_chol_hdev_t *d = &h->d[j % h->ndev];
-    return (hyt_dev_column_t){d->dev, d->cols + (int64_t)(j / h->ndev) * d->colsz, d->nb, d->mt,
-                              j};
+    return (hyt_dev_column_t){.dev = d->dev, .dcol = d->cols + (int64_t)(j / h->ndev) * d->colsz,
+                              .nb = d->nb, .mt = d->mt, .row0 = j, .trans = h->upper};
 }
 
 static void hchol_free(void *p)
@@ -458,19 +460,22 @@ static int insert_cleanup(hyt_sequence_t *seq, hchol_t *h)
 }
 
 /* The hybrid factorization of the lower CCRB matrix T; gpu: with GPU panels, every column
- * loaded onto the devices first and returned after its panel. */
-static int hybrid_lower(hyt_sequence_t *seq, const hyt_desc_t *T, int *info, int la, int gpu)
+ * loaded onto the devices first and returned after its panel; upper (GPU panels only): T's
+ * upper triangle, factored as the lower triangle of T^T (its tile rows loaded as columns). */
+static int hybrid_lower(hyt_sequence_t *seq, const hyt_desc_t *T, int *info, int la, int gpu,
+                        int upper)
 {
     hchol_t *h = NULL;
     int rc = setup(hyt_sequence_context(seq), T, la, NULL, gpu, info, &h);
     if (rc)
         return rc;
+    h->upper = upper;
     rc = insert_steps(seq, h, T, info, la);
     int rc2 = insert_cleanup(seq, h);
     return rc ? rc : rc2;
 }
 
-/* ---- a LAPACK view or an upper triangle: through a lower CCRB copy --------------------------- */
+/* ---- a LAPACK view, or an upper triangle with CPU panels: through a lower CCRB copy ------- */
 
 static int via_copy(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info, int la,
                     int gpu)
@@ -482,7 +487,7 @@ static int via_copy(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *in
     for (int j = 0; j < T->nt && !rc; j++)
         rc = hyt_insert_chol_copy(seq, (hyt_tag_t){PRIO_PANEL, -1, -1, j}, uplo, A, T, j, 0);
     if (!rc)
-        rc = hybrid_lower(seq, T, info, la, gpu);
+        rc = hybrid_lower(seq, T, info, la, gpu, 0);
     for (int j = 0; j < T->nt && !rc; j++)
         rc = hyt_insert_chol_copy(seq, (hyt_tag_t){0, T->nt, -1, j}, uplo, A, T, j, 1);
     // free the copy after every task on its tiles (the returns write all of a column's)
@@ -497,8 +502,10 @@ int hyt_pdpotrf_hybrid(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int 
     if (A->nt <= p->lookahead + 1)
         return hyt_pdpotrf(seq, uplo, A, info, p);
     const int gpu = p->panel == 'g';
-    if (uplo == 'L' && A->layout == HYT_LAYOUT_CCRB)
-        return hybrid_lower(seq, A, info, p->lookahead, gpu);
+    /* CCRB tiles in place: lower, or upper with GPU panels (U^T's tiles are U's moved as they
+     * are, tiles/hyt_dev_columns.h); else through a lower copy on the host */
+    if (A->layout == HYT_LAYOUT_CCRB && (uplo == 'L' || gpu))
+        return hybrid_lower(seq, A, info, p->lookahead, gpu, uplo == 'U');
     return via_copy(seq, uplo, A, info, p->lookahead, gpu);
 }
 

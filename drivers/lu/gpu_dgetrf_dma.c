@@ -110,8 +110,8 @@ int hyt_insert_gpu_lu_init(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_
 
 static hyt_dev_column_t column_of(const hyt_gpu_lu_t *g, int j)
 {
-    return (hyt_dev_column_t){g->dev, g->cols + (int64_t)(j / g->ndev) * g->colsz, g->nb, g->mt,
-                              0};
+    return (hyt_dev_column_t){.dev = g->dev, .dcol = g->cols + (int64_t)(j / g->ndev) * g->colsz,
+                              .nb = g->nb, .mt = g->mt};
 }
 
 int hyt_insert_gpu_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_gpu_lu_t *g,
