@@ -70,7 +70,8 @@
  * returns to the host tiles as soon as its panel's copies have read it (a return transposes
  * its column in place: a CPU task that writes col[k] orders it after the copies, which only
  * read col[k]), overlapped with the later steps.  Loads and returns move a column's lower
- * part only (tiles k .. mt-1).  INFO as with a device matrix; the info task also writes *info
+ * part only (tiles k .. mt-1); an upper matrix is factored as L = U^T, its tile row k moved as
+ * column k (tiles/hyt_dev_columns.h), with no copy.  INFO as with a device matrix; the info task also writes *info
  * as a region, so that a solve inserted after it waits (pdpotrs.c).
  */
 #include "chol_internal.h"
@@ -459,10 +460,11 @@ static int insert_cleanup(hyt_sequence_t *seq, hchol_t *h)
     return rc;
 }
 
-/* The hybrid factorization of the lower CCRB matrix T; gpu: with GPU panels, every column
- * loaded onto the devices first and returned after its panel; upper (GPU panels only): T's
- * upper triangle, factored as the lower triangle of T^T (its tile rows loaded as columns). */
-static int hybrid_lower(hyt_sequence_t *seq, const hyt_desc_t *T, int *info, int la, int gpu,
+/* The factorization of the lower CCRB matrix T: the hybrid, or with gpu GPU panels (every
+ * column loaded onto the devices first and returned after its panel); upper (GPU panels
+ * only): T's upper triangle, factored as the lower triangle of T^T (its tile rows loaded as
+ * columns). */
+static int hybrid_tiles(hyt_sequence_t *seq, const hyt_desc_t *T, int *info, int la, int gpu,
                         int upper)
 {
     hchol_t *h = NULL;
@@ -487,7 +489,7 @@ static int via_copy(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *in
     for (int j = 0; j < T->nt && !rc; j++)
         rc = hyt_insert_chol_copy(seq, (hyt_tag_t){PRIO_PANEL, -1, -1, j}, uplo, A, T, j, 0);
     if (!rc)
-        rc = hybrid_lower(seq, T, info, la, gpu, 0);
+        rc = hybrid_tiles(seq, T, info, la, gpu, 0);
     for (int j = 0; j < T->nt && !rc; j++)
         rc = hyt_insert_chol_copy(seq, (hyt_tag_t){0, T->nt, -1, j}, uplo, A, T, j, 1);
     // free the copy after every task on its tiles (the returns write all of a column's)
@@ -505,7 +507,7 @@ int hyt_pdpotrf_hybrid(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int 
     /* CCRB tiles in place: lower, or upper with GPU panels (U^T's tiles are U's moved as they
      * are, tiles/hyt_dev_columns.h); else through a lower copy on the host */
     if (A->layout == HYT_LAYOUT_CCRB && (uplo == 'L' || gpu))
-        return hybrid_lower(seq, A, info, p->lookahead, gpu, uplo == 'U');
+        return hybrid_tiles(seq, A, info, p->lookahead, gpu, uplo == 'U');
     return via_copy(seq, uplo, A, info, p->lookahead, gpu);
 }
 
