@@ -378,9 +378,12 @@ int main(int argc, char **argv)
         check(dev[f % maxdev], cpu, "LU"[u], n, nb, la, fails[f], 1, "GPU panels, not PD");
         count++;
     }
-    for (int fail = 0; fail <= 1; fail++) {
-        const int np = 5 * nb + 3, nrhs = 2;
-        hyt_context_t *c = dev[maxdev - 1];
+    /* the solve on the devices where the factor is: both triangles, B of one and of two tile
+     * columns, on 1 to maxdev devices */
+    for (int v = 0; v < 8; v++) {
+        const int fail = v % 2, u = (v / 2) % 2, np = 5 * nb + 3, nrhs = v / 4 ? nb + 3 : 2;
+        const char uplo = "LU"[u];
+        hyt_context_t *c = dev[v % maxdev];
         double *A0 = malloc((size_t)np * np * sizeof *A0), *B0 = malloc((size_t)np * nrhs * 8);
         double *X = malloc((size_t)np * nrhs * sizeof *X);
         chol_matrix(A0, np, np, fail ? 2 * nb + 3 : 0, 900 + (unsigned long long)fail);
@@ -390,16 +393,17 @@ int main(int argc, char **argv)
                 "%s", hyt_last_error());
         REQUIRE(!hyt_lapack_to_tile(c, A0, np, &A) && !hyt_lapack_to_tile(c, B0, np, &B), "%s",
                 hyt_last_error());
-        int info = hyt_dposv_tile(c, 'L', &A, &B);
+        int info = hyt_dposv_tile(c, uplo, &A, &B);
         REQUIRE(!hyt_tile_to_lapack(c, &B, X, np), "%s", hyt_last_error());
         if (fail) {
             CHECK(info == 2 * nb + 3 && !memcmp(X, B0, (size_t)np * nrhs * sizeof *X),
-                  "dposv_tile, GPU panels, not PD: info %d (expected %d), B %s", info,
-                  2 * nb + 3, memcmp(X, B0, (size_t)np * nrhs * sizeof *X) ? "CHANGED" : "kept");
+                  "dposv_tile %c nrhs %d, GPU panels, not PD: info %d (expected %d), B %s", uplo,
+                  nrhs, info, 2 * nb + 3,
+                  memcmp(X, B0, (size_t)np * nrhs * sizeof *X) ? "CHANGED" : "kept");
         } else {
             double es = solve_backward_error('N', np, nrhs, A0, np, X, np, B0, np);
-            CHECK(info == 0 && es < LU_THRESH, "dposv_tile, GPU panels: info %d (%s), solve "
-                  "error %g", info, hyt_last_error(), es);
+            CHECK(info == 0 && es < LU_THRESH, "dposv_tile %c nrhs %d, GPU panels: info %d (%s), "
+                  "solve error %g", uplo, nrhs, info, hyt_last_error(), es);
         }
         hyt_desc_destroy(&A);
         hyt_desc_destroy(&B);

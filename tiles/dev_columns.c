@@ -16,7 +16,9 @@ typedef struct col_args {
     double *dcol;
     int nb, mt;         /* tile order, tiles moved */
     int trans;          /* c->trans: the host tiles mt * nb * nb doubles apart, moved as they are */
+    int keep;           /* return: c->keep */
     int64_t hstride;    /* doubles between the host tiles (trans) */
+    const int *stop;    /* return: c->stop */
 } col_args_t;
 
 /* The part of column j that c moves: tiles c->row0 .. mt-1 (c->trans: tiles (j, row0 ..) of
@@ -25,8 +27,8 @@ static col_args_t col_args(const hyt_dev_column_t *c, const hyt_desc_t *A, int j
 {
     const int64_t tile = (int64_t)c->nb * c->nb;
     return (col_args_t){c->trans ? hyt_tile(A, j, c->row0) : hyt_tile(A, c->row0, j),
-                        c->dcol + c->row0 * tile, c->nb, c->mt - c->row0, c->trans,
-                        (int64_t)A->mt * tile};
+                        c->dcol + c->row0 * tile, c->nb, c->mt - c->row0, c->trans, c->keep,
+                        (int64_t)A->mt * tile, c->stop};
 }
 
 /* Host tile i of the column c moves (i >= c->row0): tile (i, j) of A, or (j, i) when trans. */
@@ -95,11 +97,15 @@ int hyt_insert_dev_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_dev
 static int return_body(const hyt_devctx_t *dc, void *p)
 {
     col_args_t *a = p;
+    if (a->stop && *a->stop)
+        return 0;
     if (a->trans)
         return copy_strided(dc, a, 1);
-    /* the device copy is not used any more: transpose it in place, then copy */
+    /* transpose the device copy in place, copy, and (keep) transpose it back */
     int rc = hyt_gpu_transpose_tiles(dc, a->dcol, a->nb, a->mt);
-    return rc ? rc : hyt_dev_memcpy_d2h(dc, (double *)a->host, a->dcol, col_bytes(a));
+    if (!rc)
+        rc = hyt_dev_memcpy_d2h(dc, (double *)a->host, a->dcol, col_bytes(a));
+    return rc || !a->keep ? rc : hyt_gpu_transpose_tiles(dc, a->dcol, a->nb, a->mt);
 }
 
 static const hyt_kernel_t return_kernel = {.name = "column_return", .dev = return_body,
@@ -113,7 +119,7 @@ int hyt_insert_dev_column_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_d
     hyt_deps_t deps;
     if (hyt_deps_init(&deps, A->mt + 2))
         return HYT_ERR_NOMEM;
-    hyt_deps_add(&deps, after_key, HYT_READ);
+    hyt_deps_add(&deps, after_key, c->rw ? HYT_RW : HYT_READ);
     if (after_key2)
         hyt_deps_add(&deps, after_key2, HYT_READ);
     for (int i = c->row0; i < A->mt; i++)

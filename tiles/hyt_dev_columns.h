@@ -33,6 +33,9 @@ typedef struct hyt_dev_column {
     int nb, mt;   /* tile order, tiles in the column */
     int row0;     /* the first tile moved (0: the whole column) */
     int trans;    /* the host tiles of tile row j instead of tile column j */
+    int keep;     /* return: the device column stays usable after it (see below) */
+    int rw;       /* return: RW on after_key, not READ (see below) */
+    const int *stop; /* return: nothing moved when *stop != 0 as it runs (may be NULL) */
 } hyt_dev_column_t;
 
 /* Columns of one device `stride` doubles apart (stride >= nb*nb*mt): local column l holds the
@@ -58,7 +61,11 @@ int hyt_insert_dev_column_load(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_dev
 
 /* Column return: c back to the host tiles of column j of A (CCRB), on the D2H stream, after
  * after_key and after_key2 (READ; the second may be NULL).  The device copy is transposed in
- * place first (not with c->trans): it is not to be used after. */
+ * place first (not with c->trans): it is not to be used after, unless c->keep, which
+ * transposes it back after the copy.  The transposition writes the column: c->rw makes the
+ * return write after_key too, so that it runs after the key's earlier readers and before its
+ * later ones (else the caller orders them).  c->stop: the caller orders the task after the
+ * write of *stop (after_key2). */
 int hyt_insert_dev_column_return(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_dev_column_t *c,
                                  const hyt_desc_t *A, int j, const void *after_key,
                                  const void *after_key2);

@@ -70,10 +70,12 @@ int hyt_chol_check_tiles(const char *func, char uplo, const hyt_desc_t *A, int s
 
 /* The bodies of the calls, after their checks (uplo 'L' or 'U'): they do not check arguments
  * again and leave the message naming the public call to it.
- * hyt_chol_insert_tile: the tasks of hyt_dpotrf_tile_async (*info set to 0 first);
+ * hyt_chol_insert_tile: the tasks of hyt_dpotrf_tile_async (*info set to 0 first), and with B
+ * (may be NULL) those of hyt_dposv_tile_async;
  * hyt_drv_dpotrs: the tile solve, synchronous; hyt_drv_dpotrs_lapack: the same on LAPACK
  * arrays. */
-int hyt_chol_insert_tile(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, int *info);
+int hyt_chol_insert_tile(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, hyt_desc_t *B,
+                         int *info);
 int hyt_drv_dpotrs(hyt_context_t *ctx, char uplo, const hyt_desc_t *A, hyt_desc_t *B);
 int hyt_drv_dpotrs_lapack(hyt_context_t *ctx, char uplo, int n, int nrhs, const double *a,
                           int lda, double *b, int ldb);
@@ -199,13 +201,16 @@ int hyt_insert_gpu_chol_tail(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_
  * on the CPUs, the trailing tile columns on the devices (docs at the top of pdpotrf_hybrid.c). */
 
 /* The loop nest the drivers call: hyt_pdpotrf_hybrid on a context with devices, hyt_pdpotrf
- * without or with p->panel 'n' (same arguments and INFO as hyt_pdpotrf). */
-int hyt_chol_insert(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info,
-                    const hyt_chol_params_t *p);
+ * without or with p->panel 'n' (same arguments and INFO as hyt_pdpotrf); with B (may be
+ * NULL) also the solve A X = B, which leaves B untouched when INFO is nonzero (hyt_pdpotrs on
+ * the CPU workers; on the devices after GPU panels on host tiles). */
+int hyt_chol_insert(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, const hyt_desc_t *B,
+                    int *info, const hyt_chol_params_t *p);
 /* The hybrid loop nest: A (CCRB or a LAPACK view, 'L' or 'U') factored with the context's
- * devices; a LAPACK view or an upper triangle goes through a lower CCRB copy (tasks). */
-int hyt_pdpotrf_hybrid(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info,
-                       const hyt_chol_params_t *p);
+ * devices; a LAPACK view, or an upper triangle with CPU panels, goes through a lower CCRB copy
+ * (tasks); B as for hyt_chol_insert. */
+int hyt_pdpotrf_hybrid(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, const hyt_desc_t *B,
+                       int *info, const hyt_chol_params_t *p);
 
 /* One device's share of the hybrid Cholesky: the tile columns j with j % ndev == index of the
  * lower n x n matrix, local column l = j / ndev at cols + l colsz, mt CRRB tiles each (device

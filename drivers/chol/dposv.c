@@ -26,13 +26,13 @@ int hyt_dposv(hyt_context_t *ctx, char uplo, int n, int nrhs, double *a, int lda
     return hyt_error_return(func, rc);
 }
 
-/* The factorization and the solve in one sequence (arguments checked). */
+/* The factorization and the solve in one sequence (arguments checked): the solve waits for
+ * the final INFO and does nothing when it is nonzero; with GPU panels it runs on the devices,
+ * where the factor is. */
 static int insert_dposv(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, hyt_desc_t *B,
                         int *info)
 {
-    int rc = hyt_chol_insert_tile(seq, uplo, A, info);
-    /* the solve waits for the final INFO and does nothing when it is nonzero */
-    return rc ? rc : hyt_pdpotrs(seq, uplo, A, B, info);
+    return hyt_chol_insert_tile(seq, uplo, A, B, info);
 }
 
 int hyt_dposv_tile_async(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, hyt_desc_t *B,

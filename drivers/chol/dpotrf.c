@@ -38,6 +38,6 @@ int hyt_dpotrf_params(hyt_context_t *ctx, char uplo, int n, double *a, int lda,
         rc = hyt_sequence_create(ctx, &seq);
     if (rc)
         return rc;
-    rc = hyt_sequence_finish(seq, hyt_chol_insert(seq, uplo, &A, &info, &p));
+    rc = hyt_sequence_finish(seq, hyt_chol_insert(seq, uplo, &A, NULL, &info, &p));
     return rc ? rc : info;
 }

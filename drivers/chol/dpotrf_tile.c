@@ -3,7 +3,8 @@
  * (chol.panel = gpu, auto with CUDA devices) or the hybrid (CPU panels; pdpotrf_hybrid.c). */
 #include "chol_internal.h"
 
-int hyt_chol_insert_tile(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, int *info)
+int hyt_chol_insert_tile(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, hyt_desc_t *B,
+                         int *info)
 {
     *info = 0;
     hyt_context_t *ctx = hyt_sequence_context(seq);
@@ -13,7 +14,7 @@ int hyt_chol_insert_tile(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, int *inf
      * to 24x faster than the hybrid on one H100, docs/performance.md) or the hybrid */
     p.panel = hyt_chol_panel_gpu(ctx) ? 'g' : 'c';
     hyt_chol_params(ctx, A->n, &p);
-    return hyt_chol_insert(seq, uplo, A, info, &p);
+    return hyt_chol_insert(seq, uplo, A, B, info, &p);
 }
 
 int hyt_dpotrf_tile_async(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, int *info)
@@ -25,7 +26,7 @@ int hyt_dpotrf_tile_async(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, int *in
     if (!rc && !info)
         rc = hyt_error_arg(-3, func, 3, "info", "is NULL");
     if (!rc)
-        rc = hyt_chol_insert_tile(seq, hyt_norm_uplo(uplo), A, info);
+        rc = hyt_chol_insert_tile(seq, hyt_norm_uplo(uplo), A, NULL, info);
     return hyt_error_return(func, rc);
 }
 
@@ -39,6 +40,6 @@ int hyt_dpotrf_tile(hyt_context_t *ctx, char uplo, hyt_desc_t *A)
     hyt_sequence_t *seq;
     int info = 0;
     if (!rc && !(rc = hyt_sequence_create(ctx, &seq)))
-        rc = hyt_sequence_finish(seq, hyt_chol_insert_tile(seq, hyt_norm_uplo(uplo), A, &info));
+        rc = hyt_sequence_finish(seq, hyt_chol_insert_tile(seq, hyt_norm_uplo(uplo), A, NULL, &info));
     return hyt_error_return(func, rc ? rc : info);
 }

@@ -68,8 +68,10 @@
  * devices): every tile column is loaded onto its device first (the loads write col[j] and
  * gather into state[g], as the hybrid's), the GPU-panel nest runs on them, and column k
  * returns to the host tiles as soon as its panel's copies have read it (a return transposes
- * its column in place: a CPU task that writes col[k] orders it after the copies, which only
- * read col[k]), overlapped with the later steps.  Loads and returns move a column's lower
+ * its column in place, so it writes col[k]), overlapped with the later steps.  With B (the
+ * tile dposv) B's columns go to a device matrix after them, the solve runs on the devices
+ * with the factor where it is (the returns then undo their transposition), and B's columns
+ * come back unless INFO is nonzero.  Loads and returns move a column's lower
  * part only (tiles k .. mt-1); an upper matrix is factored as L = U^T, its tile row k moved as
  * column k (tiles/hyt_dev_columns.h), with no copy.  INFO as with a device matrix; the info task also writes *info
  * as a region, so that a solve inserted after it waits (pdpotrs.c).
@@ -94,6 +96,7 @@ typedef struct hchol {
     hyt_chol_hdev_t *d;  /* ndev */
     hyt_dmat_t *dA;      /* the columns */
     int own_dA;          /* dA is this call's (host tiles): freed by the cleanup */
+    hyt_dmat_t *dB;      /* GPU panels on host tiles with a solve: B's columns, or NULL */
     int gpu;             /* GPU panels (on a device matrix, or on host tiles loaded into one) */
     int upper;           /* GPU panels on upper host tiles: U^T loaded and returned (trans) */
     int pieces;          /* GPU panels: potf2 pieces per diagonal tile */
@@ -115,12 +118,16 @@ static size_t ntokens(const hchol_t *h) { return (size_t)h->ndev * (2 + h->nslot
 static const void *col_key(const hchol_t *h, int j) { return hyt_dmat_col_key(h->dA, j); }
 /* Tile column j on its device, for the column loads and returns (tiles/hyt_dev_columns.h):
  * its lower part only, tiles j .. mt-1 (no device task reads or writes the others); with
- * upper host tiles (h->upper) the transposes of tiles (j, j ..). */
+ * upper host tiles (h->upper) the transposes of tiles (j, j ..).  GPU panels: a return writes
+ * the column's token, so it runs after the panel's copies, which read it, and before a
+ * solve's reads, for which it keeps the column usable (the transposition undone: 2-3% of
+ * the factorization's time on one H100 at n = 32768, so only with a solve). */
 static hyt_dev_column_t dev_column(const hchol_t *h, int j)
 {
     const hyt_chol_hdev_t *d = &h->d[j % h->ndev];
     return (hyt_dev_column_t){.dev = d->dev, .dcol = d->cols + (int64_t)(j / h->ndev) * d->colsz,
-                              .nb = d->nb, .mt = d->mt, .row0 = j, .trans = h->upper};
+                              .nb = d->nb, .mt = d->mt, .row0 = j, .trans = h->upper,
+                              .keep = h->gpu && h->dB, .rw = h->gpu};
 }
 
 static void hchol_free(void *p)
@@ -135,6 +142,8 @@ static void hchol_free(void *p)
     }
     if (h->own_dA)
         hyt_dmat_free(h->dA);
+    if (h->dB)
+        hyt_dmat_free(h->dB);
     hyt_host_free(h->ctx, h->h_info);
     hyt_tokens_destroy(h->tok);
     free(h->d);
@@ -295,28 +304,12 @@ static int insert_info(hyt_sequence_t *seq, hchol_t *h)
 }
 
 /* GPU panels on host tiles: column k back to the host after its panel and the panel's copies,
- * the last device tasks that read it (the updates read the copies).  The return transposes
- * the column in place and only reads the column's token, as the copies do: a CPU task that
- * writes the token orders it after them. */
-static int copied_body(const hyt_task_ctx_t *tc, void *p)
-{
-    (void)tc, (void)p;
-    return 0;
-}
-
-static const hyt_kernel_t copied_kernel = {.name = "chol_column_copied", .cpu = copied_body,
-                                           .cat = HYT_CAT_OTHER};
-
+ * the last device tasks that read it (the updates read the copies); a solve's reads after. */
 static int insert_return(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, int k)
 {
-    hyt_dep_t dep = {col_key(h, k), HYT_RW};
-    hyt_task_desc_t d = hyt_task_desc(&copied_kernel, NULL, 0);
-    d.deps = &dep;
-    d.ndeps = 1;
-    int rc = hyt_task_insert(seq, &d);
     const hyt_dev_column_t c = dev_column(h, k);
-    return rc ? rc : hyt_insert_dev_column_return(seq, (hyt_tag_t){PRIO_PANEL - 2, k, -1, k}, &c,
-                                                  T, k, col_key(h, k), NULL);
+    return hyt_insert_dev_column_return(seq, (hyt_tag_t){PRIO_PANEL - 2, k, -1, k}, &c, T, k,
+                                        col_key(h, k), NULL);
 }
 
 /* GPU panels, step k: the panel on its owner, its copies to the slots, on host tiles the
@@ -375,13 +368,17 @@ static int insert_cpu_step(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T,
     return rc;
 }
 
-/* RW on every token of h and every column's (*n of them; NULL when out of memory). */
+/* RW on every token of h and every column's, B's too (*n of them; NULL when out of
+ * memory). */
 static hyt_dep_t *all_deps(const hchol_t *h, int *n)
 {
-    const size_t nown = ntokens(h), nk = nown + (size_t)h->dA->nt;
+    const size_t nown = ntokens(h), na = nown + (size_t)h->dA->nt;
+    const size_t nk = na + (h->dB ? (size_t)h->dB->nt : 0);
     hyt_dep_t *deps = malloc(nk * sizeof *deps);
     for (size_t t = 0; deps && t < nk; t++)
-        deps[t] = (hyt_dep_t){t < nown ? hyt_token(h->tok, t) : col_key(h, (int)(t - nown)),
+        deps[t] = (hyt_dep_t){t < nown ? hyt_token(h->tok, t)
+                              : t < na ? col_key(h, (int)(t - nown))
+                                       : hyt_dmat_col_key(h->dB, (int)(t - na)),
                               HYT_RW};
     *n = (int)nk;
     return deps;
@@ -460,27 +457,84 @@ static int insert_cleanup(hyt_sequence_t *seq, hchol_t *h)
     return rc;
 }
 
+/* On the CPU workers: the factorization, and the solve when B is given (it waits for INFO and
+ * leaves B untouched when INFO is nonzero). */
+static int cpu_insert(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, const hyt_desc_t *B,
+                      int *info, const hyt_chol_params_t *p)
+{
+    int rc = hyt_pdpotrf(seq, uplo, A, info, p);
+    return rc || !B ? rc : hyt_pdpotrs(seq, uplo, A, B, info);
+}
+
+/* GPU panels on host tiles, with a solve: B's columns to h->dB (allocated by the caller), the
+ * solve on the devices with the factor where it is (hyt_pdpotrs_dmat: each sweep's step k
+ * waits for column k's token, written by its return, which keeps the column), and B's
+ * columns back unless INFO (the info task's region, *h->info) is nonzero. */
+static int insert_dev_solve(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *B)
+{
+    const hyt_dmat_t *dB = h->dB;
+    int rc = 0;
+    for (int j = 0; j < dB->nt && !rc; j++) {
+        const hyt_dev_column_t c = {.dev = hyt_context_device(h->ctx, hyt_dmat_owner(dB, j)),
+                                    .dcol = hyt_dmat_col(dB, j), .nb = dB->nb, .mt = dB->mt};
+        rc = hyt_insert_dev_column_load(seq, (hyt_tag_t){PRIO_LOOKAHEAD, -1, -1, j}, &c, B, j,
+                                        hyt_dmat_col_key(dB, j), NULL, NULL);
+    }
+    if (!rc)
+        rc = hyt_pdpotrs_dmat(seq, h->dA, h->dB);
+    for (int j = 0; j < dB->nt && !rc; j++) {
+        const hyt_dev_column_t c = {.dev = hyt_context_device(h->ctx, hyt_dmat_owner(dB, j)),
+                                    .dcol = hyt_dmat_col(dB, j), .nb = dB->nb, .mt = dB->mt,
+                                    .stop = h->info};
+        rc = hyt_insert_dev_column_return(seq, (hyt_tag_t){0, dB->nt, -1, j}, &c, B, j,
+                                          hyt_dmat_col_key(dB, j), h->info);
+    }
+    return rc;
+}
+
 /* The factorization of the lower CCRB matrix T: the hybrid, or with gpu GPU panels (every
  * column loaded onto the devices first and returned after its panel); upper (GPU panels
  * only): T's upper triangle, factored as the lower triangle of T^T (its tile rows loaded as
- * columns). */
-static int hybrid_tiles(hyt_sequence_t *seq, const hyt_desc_t *T, int *info, int la, int gpu,
-                        int upper)
+ * columns).  B (may be NULL): then the solve too, with GPU panels on the devices, else on the
+ * CPU workers (hyt_pdpotrs). */
+static int hybrid_tiles(hyt_sequence_t *seq, const hyt_desc_t *T, const hyt_desc_t *B, int *info,
+                        int la, int gpu, int upper)
 {
+    hyt_context_t *ctx = hyt_sequence_context(seq);
     hchol_t *h = NULL;
-    int rc = setup(hyt_sequence_context(seq), T, la, NULL, gpu, info, &h);
+    int rc = setup(ctx, T, la, NULL, gpu, info, &h);
     if (rc)
         return rc;
     h->upper = upper;
+    if (B && gpu) { /* B's device matrix and the solve's workspace, before any task */
+        const int ndev = h->ndev;
+        size_t *need = calloc((size_t)ndev, sizeof *need);
+        for (int g = 0; need && g < ndev; g++)
+            need[g] = hyt_dmat_trs_bytes(T->n, B->n, T->nb, ndev, g, 0);
+        char what[128];
+        snprintf(what, sizeof what, "the solve of the GPU-panel Cholesky (n %d, %d right-hand "
+                 "sides, nb %d, %d devices)", T->n, B->n, T->nb, ndev);
+        rc = need ? hyt_dmat_alloc(ctx, T->n, B->n, T->nb, need, what, &h->dB)
+                  : hyt_error(HYT_ERR_NOMEM, "out of memory");
+        free(need);
+        if (rc) {
+            hchol_free(h);
+            return rc;
+        }
+    }
     rc = insert_steps(seq, h, T, info, la);
+    if (!rc && h->dB)
+        rc = insert_dev_solve(seq, h, B);
     int rc2 = insert_cleanup(seq, h);
+    if (!rc && !rc2 && B && !gpu)
+        rc = hyt_pdpotrs(seq, upper ? 'U' : 'L', T, B, info);
     return rc ? rc : rc2;
 }
 
 /* ---- a LAPACK view, or an upper triangle with CPU panels: through a lower CCRB copy ------- */
 
-static int via_copy(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info, int la,
-                    int gpu)
+static int via_copy(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, const hyt_desc_t *B,
+                    int *info, int la, int gpu)
 {
     hyt_desc_t *T;
     int rc = hyt_tile_copy_create(hyt_sequence_context(seq), A->n, A->n, A->nb, &T);
@@ -489,34 +543,36 @@ static int via_copy(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *in
     for (int j = 0; j < T->nt && !rc; j++)
         rc = hyt_insert_chol_copy(seq, (hyt_tag_t){PRIO_PANEL, -1, -1, j}, uplo, A, T, j, 0);
     if (!rc)
-        rc = hybrid_tiles(seq, T, info, la, gpu, 0);
+        rc = hybrid_tiles(seq, T, NULL, info, la, gpu, 0);
     for (int j = 0; j < T->nt && !rc; j++)
         rc = hyt_insert_chol_copy(seq, (hyt_tag_t){0, T->nt, -1, j}, uplo, A, T, j, 1);
     // free the copy after every task on its tiles (the returns write all of a column's)
     int rc2 = hyt_tile_copy_release(seq, T);
+    if (!rc && !rc2 && B)
+        rc = hyt_pdpotrs(seq, uplo, A, B, info);
     return rc ? rc : rc2;
 }
 
-int hyt_pdpotrf_hybrid(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info,
-                       const hyt_chol_params_t *p)
+int hyt_pdpotrf_hybrid(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, const hyt_desc_t *B,
+                       int *info, const hyt_chol_params_t *p)
 {
     /* no column beyond the CPUs' lookahead: nothing for the devices */
     if (A->nt <= p->lookahead + 1)
-        return hyt_pdpotrf(seq, uplo, A, info, p);
+        return cpu_insert(seq, uplo, A, B, info, p);
     const int gpu = p->panel == 'g';
     /* CCRB tiles in place: lower, or upper with GPU panels (U^T's tiles are U's moved as they
      * are, tiles/hyt_dev_columns.h); else through a lower copy on the host */
     if (A->layout == HYT_LAYOUT_CCRB && (uplo == 'L' || gpu))
-        return hybrid_tiles(seq, A, info, p->lookahead, gpu, uplo == 'U');
-    return via_copy(seq, uplo, A, info, p->lookahead, gpu);
+        return hybrid_tiles(seq, A, B, info, p->lookahead, gpu, uplo == 'U');
+    return via_copy(seq, uplo, A, B, info, p->lookahead, gpu);
 }
 
-int hyt_chol_insert(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, int *info,
-                    const hyt_chol_params_t *p)
+int hyt_chol_insert(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, const hyt_desc_t *B,
+                    int *info, const hyt_chol_params_t *p)
 {
     if (hyt_context_num_devices(hyt_sequence_context(seq)) > 0 && p->panel != 'n')
-        return hyt_pdpotrf_hybrid(seq, uplo, A, info, p);
-    return hyt_pdpotrf(seq, uplo, A, info, p);
+        return hyt_pdpotrf_hybrid(seq, uplo, A, B, info, p);
+    return cpu_insert(seq, uplo, A, B, info, p);
 }
 
 int hyt_pdpotrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *info, int la)
