@@ -379,8 +379,8 @@ int main(int argc, char **argv)
         count++;
     }
     /* the solve on the devices where the factor is: both triangles, B of one and of two tile
-     * columns, on 1 to maxdev devices */
-    for (int v = 0; v < 8; v++) {
+     * columns, on 1 to maxdev devices; B a LAPACK view (solved on the CPUs) */
+    for (int v = 0; v < 10; v++) {
         const int fail = v % 2, u = (v / 2) % 2, np = 5 * nb + 3, nrhs = v / 4 ? nb + 3 : 2;
         const char uplo = "LU"[u];
         hyt_context_t *c = dev[v % maxdev];
@@ -388,22 +388,30 @@ int main(int argc, char **argv)
         double *X = malloc((size_t)np * nrhs * sizeof *X);
         chol_matrix(A0, np, np, fail ? 2 * nb + 3 : 0, 900 + (unsigned long long)fail);
         fill_random(B0, np, nrhs, np, 901);
+        const int view = v >= 8;
         hyt_desc_t A, B;
-        REQUIRE(!hyt_desc_create(c, np, np, nb, &A) && !hyt_desc_create(c, np, nrhs, nb, &B),
-                "%s", hyt_last_error());
-        REQUIRE(!hyt_lapack_to_tile(c, A0, np, &A) && !hyt_lapack_to_tile(c, B0, np, &B), "%s",
-                hyt_last_error());
+        REQUIRE(!hyt_desc_create(c, np, np, nb, &A), "%s", hyt_last_error());
+        if (view) {
+            memcpy(X, B0, (size_t)np * nrhs * sizeof *X);
+            REQUIRE(!hyt_desc_lapack(np, nrhs, nb, X, np, &B), "%s", hyt_last_error());
+        } else {
+            REQUIRE(!hyt_desc_create(c, np, nrhs, nb, &B), "%s", hyt_last_error());
+            REQUIRE(!hyt_lapack_to_tile(c, B0, np, &B), "%s", hyt_last_error());
+        }
+        REQUIRE(!hyt_lapack_to_tile(c, A0, np, &A), "%s", hyt_last_error());
         int info = hyt_dposv_tile(c, uplo, &A, &B);
-        REQUIRE(!hyt_tile_to_lapack(c, &B, X, np), "%s", hyt_last_error());
+        if (!view)
+            REQUIRE(!hyt_tile_to_lapack(c, &B, X, np), "%s", hyt_last_error());
         if (fail) {
             CHECK(info == 2 * nb + 3 && !memcmp(X, B0, (size_t)np * nrhs * sizeof *X),
-                  "dposv_tile %c nrhs %d, GPU panels, not PD: info %d (expected %d), B %s", uplo,
-                  nrhs, info, 2 * nb + 3,
+                  "dposv_tile %c nrhs %d%s, GPU panels, not PD: info %d (expected %d), B %s",
+                  uplo, nrhs, view ? " (a LAPACK view)" : "", info, 2 * nb + 3,
                   memcmp(X, B0, (size_t)np * nrhs * sizeof *X) ? "CHANGED" : "kept");
         } else {
             double es = solve_backward_error('N', np, nrhs, A0, np, X, np, B0, np);
-            CHECK(info == 0 && es < LU_THRESH, "dposv_tile %c nrhs %d, GPU panels: info %d (%s), "
-                  "solve error %g", uplo, nrhs, info, hyt_last_error(), es);
+            CHECK(info == 0 && es < LU_THRESH, "dposv_tile %c nrhs %d%s, GPU panels: info %d "
+                  "(%s), solve error %g", uplo, nrhs, view ? " (a LAPACK view)" : "", info,
+                  hyt_last_error(), es);
         }
         hyt_desc_destroy(&A);
         hyt_desc_destroy(&B);

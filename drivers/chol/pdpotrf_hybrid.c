@@ -495,8 +495,8 @@ static int insert_dev_solve(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *B
 /* The factorization of the lower CCRB matrix T: the hybrid, or with gpu GPU panels (every
  * column loaded onto the devices first and returned after its panel); upper (GPU panels
  * only): T's upper triangle, factored as the lower triangle of T^T (its tile rows loaded as
- * columns).  B (may be NULL): then the solve too, with GPU panels on the devices, else on the
- * CPU workers (hyt_pdpotrs). */
+ * columns).  B (may be NULL): then the solve too, with GPU panels and CCRB tiles on the
+ * devices, else on the CPU workers (hyt_pdpotrs). */
 static int hybrid_tiles(hyt_sequence_t *seq, const hyt_desc_t *T, const hyt_desc_t *B, int *info,
                         int la, int gpu, int upper)
 {
@@ -506,7 +506,9 @@ static int hybrid_tiles(hyt_sequence_t *seq, const hyt_desc_t *T, const hyt_desc
     if (rc)
         return rc;
     h->upper = upper;
-    if (B && gpu) { /* B's device matrix and the solve's workspace, before any task */
+    /* the solve on the devices needs B's tile columns contiguous (CCRB, not a LAPACK view) */
+    const int dev_solve = B && gpu && B->layout == HYT_LAYOUT_CCRB;
+    if (dev_solve) { /* B's device matrix and the solve's workspace, before any task */
         const int ndev = h->ndev;
         size_t *need = calloc((size_t)ndev, sizeof *need);
         for (int g = 0; need && g < ndev; g++)
@@ -526,7 +528,7 @@ static int hybrid_tiles(hyt_sequence_t *seq, const hyt_desc_t *T, const hyt_desc
     if (!rc && h->dB)
         rc = insert_dev_solve(seq, h, B);
     int rc2 = insert_cleanup(seq, h);
-    if (!rc && !rc2 && B && !gpu)
+    if (!rc && !rc2 && B && !dev_solve)
         rc = hyt_pdpotrs(seq, upper ? 'U' : 'L', T, B, info);
     return rc ? rc : rc2;
 }
