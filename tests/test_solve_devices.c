@@ -1,13 +1,14 @@
 /*
- * Where the LAPACK-layout solves alone run (gpu.solve_min_nrhs): with GPU panels, hyt_dgetrs
- * and hyt_dpotrs move the factor to the devices only from that many right-hand sides on, and
- * solve in place on the CPU workers below it.  The path is observed through gpu.memory_limit:
- * in a context whose devices are too small for the factor, the device path fails with
- * HYT_ERR_DEVICE_MEMORY and leaves B as it was, the CPU path succeeds.  In a context without the
- * limit both paths give backward errors under the threshold: 'N' and 'T' (LU), 'L' and 'U'
- * (Cholesky; the other triangle holds garbage that must not be read), n not a multiple of nb,
- * on 1 and 2 host devices (or CUDA GPUs: argument "cuda").  A failure on the CPU path leaves B
- * as it was, as one on the device path does (debug.fault_task over the solve's tasks).
+ * Where the solves alone run (gpu.solve_min_nrhs): with GPU panels, hyt_dgetrs, hyt_dpotrs
+ * and hyt_dpotrs_tile move the factor to the devices only from that many right-hand sides on,
+ * and solve in place on the CPU workers below it.  The path is observed through
+ * gpu.memory_limit: in a context whose devices are too small for the factor, the device path
+ * fails with HYT_ERR_DEVICE_MEMORY and leaves B as it was, the CPU path succeeds.  In a context
+ * without the limit both paths give backward errors under the threshold: 'N' and 'T' (LU), 'L'
+ * and 'U' (Cholesky, hyt_dpotrs and hyt_dpotrs_tile; the other triangle holds garbage that must
+ * not be read), n not a multiple of nb, on 1 and 2 host devices (or CUDA GPUs: argument
+ * "cuda").  A failure on the CPU path leaves B as it was, as one on the device path does
+ * (debug.fault_task over the solve's tasks).
  */
 #include "hytile.h"
 #include "hyt_test.h"
@@ -15,13 +16,24 @@
 
 #define MIN_NRHS 4
 
-/* X = B0, solve (dgetrs trans / dpotrs uplo, by what) in ctx: its return value; B0 n x nrhs. */
+/* X = B0, solve (dgetrs trans / dpotrs uplo / dpotrs_tile uplo on tile copies of F and X,
+ * by what: 'L', 'C', 'K') in ctx: its return value; B0 n x nrhs. */
 static int solve(hyt_context_t *ctx, char what, char t, int n, int nrhs, const double *F,
                  int lda, const int *ipiv, const double *B0, double *X, int ldb)
 {
     memcpy(X, B0, (size_t)ldb * nrhs * sizeof *X);
-    return what == 'L' ? hyt_dgetrs(ctx, t, n, nrhs, F, lda, ipiv, X, ldb)
-                       : hyt_dpotrs(ctx, t, n, nrhs, F, lda, X, ldb);
+    if (what != 'K')
+        return what == 'L' ? hyt_dgetrs(ctx, t, n, nrhs, F, lda, ipiv, X, ldb)
+                           : hyt_dpotrs(ctx, t, n, nrhs, F, lda, X, ldb);
+    hyt_desc_t A, B;
+    REQUIRE(!hyt_desc_create(ctx, n, n, 32, &A) && !hyt_desc_create(ctx, n, nrhs, 32, &B) &&
+                !hyt_lapack_to_tile(ctx, F, lda, &A) && !hyt_lapack_to_tile(ctx, X, ldb, &B),
+            "%s", hyt_last_error());
+    int rc = hyt_dpotrs_tile(ctx, t, &A, &B);
+    REQUIRE(!hyt_tile_to_lapack(ctx, &B, X, ldb), "%s", hyt_last_error());
+    hyt_desc_destroy(&A);
+    hyt_desc_destroy(&B);
+    return rc;
 }
 
 static void check(hyt_context_t *ok, hyt_context_t *small, const char *devs, int n)
@@ -52,27 +64,29 @@ static void check(hyt_context_t *ok, hyt_context_t *small, const char *devs, int
         static const int nrhs_list[] = {1, MIN_NRHS - 1, MIN_NRHS, 2 * MIN_NRHS + 1};
         for (int q = 0; q < 4; q++) {
             const int nrhs = nrhs_list[q], dev = nrhs >= MIN_NRHS;
-            for (int tr = 0; tr < (alg ? 1 : 2); tr++) {
-                const char tt = alg ? t : tr ? 'T' : 'N';
-                rc = solve(ok, what, tt, n, nrhs, F, lda, ipiv, B0, X, ldb);
+            /* LU: both transpositions; Cholesky: the LAPACK-layout call and the tile call */
+            for (int tr = 0; tr < 2; tr++) {
+                const char tt = alg ? t : tr ? 'T' : 'N', kind = alg && tr ? 'K' : what;
+                const char *name = alg ? tr ? "dpotrs_tile" : "dpotrs" : "dgetrs";
+                rc = solve(ok, kind, tt, n, nrhs, F, lda, ipiv, B0, X, ldb);
                 double e = solve_backward_error(alg ? 'N' : tt, n, nrhs, A0, lda, X, ldb, B0, ldb);
                 CHECK(rc == 0 && e < LU_THRESH, "%s %s '%c' n %d nrhs %d: rc %d (%s), backward "
-                      "error %g", devs, alg ? "dpotrs" : "dgetrs", tt, n, nrhs, rc,
+                      "error %g", devs, name, tt, n, nrhs, rc,
                       hyt_last_error(), e);
                 /* the same in the context whose devices cannot hold the factor */
-                rc = solve(small, what, tt, n, nrhs, F, lda, ipiv, B0, X, ldb);
+                rc = solve(small, kind, tt, n, nrhs, F, lda, ipiv, B0, X, ldb);
                 if (dev) {
                     CHECK(rc == HYT_ERR_DEVICE_MEMORY, "%s %s '%c' n %d nrhs %d: rc %d, not the "
                           "device path's out-of-memory error (%s)", devs,
-                          alg ? "dpotrs" : "dgetrs", tt, n, nrhs, rc, hyt_last_error());
+                          name, tt, n, nrhs, rc, hyt_last_error());
                     CHECK(!memcmp(X, B0, (size_t)ldb * nrhs * sizeof *X), "%s %s n %d nrhs %d: "
-                          "B written by a failed solve", devs, alg ? "dpotrs" : "dgetrs", n,
+                          "B written by a failed solve", devs, name, n,
                           nrhs);
                 } else {
                     e = solve_backward_error(alg ? 'N' : tt, n, nrhs, A0, lda, X, ldb, B0, ldb);
                     CHECK(rc == 0 && e < LU_THRESH, "%s %s '%c' n %d nrhs %d: rc %d (%s), not "
                           "solved on the CPUs (backward error %g)", devs,
-                          alg ? "dpotrs" : "dgetrs", tt, n, nrhs, rc, hyt_last_error(), e);
+                          name, tt, n, nrhs, rc, hyt_last_error(), e);
                 }
             }
         }

@@ -40,6 +40,7 @@ int hyt_dpotrf_tile(hyt_context_t *ctx, char uplo, hyt_desc_t *A)
     hyt_sequence_t *seq;
     int info = 0;
     if (!rc && !(rc = hyt_sequence_create(ctx, &seq)))
-        rc = hyt_sequence_finish(seq, hyt_chol_insert_tile(seq, hyt_norm_uplo(uplo), A, NULL, &info));
+        rc = hyt_sequence_finish(seq, hyt_chol_insert_tile(seq, hyt_norm_uplo(uplo), A, NULL,
+                                                           &info));
     return hyt_error_return(func, rc ? rc : info);
 }

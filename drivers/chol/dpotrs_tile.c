@@ -1,5 +1,15 @@
-/* Solves with a tile Cholesky factorization: asynchronous and synchronous. */
+/* Solves with a tile Cholesky factorization: asynchronous and synchronous; on the devices
+ * with GPU panels and enough right-hand sides (pdpotrs_devices.c), else on the CPU workers. */
 #include "chol_internal.h"
+
+/* As the LAPACK-layout hyt_dpotrs: a factor too large for the devices is an error
+ * (HYT_ERR_DEVICE_MEMORY, B untouched), not a silent move to the CPU workers. */
+static int insert_solve(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, hyt_desc_t *B)
+{
+    if (hyt_chol_solve_on_devices(hyt_sequence_context(seq), A, B))
+        return hyt_pdpotrs_devices(seq, uplo, A, B);
+    return hyt_pdpotrs(seq, uplo, A, B, NULL);
+}
 
 int hyt_dpotrs_tile_async(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, hyt_desc_t *B)
 {
@@ -8,7 +18,7 @@ int hyt_dpotrs_tile_async(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, h
     int rc = seq ? hyt_chol_check_tiles(func, uplo, A, 1, B)
                  : hyt_error(HYT_ERR_INVALID, "%s: NULL sequence", func);
     if (!rc)
-        rc = hyt_pdpotrs(seq, hyt_norm_uplo(uplo), A, B, NULL);
+        rc = insert_solve(seq, hyt_norm_uplo(uplo), A, B);
     return hyt_error_return(func, rc);
 }
 
@@ -16,7 +26,7 @@ int hyt_drv_dpotrs(hyt_context_t *ctx, char uplo, const hyt_desc_t *A, hyt_desc_
 {
     hyt_sequence_t *seq;
     int rc = hyt_sequence_create(ctx, &seq);
-    return rc ? rc : hyt_sequence_finish(seq, hyt_pdpotrs(seq, uplo, A, B, NULL));
+    return rc ? rc : hyt_sequence_finish(seq, insert_solve(seq, uplo, A, B));
 }
 
 int hyt_dpotrs_tile(hyt_context_t *ctx, char uplo, const hyt_desc_t *A, hyt_desc_t *B)

@@ -71,10 +71,10 @@
  * its column in place, so it writes col[k]), overlapped with the later steps.  With B (the
  * tile dposv) B's columns go to a device matrix after them, the solve runs on the devices
  * with the factor where it is (the returns then undo their transposition), and B's columns
- * come back unless INFO is nonzero.  Loads and returns move a column's lower
- * part only (tiles k .. mt-1); an upper matrix is factored as L = U^T, its tile row k moved as
- * column k (tiles/hyt_dev_columns.h), with no copy.  INFO as with a device matrix; the info task also writes *info
- * as a region, so that a solve inserted after it waits (pdpotrs.c).
+ * come back unless INFO is nonzero.  Loads and returns move a column's lower part only (tiles
+ * k .. mt-1); an upper matrix is factored as L = U^T, its tile row k moved as column k
+ * (tiles/hyt_dev_columns.h), with no copy.  INFO as with a device matrix; the info task also
+ * writes *info as a region, so that a solve inserted after it waits (pdpotrs.c).
  */
 #include "chol_internal.h"
 #include "hyt_dev_columns.h"

@@ -1,0 +1,102 @@
+/*
+ * The tile solve with a Cholesky factor on the host (hyt_dpotrs_tile and its async form) on
+ * the context's devices, when chol.panel picks GPU panels and B has at least
+ * gpu.solve_min_nrhs columns: the CPU workers' solve is memory-bound (two sweeps over the
+ * factor), the devices' reads the factor at their memory's speed once it is there.  Inserts
+ * tasks only:
+ *
+ *   1. the factor's tile columns to a device matrix, their lower parts only (an upper factor's
+ *      tile rows as the columns of U^T, moved as they are: tiles/hyt_dev_columns.h), and B's
+ *      tile columns to another, 1D block-cyclic over the devices
+ *   2. hyt_pdpotrs_dmat (each sweep's step k waits for the factor's column k)
+ *   3. B's columns back; both device matrices freed after every task on them
+ */
+#include "chol_internal.h"
+#include "hyt_dev_columns.h"
+#include "hyt_hybrid.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct dsolve {
+    hyt_dmat_t *dA, *dB;
+} dsolve_t;
+
+static void dsolve_free(void *p)
+{
+    dsolve_t *s = p;
+    hyt_dmat_free(s->dA);
+    hyt_dmat_free(s->dB);
+    free(s);
+}
+
+/* Tile column j of the device matrix D, for the loads and returns: tiles row0 .. (trans: the
+ * host tiles of tile row j). */
+static hyt_dev_column_t column(const hyt_dmat_t *D, int j, int row0, int trans)
+{
+    return (hyt_dev_column_t){.dev = hyt_context_device(D->ctx, hyt_dmat_owner(D, j)),
+                              .dcol = hyt_dmat_col(D, j), .nb = D->nb, .mt = D->mt,
+                              .row0 = row0, .trans = trans};
+}
+
+int hyt_chol_solve_on_devices(hyt_context_t *ctx, const hyt_desc_t *A, const hyt_desc_t *B)
+{
+    return hyt_context_num_devices(ctx) > 0 && hyt_chol_panel_gpu(ctx) && A->n > 0 &&
+           A->layout == HYT_LAYOUT_CCRB && B->layout == HYT_LAYOUT_CCRB &&
+           B->n >= hyt_config_get_int(hyt_context_config(ctx), "gpu.solve_min_nrhs");
+}
+
+int hyt_pdpotrs_devices(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A,
+                        const hyt_desc_t *B)
+{
+    hyt_context_t *ctx = hyt_sequence_context(seq);
+    const int ndev = hyt_context_num_devices(ctx), n = A->n, nb = A->nb;
+    dsolve_t *s = calloc(1, sizeof *s);
+    size_t *need = calloc((size_t)ndev, sizeof *need);
+    int rc = s && need ? 0 : hyt_error(HYT_ERR_NOMEM, "out of memory");
+    /* the memory check counts B's matrix and the solve's workspace with the factor's */
+    for (int g = 0; !rc && g < ndev; g++)
+        need[g] = hyt_dmat_alloc_bytes(n, B->n, nb, ndev, g) +
+                  hyt_dmat_trs_bytes(n, B->n, nb, ndev, g, 0);
+    char what[128];
+    snprintf(what, sizeof what, "the Cholesky solve of a %d x %d factor with %d right-hand "
+             "sides on the devices (nb %d, %d devices)", n, n, B->n, nb, ndev);
+    if (!rc)
+        rc = hyt_dmat_alloc(ctx, n, n, nb, need, what, &s->dA);
+    if (!rc)
+        rc = hyt_dmat_alloc(ctx, n, B->n, nb, NULL, what, &s->dB);
+    free(need);
+    if (rc) {
+        if (s)
+            dsolve_free(s);
+        return rc;
+    }
+    const hyt_dmat_t *dA = s->dA, *dB = s->dB;
+    for (int j = 0; j < dA->nt && !rc; j++) {
+        const hyt_dev_column_t c = column(dA, j, j, uplo == 'U');
+        rc = hyt_insert_dev_column_load(seq, (hyt_tag_t){dA->nt - j, -1, -1, j}, &c, A, j,
+                                        hyt_dmat_col_key(dA, j), NULL, NULL);
+    }
+    for (int j = 0; j < dB->nt && !rc; j++) {
+        const hyt_dev_column_t c = column(dB, j, 0, 0);
+        rc = hyt_insert_dev_column_load(seq, (hyt_tag_t){dA->nt, -1, -1, j}, &c, B, j,
+                                        hyt_dmat_col_key(dB, j), NULL, NULL);
+    }
+    if (!rc)
+        rc = hyt_pdpotrs_dmat(seq, s->dA, s->dB);
+    for (int j = 0; j < dB->nt && !rc; j++) {
+        const hyt_dev_column_t c = column(dB, j, 0, 0);
+        rc = hyt_insert_dev_column_return(seq, (hyt_tag_t){0, dA->nt, -1, j}, &c, B, j,
+                                          hyt_dmat_col_key(dB, j), NULL);
+    }
+    // free both after every task on their columns
+    const int nd = dA->nt + dB->nt;
+    hyt_dep_t *deps = malloc((size_t)nd * sizeof *deps);
+    for (int j = 0; deps && j < nd; j++)
+        deps[j] = (hyt_dep_t){j < dA->nt ? hyt_dmat_col_key(dA, j)
+                                         : hyt_dmat_col_key(dB, j - dA->nt),
+                              HYT_RW};
+    int rc2 = hyt_drv_insert_cleanup(seq, dsolve_free, s, deps, nd);
+    free(deps);
+    return rc ? rc : rc2;
+}
