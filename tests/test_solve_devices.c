@@ -8,7 +8,8 @@
  * and 'U' (Cholesky, hyt_dpotrs and hyt_dpotrs_tile; the other triangle holds garbage that must
  * not be read), n not a multiple of nb, on 1 and 2 host devices (or CUDA GPUs: argument
  * "cuda").  A failure on the CPU path leaves B as it was, as one on the device path does
- * (debug.fault_task over the solve's tasks).
+ * (debug.fault_task over the solve's tasks).  gpu.min_n is 1 in every context, so that these
+ * small LAPACK-layout calls take the devices' paths on CUDA GPUs too.
  */
 #include "hytile.h"
 #include "hyt_test.h"
@@ -107,8 +108,8 @@ static void check_faults(const char *devs, int n)
     double *B0 = malloc((size_t)n * sizeof *B0), *X = malloc((size_t)n * sizeof *X);
     int *ipiv = malloc((size_t)n * sizeof *ipiv), failed = 0;
     fill_random(B0, n, 1, n, 7);
-    hyt_context_t *ok = test_context(2, devs, "lu.panel", "gpu", "chol.panel", "gpu", "lu.nb",
-                                     "32", "chol.nb", "32", (char *)NULL);
+    hyt_context_t *ok = test_context(2, devs, "gpu.min_n", "1", "lu.panel", "gpu", "chol.panel",
+                                     "gpu", "lu.nb", "32", "chol.nb", "32", (char *)NULL);
     for (int alg = 0; alg < 2; alg++) {
         const char what = alg ? 'C' : 'L', t = alg ? 'L' : 'N';
         if (alg)
@@ -121,9 +122,9 @@ static void check_faults(const char *devs, int n)
         for (int k = 1; k <= 60; k += 3) {
             char ks[16];
             snprintf(ks, sizeof ks, "%d", k);
-            hyt_context_t *f = test_context(2, devs, "lu.panel", "gpu", "chol.panel", "gpu",
-                                            "lu.nb", "32", "chol.nb", "32", "debug.fault_task",
-                                            ks, (char *)NULL);
+            hyt_context_t *f = test_context(2, devs, "gpu.min_n", "1", "lu.panel", "gpu",
+                                            "chol.panel", "gpu", "lu.nb", "32", "chol.nb", "32",
+                                            "debug.fault_task", ks, (char *)NULL);
             rc = solve(f, what, t, n, 1, F, lda, ipiv, B0, X, n);
             if (rc < 0) {
                 failed++;
@@ -160,12 +161,13 @@ int main(int argc, char **argv)
     for (int nd = 1; nd <= maxdev; nd++) {
         char devs[32];
         test_device_list(cuda, nd, devs, sizeof devs);
-        hyt_context_t *ok = test_context(2, devs, "lu.panel", "gpu", "chol.panel", "gpu",
-                                         "lu.nb", "32", "chol.nb", "32", "gpu.solve_min_nrhs",
-                                         min, (char *)NULL);
-        hyt_context_t *small = test_context(2, devs, "lu.panel", "gpu", "chol.panel", "gpu",
-                                            "lu.nb", "32", "chol.nb", "32", "gpu.solve_min_nrhs",
-                                            min, "gpu.memory_limit", "64K", (char *)NULL);
+        hyt_context_t *ok = test_context(2, devs, "gpu.min_n", "1", "lu.panel", "gpu",
+                                         "chol.panel", "gpu", "lu.nb", "32", "chol.nb", "32",
+                                         "gpu.solve_min_nrhs", min, (char *)NULL);
+        hyt_context_t *small = test_context(2, devs, "gpu.min_n", "1", "lu.panel", "gpu",
+                                            "chol.panel", "gpu", "lu.nb", "32", "chol.nb", "32",
+                                            "gpu.solve_min_nrhs", min, "gpu.memory_limit", "64K",
+                                            (char *)NULL);
         check(ok, small, devs, 150);
         check(ok, small, devs, 200);
         hyt_context_destroy(ok);
