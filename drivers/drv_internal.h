@@ -24,6 +24,17 @@ int hyt_pdgetrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *ipiv, int *info,
 /* The solve on the devices (pdgetrs_dmat.c): dA n x n factored, dB n x nrhs, same tile size. */
 int hyt_pdgetrs_dmat(hyt_sequence_t *seq, char trans, const hyt_dmat_t *dA, const int *ipiv,
                      hyt_dmat_t *dB);
+/* A tile solve through the devices (dmat_solve.c): the part of the n x n CCRB factor A that
+ * the solve reads ('A' all of it; 'L' the lower triangle's tiles; 'U' the upper triangle's,
+ * as the lower ones of A^T) and the CCRB B (n x nrhs, A's tile size) go to device matrices,
+ * solve(seq, dA, dB, arg) inserts the solve there, B's columns come back.  pivots: the solve
+ * has an LU's interchanges (for its workspace in the memory check, hyt_dmat_trs_bytes).  The
+ * memory is checked and allocated first: HYT_ERR_DEVICE_MEMORY with nothing inserted when it
+ * does not fit. */
+typedef int (*hyt_dmat_solve_fn)(hyt_sequence_t *seq, const hyt_dmat_t *dA, hyt_dmat_t *dB,
+                                 void *arg);
+int hyt_dmat_solve_tiles(hyt_sequence_t *seq, const hyt_desc_t *A, char part,
+                         const hyt_desc_t *B, int pivots, hyt_dmat_solve_fn solve, void *arg);
 /* The tile solve (pdgetrs.c): A n x n factored, B n x nrhs. */
 int hyt_pdgetrs(hyt_sequence_t *seq, char trans, const hyt_desc_t *A, const int *ipiv,
                 const hyt_desc_t *B);

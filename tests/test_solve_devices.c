@@ -1,15 +1,15 @@
 /*
- * Where the solves alone run (gpu.solve_min_nrhs): with GPU panels, hyt_dgetrs, hyt_dpotrs
- * and hyt_dpotrs_tile move the factor to the devices only from that many right-hand sides on,
- * and solve in place on the CPU workers below it.  The path is observed through
- * gpu.memory_limit: in a context whose devices are too small for the factor, the device path
- * fails with HYT_ERR_DEVICE_MEMORY and leaves B as it was, the CPU path succeeds.  In a context
- * without the limit both paths give backward errors under the threshold: 'N' and 'T' (LU), 'L'
- * and 'U' (Cholesky, hyt_dpotrs and hyt_dpotrs_tile; the other triangle holds garbage that must
- * not be read), n not a multiple of nb, on 1 and 2 host devices (or CUDA GPUs: argument
- * "cuda").  A failure on the CPU path leaves B as it was, as one on the device path does
- * (debug.fault_task over the solve's tasks).  gpu.min_n is 1 in every context, so that these
- * small LAPACK-layout calls take the devices' paths on CUDA GPUs too.
+ * Where the solves alone run (gpu.solve_min_nrhs): with GPU panels, hyt_dgetrs, hyt_dpotrs,
+ * hyt_dgetrs_tile and hyt_dpotrs_tile move the factor to the devices only from that many
+ * right-hand sides on, and solve in place on the CPU workers below it.  The path is observed
+ * through gpu.memory_limit: in a context whose devices are too small for the factor, the device
+ * path fails with HYT_ERR_DEVICE_MEMORY and leaves B as it was, the CPU path succeeds.  In a
+ * context without the limit both paths give backward errors under the threshold: 'N' and 'T'
+ * (LU), 'L' and 'U' (Cholesky; the other triangle holds garbage that must not be read), n not
+ * a multiple of nb, on 1 and 2 host devices (or CUDA GPUs: argument "cuda").  A failure on the
+ * CPU path leaves B as it was, as one on the device path does (debug.fault_task over the
+ * solve's tasks).  gpu.min_n is 1 in every context, so that these small LAPACK-layout calls
+ * take the devices' paths on CUDA GPUs too.
  */
 #include "hytile.h"
 #include "hyt_test.h"
@@ -17,20 +17,20 @@
 
 #define MIN_NRHS 4
 
-/* X = B0, solve (dgetrs trans / dpotrs uplo / dpotrs_tile uplo on tile copies of F and X,
- * by what: 'L', 'C', 'K') in ctx: its return value; B0 n x nrhs. */
+/* X = B0, solve (dgetrs trans / dpotrs uplo / on tile copies of F and X dgetrs_tile trans or
+ * dpotrs_tile uplo, by what: 'L', 'C', 'G', 'K') in ctx: its return value; B0 n x nrhs. */
 static int solve(hyt_context_t *ctx, char what, char t, int n, int nrhs, const double *F,
                  int lda, const int *ipiv, const double *B0, double *X, int ldb)
 {
     memcpy(X, B0, (size_t)ldb * nrhs * sizeof *X);
-    if (what != 'K')
+    if (what == 'L' || what == 'C')
         return what == 'L' ? hyt_dgetrs(ctx, t, n, nrhs, F, lda, ipiv, X, ldb)
                            : hyt_dpotrs(ctx, t, n, nrhs, F, lda, X, ldb);
     hyt_desc_t A, B;
     REQUIRE(!hyt_desc_create(ctx, n, n, 32, &A) && !hyt_desc_create(ctx, n, nrhs, 32, &B) &&
                 !hyt_lapack_to_tile(ctx, F, lda, &A) && !hyt_lapack_to_tile(ctx, X, ldb, &B),
             "%s", hyt_last_error());
-    int rc = hyt_dpotrs_tile(ctx, t, &A, &B);
+    int rc = what == 'G' ? hyt_dgetrs_tile(ctx, t, &A, ipiv, &B) : hyt_dpotrs_tile(ctx, t, &A, &B);
     REQUIRE(!hyt_tile_to_lapack(ctx, &B, X, ldb), "%s", hyt_last_error());
     hyt_desc_destroy(&A);
     hyt_desc_destroy(&B);
@@ -46,7 +46,7 @@ static void check(hyt_context_t *ok, hyt_context_t *small, const char *devs, int
     int *ipiv = malloc((size_t)n * sizeof *ipiv);
     fill_random(B0, ldb, most, ldb, (unsigned long long)n + 2);
     for (int alg = 0; alg < 3; alg++) {
-        const char what = alg ? 'C' : 'L', t = alg == 0 ? 'N' : alg == 1 ? 'L' : 'U';
+        const char t = alg == 0 ? 'N' : alg == 1 ? 'L' : 'U';
         int rc;
         if (alg == 0) {
             fill_random(A0, lda, n, lda, (unsigned long long)n + 1);
@@ -65,10 +65,12 @@ static void check(hyt_context_t *ok, hyt_context_t *small, const char *devs, int
         static const int nrhs_list[] = {1, MIN_NRHS - 1, MIN_NRHS, 2 * MIN_NRHS + 1};
         for (int q = 0; q < 4; q++) {
             const int nrhs = nrhs_list[q], dev = nrhs >= MIN_NRHS;
-            /* LU: both transpositions; Cholesky: the LAPACK-layout call and the tile call */
-            for (int tr = 0; tr < 2; tr++) {
-                const char tt = alg ? t : tr ? 'T' : 'N', kind = alg && tr ? 'K' : what;
-                const char *name = alg ? tr ? "dpotrs_tile" : "dpotrs" : "dgetrs";
+            /* the LAPACK-layout call and the tile call; LU: both transpositions of each */
+            for (int tr = 0; tr < (alg ? 2 : 4); tr++) {
+                const char tt = alg ? t : tr % 2 ? 'T' : 'N';
+                const char kind = alg ? tr ? 'K' : 'C' : tr >= 2 ? 'G' : 'L';
+                const char *name = alg ? tr ? "dpotrs_tile" : "dpotrs"
+                                       : tr >= 2 ? "dgetrs_tile" : "dgetrs";
                 rc = solve(ok, kind, tt, n, nrhs, F, lda, ipiv, B0, X, ldb);
                 double e = solve_backward_error(alg ? 'N' : tt, n, nrhs, A0, lda, X, ldb, B0, ldb);
                 CHECK(rc == 0 && e < LU_THRESH, "%s %s '%c' n %d nrhs %d: rc %d (%s), backward "

@@ -76,13 +76,6 @@ int hyt_chol_check_tiles(const char *func, char uplo, const hyt_desc_t *A, int s
  * arrays. */
 int hyt_chol_insert_tile(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, hyt_desc_t *B,
                          int *info);
-/* The tile solve on the devices (pdpotrs_devices.c): whether it applies (devices, chol.panel
- * picking GPU panels, A and B CCRB, at least gpu.solve_min_nrhs right-hand sides), and its
- * tasks (the factor's triangle and B to device matrices, the solve there, B back; the memory
- * checked first: HYT_ERR_DEVICE_MEMORY with nothing inserted when it does not fit). */
-int hyt_chol_solve_on_devices(hyt_context_t *ctx, const hyt_desc_t *A, const hyt_desc_t *B);
-int hyt_pdpotrs_devices(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A,
-                        const hyt_desc_t *B);
 int hyt_drv_dpotrs(hyt_context_t *ctx, char uplo, const hyt_desc_t *A, hyt_desc_t *B);
 int hyt_drv_dpotrs_lapack(hyt_context_t *ctx, char uplo, int n, int nrhs, const double *a,
                           int lda, double *b, int ldb);

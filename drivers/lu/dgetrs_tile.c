@@ -1,4 +1,5 @@
-/* Solves with a tile LU factorization: synchronous and asynchronous. */
+/* Solves with a tile LU factorization: synchronous and asynchronous; through the devices
+ * with GPU panels and enough right-hand sides (dmat_solve.c), else on the CPU workers. */
 #include "drv_internal.h"
 
 #include <ctype.h>
@@ -44,6 +45,41 @@ int hyt_drv_check_solve(const char *func, int i, const hyt_desc_t *A, const int 
     return 0;
 }
 
+/* Through the devices (dmat_solve.c) as the LAPACK-layout hyt_dgetrs: devices and GPU
+ * panels for the LU (lu.panel), A and B CCRB (not LAPACK views), at least gpu.solve_min_nrhs
+ * right-hand sides; else on the CPU workers.  A factor too large for the devices is an error
+ * (HYT_ERR_DEVICE_MEMORY, B untouched), as for hyt_dgetrs. */
+static int on_devices(hyt_context_t *ctx, const hyt_desc_t *A, const hyt_desc_t *B)
+{
+    hyt_lu_params_t p;
+    if (hyt_context_num_devices(ctx) == 0 || A->n == 0 || A->layout != HYT_LAYOUT_CCRB ||
+        B->layout != HYT_LAYOUT_CCRB ||
+        B->n < hyt_config_get_int(hyt_context_config(ctx), "gpu.solve_min_nrhs") ||
+        hyt_lu_params(ctx, A->m, A->n, &p))
+        return 0;
+    return p.gpu_panel;
+}
+
+typedef struct solve_args {
+    char trans;
+    const int *ipiv;
+} solve_args_t;
+
+static int dev_solve(hyt_sequence_t *seq, const hyt_dmat_t *dA, hyt_dmat_t *dB, void *arg)
+{
+    const solve_args_t *a = arg;
+    return hyt_pdgetrs_dmat(seq, a->trans, dA, a->ipiv, dB);
+}
+
+static int insert_solve(hyt_sequence_t *seq, char trans, const hyt_desc_t *A, const int *ipiv,
+                        const hyt_desc_t *B)
+{
+    solve_args_t a = {trans, ipiv};
+    if (on_devices(hyt_sequence_context(seq), A, B))
+        return hyt_dmat_solve_tiles(seq, A, 'A', B, 1, dev_solve, &a);
+    return hyt_pdgetrs(seq, trans, A, ipiv, B);
+}
+
 int hyt_dgetrs_tile_async(hyt_sequence_t *seq, char trans, const hyt_desc_t *A,
                           const int *ipiv, hyt_desc_t *B)
 {
@@ -54,7 +90,7 @@ int hyt_dgetrs_tile_async(hyt_sequence_t *seq, char trans, const hyt_desc_t *A,
     if (!rc)
         rc = hyt_drv_check_solve(func, 2, A, ipiv, B);
     if (!rc)
-        rc = hyt_pdgetrs(seq, hyt_norm_trans(trans), A, ipiv, B);
+        rc = insert_solve(seq, hyt_norm_trans(trans), A, ipiv, B);
     return hyt_error_return(func, rc);
 }
 
@@ -65,7 +101,7 @@ int hyt_drv_dgetrs(hyt_context_t *ctx, char trans, const hyt_desc_t *A, const in
     int rc = hyt_sequence_create(ctx, &seq);
     if (rc)
         return rc;
-    return hyt_sequence_finish(seq, hyt_pdgetrs(seq, hyt_norm_trans(trans), A, ipiv, B));
+    return hyt_sequence_finish(seq, insert_solve(seq, hyt_norm_trans(trans), A, ipiv, B));
 }
 
 int hyt_dgetrs_tile(hyt_context_t *ctx, char trans, const hyt_desc_t *A, const int *ipiv,

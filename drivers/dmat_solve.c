@@ -1,17 +1,13 @@
 /*
- * The tile solve with a Cholesky factor on the host (hyt_dpotrs_tile and its async form) on
- * the context's devices, when chol.panel picks GPU panels and B has at least
- * gpu.solve_min_nrhs columns: the CPU workers' solve is memory-bound (two sweeps over the
- * factor), the devices' reads the factor at their memory's speed once it is there.  Inserts
- * tasks only:
- *
- *   1. the factor's tile columns to a device matrix, their lower parts only (an upper factor's
- *      tile rows as the columns of U^T, moved as they are: tiles/hyt_dev_columns.h), and B's
- *      tile columns to another, 1D block-cyclic over the devices
- *   2. hyt_pdpotrs_dmat (each sweep's step k waits for the factor's column k)
- *   3. B's columns back; both device matrices freed after every task on them
+ * A tile solve through the devices, for any factorization whose device-matrix solve exists
+ * (the Cholesky's hyt_pdpotrs_dmat, the LU's hyt_pdgetrs_dmat): the host factor's tile
+ * columns and B's go to device matrices (1D block-cyclic over the context's devices), the
+ * caller's solve runs there, and B's columns come back.  Inserts tasks only; both device
+ * matrices are freed by a cleanup task after every task on them.  Used where the CPU
+ * workers' solve, memory-bound (two sweeps over the factor), is slower than moving the factor
+ * (gpu.solve_min_nrhs right-hand sides and more).
  */
-#include "chol_internal.h"
+#include "drv_internal.h"
 #include "hyt_dev_columns.h"
 #include "hyt_hybrid.h"
 
@@ -30,8 +26,8 @@ static void dsolve_free(void *p)
     free(s);
 }
 
-/* Tile column j of the device matrix D, for the loads and returns: tiles row0 .. (trans: the
- * host tiles of tile row j). */
+/* Tile column j of D: tiles row0 .. (trans: the host tiles of tile row j, see
+ * hyt_dev_columns.h). */
 static hyt_dev_column_t column(const hyt_dmat_t *D, int j, int row0, int trans)
 {
     return (hyt_dev_column_t){.dev = hyt_context_device(D->ctx, hyt_dmat_owner(D, j)),
@@ -39,15 +35,8 @@ static hyt_dev_column_t column(const hyt_dmat_t *D, int j, int row0, int trans)
                               .row0 = row0, .trans = trans};
 }
 
-int hyt_chol_solve_on_devices(hyt_context_t *ctx, const hyt_desc_t *A, const hyt_desc_t *B)
-{
-    return hyt_context_num_devices(ctx) > 0 && hyt_chol_panel_gpu(ctx) && A->n > 0 &&
-           A->layout == HYT_LAYOUT_CCRB && B->layout == HYT_LAYOUT_CCRB &&
-           B->n >= hyt_config_get_int(hyt_context_config(ctx), "gpu.solve_min_nrhs");
-}
-
-int hyt_pdpotrs_devices(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A,
-                        const hyt_desc_t *B)
+int hyt_dmat_solve_tiles(hyt_sequence_t *seq, const hyt_desc_t *A, char part,
+                         const hyt_desc_t *B, int pivots, hyt_dmat_solve_fn solve, void *arg)
 {
     hyt_context_t *ctx = hyt_sequence_context(seq);
     const int ndev = hyt_context_num_devices(ctx), n = A->n, nb = A->nb;
@@ -57,10 +46,10 @@ int hyt_pdpotrs_devices(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A,
     /* the memory check counts B's matrix and the solve's workspace with the factor's */
     for (int g = 0; !rc && g < ndev; g++)
         need[g] = hyt_dmat_alloc_bytes(n, B->n, nb, ndev, g) +
-                  hyt_dmat_trs_bytes(n, B->n, nb, ndev, g, 0);
+                  hyt_dmat_trs_bytes(n, B->n, nb, ndev, g, pivots);
     char what[128];
-    snprintf(what, sizeof what, "the Cholesky solve of a %d x %d factor with %d right-hand "
-             "sides on the devices (nb %d, %d devices)", n, n, B->n, nb, ndev);
+    snprintf(what, sizeof what, "the solve with a %d x %d factor and %d right-hand sides on the "
+             "devices (nb %d, %d devices)", n, n, B->n, nb, ndev);
     if (!rc)
         rc = hyt_dmat_alloc(ctx, n, n, nb, need, what, &s->dA);
     if (!rc)
@@ -73,7 +62,7 @@ int hyt_pdpotrs_devices(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A,
     }
     const hyt_dmat_t *dA = s->dA, *dB = s->dB;
     for (int j = 0; j < dA->nt && !rc; j++) {
-        const hyt_dev_column_t c = column(dA, j, j, uplo == 'U');
+        const hyt_dev_column_t c = column(dA, j, part == 'A' ? 0 : j, part == 'U');
         rc = hyt_insert_dev_column_load(seq, (hyt_tag_t){dA->nt - j, -1, -1, j}, &c, A, j,
                                         hyt_dmat_col_key(dA, j), NULL, NULL);
     }
@@ -83,7 +72,7 @@ int hyt_pdpotrs_devices(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A,
                                         hyt_dmat_col_key(dB, j), NULL, NULL);
     }
     if (!rc)
-        rc = hyt_pdpotrs_dmat(seq, s->dA, s->dB);
+        rc = solve(seq, s->dA, s->dB, arg);
     for (int j = 0; j < dB->nt && !rc; j++) {
         const hyt_dev_column_t c = column(dB, j, 0, 0);
         rc = hyt_insert_dev_column_return(seq, (hyt_tag_t){0, dA->nt, -1, j}, &c, B, j,
