@@ -99,9 +99,9 @@ static const hyt_config_keydef_t lu_keys[] = {
       "or more (N from 32768), else cuSOLVER's for every panel"},
      HYT_KEY_INT, 0, 1L << 30, 1, 1, NULL},
     {{"gpu.solve_min_nrhs", "HYT_GPU_SOLVE_MIN_NRHS", "32",
-      "the solves alone (hyt_dgetrs, hyt_dpotrs, dgetrs_, dpotrs_, hyt_dpotrs_tile) with GPU "
-      "panels: on the devices from this many right-hand sides on, on the CPUs below (moving "
-      "the factor costs more than that solve; 1..1073741824)"},
+      "the solves alone (hyt_dgetrs, hyt_dpotrs, dgetrs_, dpotrs_, hyt_dgetrs_tile, "
+      "hyt_dpotrs_tile) with GPU panels: on the devices from this many right-hand sides on, "
+      "on the CPUs below (moving the factor costs more than that solve; 1..1073741824)"},
      HYT_KEY_INT, 1, 1L << 30, 0, 1, NULL},
     {{"gpu.min_n", "HYT_GPU_MIN_N", "auto",
       "the LAPACK-layout calls (hyt_dgetrf, hyt_dgesv, hyt_dpotrf, hyt_dposv, ..., and the "
