@@ -8,8 +8,9 @@
  * (LU), 'L' and 'U' (Cholesky; the other triangle holds garbage that must not be read), n not
  * a multiple of nb, on 1 and 2 host devices (or CUDA GPUs: argument "cuda").  A failure on the
  * CPU path leaves B as it was, as one on the device path does (debug.fault_task over the
- * solve's tasks).  gpu.min_n is 1 in every context, so that these small LAPACK-layout calls
- * take the devices' paths on CUDA GPUs too.
+ * solve's tasks).  The tile factorization and solve in one sequence (async calls).  gpu.min_n
+ * is 1 in every context, so that these small LAPACK-layout calls take the devices' paths on
+ * CUDA GPUs too.
  */
 #include "hytile.h"
 #include "hyt_test.h"
@@ -101,6 +102,48 @@ static void check(hyt_context_t *ok, hyt_context_t *small, const char *devs, int
     free(ipiv);
 }
 
+/* The factorization and the solve through the devices in one sequence (the async calls): the
+ * solve waits for the factor and, for the LU, for the pivots. */
+static void check_async(hyt_context_t *ctx, const char *devs, int n)
+{
+    const int nrhs = 2 * MIN_NRHS + 1;
+    double *A0 = malloc((size_t)n * n * sizeof *A0), *B0 = malloc((size_t)n * nrhs * 8);
+    double *X = malloc((size_t)n * nrhs * sizeof *X);
+    int *ipiv = malloc((size_t)n * sizeof *ipiv);
+    fill_random(B0, n, nrhs, n, 11);
+    for (int alg = 0; alg < 3; alg++) {
+        const char uplo = alg == 1 ? 'L' : 'U';
+        if (alg)
+            chol_matrix(A0, n, n, 0, 12);
+        else
+            fill_random(A0, n, n, n, 13);
+        hyt_desc_t A, B;
+        hyt_sequence_t *seq;
+        int info = -1;
+        REQUIRE(!hyt_desc_create(ctx, n, n, 32, &A) && !hyt_desc_create(ctx, n, nrhs, 32, &B) &&
+                    !hyt_lapack_to_tile(ctx, A0, n, &A) && !hyt_lapack_to_tile(ctx, B0, n, &B) &&
+                    !hyt_sequence_create(ctx, &seq),
+                "%s", hyt_last_error());
+        int rc = alg ? hyt_dpotrf_tile_async(seq, uplo, &A, &info)
+                     : hyt_dgetrf_tile_async(seq, &A, ipiv, &info);
+        if (!rc)
+            rc = alg ? hyt_dpotrs_tile_async(seq, uplo, &A, &B)
+                     : hyt_dgetrs_tile_async(seq, 'N', &A, ipiv, &B);
+        rc = hyt_sequence_finish(seq, rc);
+        REQUIRE(!hyt_tile_to_lapack(ctx, &B, X, n), "%s", hyt_last_error());
+        double e = solve_backward_error('N', n, nrhs, A0, n, X, n, B0, n);
+        CHECK(rc == 0 && info == 0 && e < LU_THRESH, "%s %s async n %d: rc %d, info %d (%s), "
+              "backward error %g", devs, alg ? "dpotrf + dpotrs_tile" : "dgetrf + dgetrs_tile",
+              n, rc, info, hyt_last_error(), e);
+        hyt_desc_destroy(&A);
+        hyt_desc_destroy(&B);
+    }
+    free(A0);
+    free(B0);
+    free(X);
+    free(ipiv);
+}
+
 /* debug.fault_task = k over a CPU-path solve (one right-hand side) of each kind: an error and
  * B as it was, or the right answer; some k must fail. */
 static void check_faults(const char *devs, int n)
@@ -172,6 +215,7 @@ int main(int argc, char **argv)
                                             (char *)NULL);
         check(ok, small, devs, 150);
         check(ok, small, devs, 200);
+        check_async(ok, devs, 200);
         hyt_context_destroy(ok);
         hyt_context_destroy(small);
         check_faults(devs, 150);

@@ -1,8 +1,10 @@
 /* Solves with a tile LU factorization: synchronous and asynchronous; through the devices
  * with GPU panels and enough right-hand sides (dmat_solve.c), else on the CPU workers. */
 #include "drv_internal.h"
+#include "hyt_hybrid.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 
 int hyt_drv_check_trans(const char *func, int i, char trans)
 {
@@ -65,10 +67,39 @@ typedef struct solve_args {
     const int *ipiv;
 } solve_args_t;
 
+static int pivots_body(const hyt_task_ctx_t *tc, void *p)
+{
+    (void)tc, (void)p;
+    return 0;
+}
+
+static const hyt_kernel_t pivots_kernel = {.name = "lu_pivots_ready", .cpu = pivots_body,
+                                           .cat = HYT_CAT_OTHER};
+
+/* The device solve reads IPIV when its interchanges run, after the factor's column 0 (their
+ * dependency, hyt_pdgetrs_dmat): a CPU task that reads every step's pivots (their keys, as the
+ * CPU solve's swaps do) and writes that column's token puts them after a factorization
+ * inserted before in the same sequence. */
 static int dev_solve(hyt_sequence_t *seq, const hyt_dmat_t *dA, hyt_dmat_t *dB, void *arg)
 {
     const solve_args_t *a = arg;
-    return hyt_pdgetrs_dmat(seq, a->trans, dA, a->ipiv, dB);
+    const int kt = dA->nt;
+    const void **keys = hyt_piv_keys(a->ipiv, kt, dA->nb);
+    hyt_dep_t *deps = keys ? malloc((size_t)(kt + 1) * sizeof *deps) : NULL;
+    if (!deps) {
+        free(keys);
+        return hyt_error(HYT_ERR_NOMEM, "out of memory");
+    }
+    for (int k = 0; k < kt; k++)
+        deps[k] = (hyt_dep_t){keys[k], HYT_READ};
+    deps[kt] = (hyt_dep_t){hyt_dmat_col_key(dA, 0), HYT_RW};
+    hyt_task_desc_t d = hyt_task_desc(&pivots_kernel, NULL, 0);
+    d.deps = deps;
+    d.ndeps = kt + 1;
+    int rc = hyt_task_insert(seq, &d);
+    free(deps);
+    free(keys);
+    return rc ? rc : hyt_pdgetrs_dmat(seq, a->trans, dA, a->ipiv, dB);
 }
 
 static int insert_solve(hyt_sequence_t *seq, char trans, const hyt_desc_t *A, const int *ipiv,
