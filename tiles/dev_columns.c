@@ -1,9 +1,11 @@
 /*
  * Tile columns between the host and the devices as device tasks (hyt_dev_columns.h): column
- * loads, column returns and tile-row returns, for any algorithm (the LU's and the hybrid
- * Cholesky's loop nests insert them).  Each copy is followed (load) or preceded (return) by
- * the CCRB <-> CRRB tile transposition on the same stream, so the compute stream only ever
- * sees CRRB.  Host memory is the CCRB matrix (page-locked).
+ * loads, column returns and tile-row returns, for any algorithm (the LU's and the Cholesky's
+ * loop nests, the tile solves through the devices insert them).  Each copy is followed (load)
+ * or preceded (return) by the CCRB <-> CRRB tile transposition on the same stream, so the
+ * compute stream only ever sees CRRB; a tile row moved as a column (trans) needs none, its
+ * column-major tiles being the CRRB tiles of their transposes.  Host memory is the CCRB matrix
+ * (page-locked).
  */
 #include "hyt_dev_columns.h"
 
