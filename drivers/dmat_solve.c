@@ -35,6 +35,37 @@ static hyt_dev_column_t column(const hyt_dmat_t *D, int j, int row0, int trans)
                               .row0 = row0, .trans = trans};
 }
 
+int hyt_dmat_solve_applies(hyt_context_t *ctx, const hyt_desc_t *A, const hyt_desc_t *B)
+{
+    return hyt_context_num_devices(ctx) > 0 && A->n > 0 && A->layout == HYT_LAYOUT_CCRB &&
+           B->layout == HYT_LAYOUT_CCRB &&
+           B->n >= hyt_config_get_int(hyt_context_config(ctx), "gpu.solve_min_nrhs");
+}
+
+int hyt_dmat_insert_b_in(hyt_sequence_t *seq, const hyt_dmat_t *dB, const hyt_desc_t *B, int prio)
+{
+    int rc = 0;
+    for (int j = 0; j < dB->nt && !rc; j++) {
+        const hyt_dev_column_t c = column(dB, j, 0, 0);
+        rc = hyt_insert_dev_column_load(seq, (hyt_tag_t){prio, -1, -1, j}, &c, B, j,
+                                        hyt_dmat_col_key(dB, j), NULL, NULL);
+    }
+    return rc;
+}
+
+int hyt_dmat_insert_b_out(hyt_sequence_t *seq, const hyt_dmat_t *dB, const hyt_desc_t *B, int k,
+                          const int *stop)
+{
+    int rc = 0;
+    for (int j = 0; j < dB->nt && !rc; j++) {
+        hyt_dev_column_t c = column(dB, j, 0, 0);
+        c.stop = stop;
+        rc = hyt_insert_dev_column_return(seq, (hyt_tag_t){0, k, -1, j}, &c, B, j,
+                                          hyt_dmat_col_key(dB, j), stop);
+    }
+    return rc;
+}
+
 int hyt_dmat_solve_tiles(hyt_sequence_t *seq, const hyt_desc_t *A, char part,
                          const hyt_desc_t *B, int pivots, hyt_dmat_solve_fn solve, void *arg)
 {
@@ -66,18 +97,12 @@ int hyt_dmat_solve_tiles(hyt_sequence_t *seq, const hyt_desc_t *A, char part,
         rc = hyt_insert_dev_column_load(seq, (hyt_tag_t){dA->nt - j, -1, -1, j}, &c, A, j,
                                         hyt_dmat_col_key(dA, j), NULL, NULL);
     }
-    for (int j = 0; j < dB->nt && !rc; j++) {
-        const hyt_dev_column_t c = column(dB, j, 0, 0);
-        rc = hyt_insert_dev_column_load(seq, (hyt_tag_t){dA->nt, -1, -1, j}, &c, B, j,
-                                        hyt_dmat_col_key(dB, j), NULL, NULL);
-    }
+    if (!rc)
+        rc = hyt_dmat_insert_b_in(seq, dB, B, dA->nt);
     if (!rc)
         rc = solve(seq, s->dA, s->dB, arg);
-    for (int j = 0; j < dB->nt && !rc; j++) {
-        const hyt_dev_column_t c = column(dB, j, 0, 0);
-        rc = hyt_insert_dev_column_return(seq, (hyt_tag_t){0, dA->nt, -1, j}, &c, B, j,
-                                          hyt_dmat_col_key(dB, j), NULL);
-    }
+    if (!rc)
+        rc = hyt_dmat_insert_b_out(seq, dB, B, dA->nt, NULL);
     // free both after every task on their columns
     const int nd = dA->nt + dB->nt;
     hyt_dep_t *deps = malloc((size_t)nd * sizeof *deps);

@@ -35,6 +35,16 @@ typedef int (*hyt_dmat_solve_fn)(hyt_sequence_t *seq, const hyt_dmat_t *dA, hyt_
                                  void *arg);
 int hyt_dmat_solve_tiles(hyt_sequence_t *seq, const hyt_desc_t *A, char part,
                          const hyt_desc_t *B, int pivots, hyt_dmat_solve_fn solve, void *arg);
+/* Whether such a solve applies: devices, A (n > 0) and B CCRB (not LAPACK views), at least
+ * gpu.solve_min_nrhs right-hand sides (the caller adds its factorization's GPU-panel rule). */
+int hyt_dmat_solve_applies(hyt_context_t *ctx, const hyt_desc_t *A, const hyt_desc_t *B);
+/* Its parts for a caller whose factor is on the devices already: B's tile columns to the
+ * device matrix dB (a load each, priority prio), and back (tag step k) after the tasks on
+ * dB's columns; with stop (may be NULL) also after the task that writes *stop (its region),
+ * and nothing copied when *stop is then nonzero. */
+int hyt_dmat_insert_b_in(hyt_sequence_t *seq, const hyt_dmat_t *dB, const hyt_desc_t *B, int prio);
+int hyt_dmat_insert_b_out(hyt_sequence_t *seq, const hyt_dmat_t *dB, const hyt_desc_t *B, int k,
+                          const int *stop);
 /* The tile solve (pdgetrs.c): A n x n factored, B n x nrhs. */
 int hyt_pdgetrs(hyt_sequence_t *seq, char trans, const hyt_desc_t *A, const int *ipiv,
                 const hyt_desc_t *B);

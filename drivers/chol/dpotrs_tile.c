@@ -3,15 +3,6 @@
  * workers. */
 #include "chol_internal.h"
 
-/* As the LAPACK-layout hyt_dpotrs: devices, chol.panel picking GPU panels, A and B CCRB (not
- * LAPACK views), at least gpu.solve_min_nrhs right-hand sides. */
-static int on_devices(hyt_context_t *ctx, const hyt_desc_t *A, const hyt_desc_t *B)
-{
-    return hyt_context_num_devices(ctx) > 0 && hyt_chol_panel_gpu(ctx) && A->n > 0 &&
-           A->layout == HYT_LAYOUT_CCRB && B->layout == HYT_LAYOUT_CCRB &&
-           B->n >= hyt_config_get_int(hyt_context_config(ctx), "gpu.solve_min_nrhs");
-}
-
 static int dev_solve(hyt_sequence_t *seq, const hyt_dmat_t *dA, hyt_dmat_t *dB, void *arg)
 {
     (void)arg;
@@ -22,7 +13,9 @@ static int dev_solve(hyt_sequence_t *seq, const hyt_dmat_t *dA, hyt_dmat_t *dB, 
  * hyt_dpotrs, not a silent move to the CPU workers. */
 static int insert_solve(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, hyt_desc_t *B)
 {
-    if (on_devices(hyt_sequence_context(seq), A, B))
+    /* as the LAPACK-layout hyt_dpotrs: with chol.panel picking GPU panels */
+    hyt_context_t *ctx = hyt_sequence_context(seq);
+    if (hyt_dmat_solve_applies(ctx, A, B) && hyt_chol_panel_gpu(ctx))
         return hyt_dmat_solve_tiles(seq, A, uplo, B, 0, dev_solve, NULL);
     return hyt_pdpotrs(seq, uplo, A, B, NULL);
 }

@@ -472,24 +472,10 @@ static int cpu_insert(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, const
  * columns back unless INFO (the info task's region, *h->info) is nonzero. */
 static int insert_dev_solve(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *B)
 {
-    const hyt_dmat_t *dB = h->dB;
-    int rc = 0;
-    for (int j = 0; j < dB->nt && !rc; j++) {
-        const hyt_dev_column_t c = {.dev = hyt_context_device(h->ctx, hyt_dmat_owner(dB, j)),
-                                    .dcol = hyt_dmat_col(dB, j), .nb = dB->nb, .mt = dB->mt};
-        rc = hyt_insert_dev_column_load(seq, (hyt_tag_t){PRIO_LOOKAHEAD, -1, -1, j}, &c, B, j,
-                                        hyt_dmat_col_key(dB, j), NULL, NULL);
-    }
+    int rc = hyt_dmat_insert_b_in(seq, h->dB, B, PRIO_LOOKAHEAD);
     if (!rc)
         rc = hyt_pdpotrs_dmat(seq, h->dA, h->dB);
-    for (int j = 0; j < dB->nt && !rc; j++) {
-        const hyt_dev_column_t c = {.dev = hyt_context_device(h->ctx, hyt_dmat_owner(dB, j)),
-                                    .dcol = hyt_dmat_col(dB, j), .nb = dB->nb, .mt = dB->mt,
-                                    .stop = h->info};
-        rc = hyt_insert_dev_column_return(seq, (hyt_tag_t){0, dB->nt, -1, j}, &c, B, j,
-                                          hyt_dmat_col_key(dB, j), h->info);
-    }
-    return rc;
+    return rc ? rc : hyt_dmat_insert_b_out(seq, h->dB, B, h->dB->nt, h->info);
 }
 
 /* The factorization of the lower CCRB matrix T: the hybrid, or with gpu GPU panels (every

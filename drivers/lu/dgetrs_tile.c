@@ -1,10 +1,8 @@
 /* Solves with a tile LU factorization: synchronous and asynchronous; through the devices
  * with GPU panels and enough right-hand sides (dmat_solve.c), else on the CPU workers. */
 #include "drv_internal.h"
-#include "hyt_hybrid.h"
 
 #include <ctype.h>
-#include <stdlib.h>
 
 int hyt_drv_check_trans(const char *func, int i, char trans)
 {
@@ -47,19 +45,14 @@ int hyt_drv_check_solve(const char *func, int i, const hyt_desc_t *A, const int 
     return 0;
 }
 
-/* Through the devices (dmat_solve.c) as the LAPACK-layout hyt_dgetrs: devices and GPU
- * panels for the LU (lu.panel), A and B CCRB (not LAPACK views), at least gpu.solve_min_nrhs
- * right-hand sides; else on the CPU workers.  A factor too large for the devices is an error
+/* Through the devices (dmat_solve.c) as the LAPACK-layout hyt_dgetrs, with GPU panels for the
+ * LU (lu.panel); else on the CPU workers.  A factor too large for the devices is an error
  * (HYT_ERR_DEVICE_MEMORY, B untouched), as for hyt_dgetrs. */
 static int on_devices(hyt_context_t *ctx, const hyt_desc_t *A, const hyt_desc_t *B)
 {
     hyt_lu_params_t p;
-    if (hyt_context_num_devices(ctx) == 0 || A->n == 0 || A->layout != HYT_LAYOUT_CCRB ||
-        B->layout != HYT_LAYOUT_CCRB ||
-        B->n < hyt_config_get_int(hyt_context_config(ctx), "gpu.solve_min_nrhs") ||
-        hyt_lu_params(ctx, A->m, A->n, &p))
-        return 0;
-    return p.gpu_panel;
+    return hyt_dmat_solve_applies(ctx, A, B) && !hyt_lu_params(ctx, A->m, A->n, &p) &&
+           p.gpu_panel;
 }
 
 typedef struct solve_args {
@@ -67,39 +60,10 @@ typedef struct solve_args {
     const int *ipiv;
 } solve_args_t;
 
-static int pivots_body(const hyt_task_ctx_t *tc, void *p)
-{
-    (void)tc, (void)p;
-    return 0;
-}
-
-static const hyt_kernel_t pivots_kernel = {.name = "lu_pivots_ready", .cpu = pivots_body,
-                                           .cat = HYT_CAT_OTHER};
-
-/* The device solve reads IPIV when its interchanges run, after the factor's column 0 (their
- * dependency, hyt_pdgetrs_dmat): a CPU task that reads every step's pivots (their keys, as the
- * CPU solve's swaps do) and writes that column's token puts them after a factorization
- * inserted before in the same sequence. */
 static int dev_solve(hyt_sequence_t *seq, const hyt_dmat_t *dA, hyt_dmat_t *dB, void *arg)
 {
     const solve_args_t *a = arg;
-    const int kt = dA->nt;
-    const void **keys = hyt_piv_keys(a->ipiv, kt, dA->nb);
-    hyt_dep_t *deps = keys ? malloc((size_t)(kt + 1) * sizeof *deps) : NULL;
-    if (!deps) {
-        free(keys);
-        return hyt_error(HYT_ERR_NOMEM, "out of memory");
-    }
-    for (int k = 0; k < kt; k++)
-        deps[k] = (hyt_dep_t){keys[k], HYT_READ};
-    deps[kt] = (hyt_dep_t){hyt_dmat_col_key(dA, 0), HYT_RW};
-    hyt_task_desc_t d = hyt_task_desc(&pivots_kernel, NULL, 0);
-    d.deps = deps;
-    d.ndeps = kt + 1;
-    int rc = hyt_task_insert(seq, &d);
-    free(deps);
-    free(keys);
-    return rc ? rc : hyt_pdgetrs_dmat(seq, a->trans, dA, a->ipiv, dB);
+    return hyt_pdgetrs_dmat(seq, a->trans, dA, a->ipiv, dB);
 }
 
 static int insert_solve(hyt_sequence_t *seq, char trans, const hyt_desc_t *A, const int *ipiv,
