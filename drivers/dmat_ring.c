@@ -90,37 +90,46 @@ void hyt_ring_close_dmats(hyt_ring_t *r, hyt_dmat_t *dA, hyt_dmat_t *dB)
     hyt_dmat_free(dB);
 }
 
+int hyt_ring_stream_col(hyt_sequence_t *seq, hyt_ring_t *r, hyt_dmat_t *A, double *a,
+                        int64_t lda, int j, int in, char part, unsigned char *marks)
+{
+    const unsigned flags = part == 'U' ? HYT_PIECE_ROWS : 0;
+    const int w = j < A->nt - 1 ? A->nb : A->n - j * A->nb, first = part == 'A' ? 0 : j;
+    /* column j of A; for 'U' row j of A (its columns: A->n) */
+    double *aj = part == 'U' ? a + (int64_t)j * A->nb : a + (int64_t)j * A->nb * lda;
+    hyt_device_t *dev = hyt_context_device(A->ctx, hyt_dmat_owner(A, j));
+    int rc = 0;
+    for (int i0 = first; i0 < A->mt && !rc; i0 += r->rt) {
+        const int nt = A->mt - i0 < r->rt ? A->mt - i0 : r->rt, s = r->next++ % NSLOT;
+        const unsigned f = flags | (part != 'A' && i0 == j ? HYT_PIECE_TRI : 0);
+        double *slot = r->buf + s * r->rt * r->tile, *dcol = hyt_dmat_col(A, j) + i0 * r->tile;
+        const void *key = hyt_token(r->tok, (size_t)s);
+        hyt_tag_t tag = {PRIO_COPY - j, -1, i0, j};
+        if (in) {
+            rc = hyt_insert_lapack_pack(seq, tag, aj, lda, A->m, w, A->nb, i0, nt, slot, key, f);
+            if (!rc)
+                rc = hyt_insert_gpu_piece_load(seq, tag, dev, slot, dcol, A->nb, nt, key,
+                                               hyt_dmat_col_key(A, j), f);
+        } else {
+            /* with marks, the column's first piece is written before the others */
+            const hyt_dep_t order = {marks + first, i0 == first ? HYT_RW : HYT_READ};
+            rc = hyt_insert_gpu_piece_store(seq, tag, dev, slot, dcol, A->nb, nt, key,
+                                            hyt_dmat_col_key(A, j), &r->broken, f);
+            if (!rc)
+                rc = hyt_insert_lapack_unpack(seq, tag, aj, lda, A->m, w, A->nb, i0, nt, slot,
+                                              key, f, marks ? marks + i0 : NULL,
+                                              marks ? &order : NULL);
+        }
+    }
+    return rc;
+}
+
 int hyt_ring_stream(hyt_sequence_t *seq, hyt_ring_t *r, hyt_dmat_t *A, double *a, int64_t lda,
                     int in, char part)
 {
-    const unsigned flags = part == 'U' ? HYT_PIECE_ROWS : 0;
     int rc = 0;
-    for (int j = 0; j < A->nt && !rc; j++) {
-        const int w = j < A->nt - 1 ? A->nb : A->n - j * A->nb;
-        /* column j of A; for 'U' row j of A (its columns: A->n) */
-        double *aj = part == 'U' ? a + (int64_t)j * A->nb : a + (int64_t)j * A->nb * lda;
-        hyt_device_t *dev = hyt_context_device(A->ctx, hyt_dmat_owner(A, j));
-        for (int i0 = part == 'A' ? 0 : j; i0 < A->mt && !rc; i0 += r->rt) {
-            const int nt = A->mt - i0 < r->rt ? A->mt - i0 : r->rt, s = r->next++ % NSLOT;
-            const unsigned f = flags | (part != 'A' && i0 == j ? HYT_PIECE_TRI : 0);
-            double *slot = r->buf + s * r->rt * r->tile, *dcol = hyt_dmat_col(A, j) + i0 * r->tile;
-            const void *key = hyt_token(r->tok, (size_t)s);
-            hyt_tag_t tag = {PRIO_COPY - j, -1, i0, j};
-            if (in) {
-                rc = hyt_insert_lapack_pack(seq, tag, aj, lda, A->m, w, A->nb, i0, nt, slot, key,
-                                            f);
-                if (!rc)
-                    rc = hyt_insert_gpu_piece_load(seq, tag, dev, slot, dcol, A->nb, nt, key,
-                                                   hyt_dmat_col_key(A, j), f);
-            } else {
-                rc = hyt_insert_gpu_piece_store(seq, tag, dev, slot, dcol, A->nb, nt, key,
-                                                hyt_dmat_col_key(A, j), &r->broken, f);
-                if (!rc)
-                    rc = hyt_insert_lapack_unpack(seq, tag, aj, lda, A->m, w, A->nb, i0, nt, slot,
-                                                  key, f);
-            }
-        }
-    }
+    for (int j = 0; j < A->nt && !rc; j++)
+        rc = hyt_ring_stream_col(seq, r, A, a, lda, j, in, part, NULL);
     return rc;
 }
 

@@ -86,6 +86,11 @@ int hyt_ring_open_dmats(hyt_context_t *ctx, int m, int n, int nrhs, int nb, cons
 void hyt_ring_close_dmats(hyt_ring_t *r, hyt_dmat_t *dA, hyt_dmat_t *dB);
 int hyt_ring_stream(hyt_sequence_t *seq, hyt_ring_t *r, hyt_dmat_t *A, double *a, int64_t lda,
                     int in, char part);
+/* hyt_ring_stream for tile column j alone (for 'U': row j of the array); out with marks (NULL:
+ * none, else A->mt flags, one per tile row of the column): each written tile's flag is set to 1,
+ * and the column's first piece (the diagonal tile's for 'L' / 'U') is written first. */
+int hyt_ring_stream_col(hyt_sequence_t *seq, hyt_ring_t *r, hyt_dmat_t *A, double *a,
+                        int64_t lda, int j, int in, char part, unsigned char *marks);
 int hyt_ring_copy_back(hyt_ring_t *r, hyt_dmat_t *dA, double *a, int lda, char part,
                        hyt_dmat_t *dB, double *b, int ldb, int *written);
 

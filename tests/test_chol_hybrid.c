@@ -12,7 +12,11 @@
  * tasks held back while it inserts them, so that the failures of its last insertions, the
  * cleanups', are reached in every run).  The tile calls with GPU panels (chol.panel = gpu:
  * every column on the devices, pdpotrf_hybrid.c) by the same checks, and hyt_dposv_tile's
- * solve after them (B untouched when the matrix is not positive definite).  On CUDA GPUs
+ * solve after them (B untouched when the matrix is not positive definite).  The LAPACK-layout
+ * calls through a device matrix (hyt_dpotrf, hyt_dposv with chol.panel = gpu) under a device
+ * fault at every k-th call in turn: an error leaves A and B untouched bit for bit, any other
+ * outcome is right (INFO, factor, X), also when the fault came after part of the factor was
+ * back in A (finished on the CPU workers; some run must be).  On CUDA GPUs
  * chol.panel is auto, i.e. gpu, in the sweeps too: there HYT_CHOL_PANEL=cpu runs the hybrid.
  *
  * Usage: test_chol_hybrid          on host:1 .. host:3 (quick suite; HYT_CHAOS applies)
@@ -25,6 +29,7 @@
 #include "rt_internal.h" /* the context's allocation count, for the gate */
 #include "chol_check.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -230,6 +235,102 @@ static int gate_body(const hyt_task_ctx_t *tc, void *p)
 static const hyt_kernel_t gate_kernel = {.name = "test_gate", .cpu = gate_body,
                                          .cat = HYT_CAT_OTHER};
 
+/* One call of the LAPACK-layout path through the devices (chol.panel = gpu, nb, lookahead 1)
+ * with the k-th device call failing: dposv when solve, else dpotrf, on a matrix
+ * whose minor `fail` fails (0: SPD).  The contract: an error (with a message) leaves A and B
+ * as they were, bit for bit; otherwise INFO is exact, the factor (SPD) and X right, B untouched
+ * when INFO > 0, the other triangle and the padding untouched.  Returns -1 for an error, 1 for
+ * a correct result although the fault fired (the call finished without the devices), 0 for a
+ * correct result without a fault; *calls: the device calls the context made. */
+static int lapack_fault_run(int ndev, long k, char uplo, int n, int nb, int fail, int solve,
+                            long *calls)
+{
+    hyt_context_t *ctx = fault_context(ndev, "debug.fault_device", k);
+    if (!ctx)
+        return -1;
+    char b[16];
+    snprintf(b, sizeof b, "%d", nb);
+    REQUIRE(!hyt_context_set(ctx, "chol.panel", "gpu") && !hyt_context_set(ctx, "chol.nb", b) &&
+                !hyt_context_set(ctx, "gpu.min_n", "1"),
+            "%s", hyt_last_error());
+    const int lda = n + 2, ldb = n + 1, nrhs = 2;
+    const size_t asz = (size_t)lda * n * sizeof(double), bsz = (size_t)ldb * nrhs * 8;
+    double *A0 = malloc(asz), *A = malloc(asz), *B0 = malloc(bsz), *B = malloc(bsz);
+    REQUIRE(A0 && A && B0 && B, "malloc");
+    fill_random(A0, lda, n, lda, (unsigned long long)k + 3); /* the padding, the other half */
+    chol_matrix(A0, n, lda, fail, (unsigned long long)k + 7);
+    fill_random(B0, ldb, nrhs, ldb, (unsigned long long)k + 11);
+    memcpy(A, A0, asz);
+    memcpy(B, B0, bsz);
+    int rc = solve ? hyt_dposv(ctx, uplo, n, nrhs, A, lda, B, ldb)
+                   : hyt_dpotrf(ctx, uplo, n, A, lda);
+    const int fired = atomic_load(&ctx->count_device) >= k;
+    *calls = atomic_load(&ctx->count_device);
+    const char *what = solve ? "dposv" : "dpotrf";
+    int out;
+    if (rc < -1000) {
+        CHECK(test_says_why(hyt_last_error()), "%s %c fault %ld: error %d without a message",
+              what, uplo, k, rc);
+        CHECK(!memcmp(A, A0, asz) && !memcmp(B, B0, bsz), "%s %c fault %ld: an error (%s) "
+              "with A or B changed", what, uplo, k, hyt_last_error());
+        out = -1;
+    } else {
+        CHECK(rc == fail, "%s %c fault %ld: info %d, expected %d (%s)", what, uplo, k, rc, fail,
+              hyt_last_error());
+        int other_ok = 1;
+        for (int c = 0; c < n; c++)
+            for (int r = 0; r < lda; r++)
+                if (r >= n || (uplo == 'L' ? r < c : r > c))
+                    other_ok &= A[r + (int64_t)c * lda] == A0[r + (int64_t)c * lda];
+        CHECK(other_ok, "%s %c fault %ld: the other triangle or the padding changed", what,
+              uplo, k);
+        if (!fail && !solve) {
+            double e = chol_backward_error(uplo, n, A0, lda, A, lda);
+            CHECK(e < LU_THRESH, "%s %c fault %ld: backward error %g", what, uplo, k, e);
+        } else if (!fail) {
+            double e = solve_backward_error('N', n, nrhs, A0, lda, B, ldb, B0, ldb);
+            CHECK(e < LU_THRESH, "%s %c fault %ld: solve error %g", what, uplo, k, e);
+        } else {
+            CHECK(!memcmp(B, B0, bsz), "%s %c fault %ld: B written with INFO %d", what, uplo, k,
+                  rc);
+        }
+        out = fired;
+    }
+    free(A0);
+    free(A);
+    free(B0);
+    free(B);
+    hyt_context_destroy(ctx);
+    return out;
+}
+
+/* The LAPACK-layout calls through the devices under every k-th device call failing in turn
+ * (a stride of them): the factor's tile columns come back as their panels finish, so a fault
+ * late in the call finds A partly written, and the CPU workers finish from there
+ * (drivers/chol/chol_resume.c).  Some fault must be reported, and some recovered so. */
+static void check_lapack_faults(int ndev, int nb)
+{
+    const int n = 5 * nb + 3;
+    long calls = 0;
+    /* the device calls of a run without a fault (counted from a fault point never reached) */
+    lapack_fault_run(ndev, LONG_MAX, 'L', n, nb, 0, 1, &calls);
+    const long stride = calls / 40 > 1 ? calls / 40 : 1;
+    int errors = 0, recovered = 0, runs = 0;
+    for (long k = 1; k <= calls + stride; k += stride, runs++) {
+        long c;
+        const char uplo = "LU"[runs % 2];
+        const int fail = runs % 3 == 2 ? 2 * nb + 3 : 0, solve = runs % 4 >= 2;
+        int r = lapack_fault_run(ndev, k, uplo, n, nb, fail, solve, &c);
+        errors += r < 0;
+        recovered += r > 0;
+    }
+    printf("LAPACK layout through %d device(s), faults at 1..%ld (stride %ld): %d errors with "
+           "A and B untouched, %d recovered on the CPUs, %d without a fault\n", ndev, calls,
+           stride, errors, recovered, runs - errors - recovered);
+    CHECK(errors > 0 && recovered > 0, "LAPACK-layout faults: %d errors, %d recovered", errors,
+          recovered);
+}
+
 /* The k-th allocation fails (debug.fault_alloc = k) in hyt_dpotrf_tile_async of the upper
  * triangle of a LAPACK view, inserted behind a gate: the hybrid through a lower tile copy
  * (pdpotrf_hybrid.c's via_copy), whose last insertions are the cleanups of the hybrid and of
@@ -422,6 +523,9 @@ int main(int argc, char **argv)
     }
     for (int g = 0; g < maxdev; g++)
         REQUIRE(!hyt_context_set(dev[g], "chol.panel", "auto"), "%s", hyt_last_error());
+
+    /* the LAPACK-layout path through the devices: a fault after part of the factor came back */
+    check_lapack_faults(maxdev < 2 ? 1 : 2, use_cuda ? 64 : 16);
 
     /* fault injection: the k-th device call fails, on 2 devices (1 for a single GPU) */
     int failed = 0, nf = 0;

@@ -27,10 +27,13 @@ enum { HYT_PIECE_ROWS = 1, HYT_PIECE_TRI = 2 };
 int hyt_insert_lapack_pack(hyt_sequence_t *seq, hyt_tag_t tag, const double *a, int64_t lda,
                            int m, int w, int nb, int i0, int ntiles, double *slot,
                            const void *slot_key, unsigned flags);
-/* CPU: slot (CCRB tiles) -> the piece's rows of a; RW on slot_key. */
+/* CPU: slot (CCRB tiles) -> the piece's rows of a; RW on slot_key, and order (NULL: none) a
+ * dependency more.  marks (NULL: none): ntiles flags, each set to 1 once its tile is written
+ * (what a caller reads after a failed sequence to know which tiles of a hold results). */
 int hyt_insert_lapack_unpack(hyt_sequence_t *seq, hyt_tag_t tag, double *a, int64_t lda, int m,
                              int w, int nb, int i0, int ntiles, const double *slot,
-                             const void *slot_key, unsigned flags);
+                             const void *slot_key, unsigned flags, unsigned char *marks,
+                             const hyt_dep_t *order);
 /* H2D stream: slot -> dcol (the piece's first device tile), then to CRRB; RW on slot_key,
  * GATHER on col_key. */
 int hyt_insert_gpu_piece_load(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dev,

@@ -34,6 +34,7 @@ typedef struct pack_args {
                                * of the matrix, height of the tile row) */
     double *slot;
     unsigned flags;
+    unsigned char *marks; /* unpack: ntiles flags set to 1 once the tiles are written, or NULL */
 } pack_args_t;
 
 /* Tile t of a piece in the array: its first element *h, its rows and columns there (a
@@ -89,6 +90,8 @@ static int unpack_body(const hyt_task_ctx_t *tc, void *p)
                    (size_t)(hi - lo) * sizeof *s);
         }
     }
+    if (c->marks) /* read after the sequence has finished (its end orders the stores) */
+        memset(c->marks, 1, (size_t)c->ntiles);
     return 0;
 }
 
@@ -136,10 +139,12 @@ static const hyt_kernel_t store_kernel = {.name = "piece_store", .dev = store_bo
                                           .cat = HYT_CAT_DMA};
 
 static int insert_cpu(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_kernel_t *k,
-                      const pack_args_t *args, const void *slot_key)
+                      const pack_args_t *args, const void *slot_key, const hyt_dep_t *order)
 {
-    hyt_dep_t dep = {slot_key, HYT_RW};
-    hyt_task_desc_t d = hyt_tagged_desc(k, args, sizeof *args, &dep, 1, tag);
+    hyt_dep_t deps[2] = {{slot_key, HYT_RW}};
+    if (order)
+        deps[1] = *order;
+    hyt_task_desc_t d = hyt_tagged_desc(k, args, sizeof *args, deps, order ? 2 : 1, tag);
     return hyt_task_insert(seq, &d);
 }
 
@@ -158,16 +163,17 @@ int hyt_insert_lapack_pack(hyt_sequence_t *seq, hyt_tag_t tag, const double *a, 
                            int m, int w, int nb, int i0, int ntiles, double *slot,
                            const void *slot_key, unsigned flags)
 {
-    pack_args_t args = {(double *)a, lda, m, w, nb, i0, ntiles, slot, flags};
-    return insert_cpu(seq, tag, &pack_kernel, &args, slot_key);
+    pack_args_t args = {(double *)a, lda, m, w, nb, i0, ntiles, slot, flags, NULL};
+    return insert_cpu(seq, tag, &pack_kernel, &args, slot_key, NULL);
 }
 
 int hyt_insert_lapack_unpack(hyt_sequence_t *seq, hyt_tag_t tag, double *a, int64_t lda, int m,
                              int w, int nb, int i0, int ntiles, const double *slot,
-                             const void *slot_key, unsigned flags)
+                             const void *slot_key, unsigned flags, unsigned char *marks,
+                             const hyt_dep_t *order)
 {
-    pack_args_t args = {a, lda, m, w, nb, i0, ntiles, (double *)slot, flags};
-    return insert_cpu(seq, tag, &unpack_kernel, &args, slot_key);
+    pack_args_t args = {a, lda, m, w, nb, i0, ntiles, (double *)slot, flags, marks};
+    return insert_cpu(seq, tag, &unpack_kernel, &args, slot_key, order);
 }
 
 int hyt_insert_gpu_piece_load(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dev,

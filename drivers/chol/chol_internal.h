@@ -27,16 +27,25 @@ int hyt_dpotrf_params(hyt_context_t *ctx, char uplo, int n, double *a, int lda,
 
 /* hyt_dpotrf (op 'F'), hyt_dposv ('V') and hyt_dpotrs ('S') on the devices
  * (dpotrf_devices.c): the uplo triangle of the LAPACK array streams into a device matrix, is
- * factored there (hyt_pdpotrf_dmat; 'S': it holds the factor already), B ('V', 'S') is solved
- * there when INFO is 0 (hyt_pdpotrs_dmat), and both stream back ('S': only B; with fewer than
- * gpu.solve_min_nrhs right-hand sides a copy of B is solved on the CPUs instead); the other
- * triangle is neither read nor written, B not with INFO > 0.  nb, la: the device Cholesky's
- * (<= 0, < 0: auto).  Arguments checked.  Returns INFO or an error; A and B are untouched when
- * the error came before the copy back (*written = 0; written may be NULL).
+ * factored there (hyt_pdpotrf_dmat; 'S': it holds the factor already) and streams back a tile
+ * column at a time as the panels finish, B ('V', 'S') is solved there when INFO is 0
+ * (hyt_pdpotrs_dmat) and streams back ('S': only B; with fewer than gpu.solve_min_nrhs
+ * right-hand sides a copy of B is solved on the CPUs instead); the other triangle is neither
+ * read nor written, B not with INFO > 0.  nb, la: the device Cholesky's (<= 0, < 0: auto).
+ * Arguments checked.  Returns INFO or an error.  A device failure after part of the factor came
+ * back is finished on the CPU workers (hyt_chol_resume), and one in the solve solves there:
+ * so an error leaves A and B untouched (*written = 0; written may be NULL), unless the CPUs
+ * failed too or B's copy back failed twice (*written = 1).
  * hyt_chol_lapack_on_devices: whether hyt_dpotrf, hyt_dposv and hyt_dpotrs take this path for
  * n. */
 int hyt_chol_lapack_devices(hyt_context_t *ctx, char op, char uplo, int n, int nrhs, double *a,
                             int lda, double *b, int ldb, int nb, int la, int *written);
+/* The factorization of the LAPACK array a (n x n, uplo 'L' or 'U') finished on the CPU workers
+ * after hyt_chol_lapack_devices' devices failed (chol_resume.c): marks[j * mt + i] (mt tile
+ * rows of nb) is nonzero for the tiles (i, j) of L (of U^T) already written with the factor,
+ * the others hold A's.  Returns an error, or 0 with *info LAPACK's INFO. */
+int hyt_chol_resume(hyt_context_t *ctx, char uplo, int n, double *a, int lda, int nb,
+                    const unsigned char *marks, int *info);
 int hyt_chol_lapack_on_devices(hyt_context_t *ctx, int n);
 /* LAPACK's LSAME for uplo: 'L' or 'U' in either case, else 0. */
 char hyt_norm_uplo(char uplo);
@@ -251,10 +260,18 @@ int hyt_insert_gpu_chol_dpanel(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_cho
 /* d->dinfo (all its d->ncols * pieces entries) to h_info (page-locked), on the D2H stream. */
 int hyt_insert_gpu_chol_dinfo(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_hdev_t *d,
                               int *h_info, const hyt_dep_t *deps, int ndeps);
+/* What a caller inserts after the panel of step k and its copies, the last tasks that read
+ * column k (dpotrf_devices.c: the column's return to the program's array). */
+typedef struct hyt_chol_after {
+    int (*fn)(hyt_sequence_t *seq, void *arg, int k);
+    void *arg;
+} hyt_chol_after_t;
 /* The Cholesky of a device matrix in place, every step on the devices (GPU panels; docs at the
- * top of pdpotrf_hybrid.c): dA square, n > 0, its lower triangle factored, la the lookahead.
- * *info (0 on entry) is set by the last task: LAPACK's INFO. */
-int hyt_pdpotrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *info, int la);
+ * top of pdpotrf_hybrid.c): dA square, n > 0, its lower triangle factored, la the lookahead,
+ * after (NULL: none) called at each step.  *info (0 on entry) is set by the last task:
+ * LAPACK's INFO. */
+int hyt_pdpotrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *info, int la,
+                     const hyt_chol_after_t *after);
 /* A X = B with the factor L of hyt_pdpotrf_dmat in dA, on B's devices (pdpotrs_dmat.c): dB n x
  * nrhs with dA's tile size, X overwrites it.  Inserts tasks only. */
 int hyt_pdpotrs_dmat(hyt_sequence_t *seq, const hyt_dmat_t *dA, hyt_dmat_t *dB);

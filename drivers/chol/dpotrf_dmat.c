@@ -47,7 +47,7 @@ static int insert_dpotrf(hyt_sequence_t *seq, hyt_dmat_t *dA, int *info)
     hyt_chol_dev_params_t p = HYT_CHOL_DEV_PARAMS_AUTO;
     p.nb = dA->nb; /* the matrix decides */
     hyt_chol_params_device(hyt_sequence_context(seq), dA->n, &p);
-    return hyt_pdpotrf_dmat(seq, dA, info, p.lookahead);
+    return hyt_pdpotrf_dmat(seq, dA, info, p.lookahead, NULL);
 }
 
 int hyt_dpotrf_dmat_async(hyt_sequence_t *seq, hyt_dmat_t *dA, int *info)

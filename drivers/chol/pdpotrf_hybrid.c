@@ -52,7 +52,9 @@
  *   the rest          each device's columns > lead, one task          device, COMPUTE stream
  *
  * so the CPUs' lookahead columns become device lookahead columns (la + 1 columns on the
- * LOOKAHEAD streams, as the hybrid has la on the CPUs and the lead one on a device).  Tokens:
+ * LOOKAHEAD streams, as the hybrid has la on the CPUs and the lead one on a device).  A
+ * caller's `after` (hyt_chol_after_t) inserts its own tasks after each panel's copies: the
+ * LAPACK-layout calls return column k to the program's array there (dpotrf_devices.c).  Tokens:
  * col[j] is also written by the panel of step j and read by its copies (the updates read the
  * slots, never column k itself); the rest task of step 0 also writes every column it updates,
  * so that it waits for the calls inserted before on the same matrix (the other tasks of step
@@ -102,6 +104,7 @@ typedef struct hchol {
     int pieces;          /* GPU panels: potf2 pieces per diagonal tile */
     int *h_info;         /* GPU panels: page-locked, device g's dinfo at g * ncols[0] * pieces */
     int *info;           /* GPU panels: the caller's INFO */
+    hyt_chol_after_t after; /* GPU panels on a device matrix: the caller's, after each panel */
     hyt_tokens_t *tok;   /* state[ndev], slot[ndev * nslot], info[ndev] */
 } hchol_t;
 
@@ -320,6 +323,8 @@ static int insert_gpu_step(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T,
     int rc = insert_gpu_panel(seq, h, k);
     if (!rc && h->own_dA)
         rc = insert_return(seq, h, T, k);
+    else if (!rc && h->after.fn)
+        rc = h->after.fn(seq, h->after.arg, k);
     for (int j = k + 1; j < nt && j < lead && !rc; j++) {
         const int g = j % ndev;
         hyt_dep_t dj[2] = {{slot_key(h, g, k), HYT_READ}, {col_key(h, j), HYT_RW}};
@@ -563,7 +568,8 @@ int hyt_chol_insert(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, const h
     return cpu_insert(seq, uplo, A, B, info, p);
 }
 
-int hyt_pdpotrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *info, int la)
+int hyt_pdpotrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *info, int la,
+                     const hyt_chol_after_t *after)
 {
     /* A's sizes only: with GPU panels the loop nest never touches host tiles */
     hyt_desc_t A = {.m = dA->n, .n = dA->n, .nb = dA->nb, .mt = dA->mt, .nt = dA->nt,
@@ -572,6 +578,8 @@ int hyt_pdpotrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *info, int la)
     int rc = setup(hyt_sequence_context(seq), &A, la, dA, 1, info, &h);
     if (rc)
         return rc;
+    if (after)
+        h->after = *after;
     rc = insert_steps(seq, h, &A, info, la);
     int rc2 = insert_cleanup(seq, h);
     return rc ? rc : rc2;
