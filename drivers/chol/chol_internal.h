@@ -261,10 +261,13 @@ int hyt_insert_gpu_chol_dpanel(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_cho
 int hyt_insert_gpu_chol_dinfo(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_hdev_t *d,
                               int *h_info, const hyt_dep_t *deps, int ndeps);
 /* What a caller inserts after the panel of step k and its copies, the last tasks that read
- * column k (dpotrf_devices.c: the column's return to the program's array). */
+ * column k (dpotrf_devices.c: the column's return to the program's array; fn may be NULL), and
+ * whether the columns are still arriving. */
 typedef struct hyt_chol_after {
     int (*fn)(hyt_sequence_t *seq, void *arg, int k);
     void *arg;
+    int arriving; /* the columns arrive during the factorization (streamed in by tasks
+                   * inserted before it): its early steps' updates in pieces */
 } hyt_chol_after_t;
 /* The Cholesky of a device matrix in place, every step on the devices (GPU panels; docs at the
  * top of pdpotrf_hybrid.c): dA square, n > 0, its lower triangle factored, la the lookahead,

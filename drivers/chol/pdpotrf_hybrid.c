@@ -54,7 +54,16 @@
  * so the CPUs' lookahead columns become device lookahead columns (la + 1 columns on the
  * LOOKAHEAD streams, as the hybrid has la on the CPUs and the lead one on a device).  A
  * caller's `after` (hyt_chol_after_t) inserts its own tasks after each panel's copies: the
- * LAPACK-layout calls return column k to the program's array there (dpotrf_devices.c).  Tokens:
+ * LAPACK-layout calls return column k to the program's array there (dpotrf_devices.c).
+ *
+ * When the columns arrive while the factorization runs (loaded from host tiles here, or
+ * streamed in by the caller: the LAPACK-layout calls), one rest task per device would wait for
+ * the whole matrix.  The rests of the early steps (early_steps: those that can run while the
+ * loads do, as the LU's lu.overlap_steps = auto) are then cut in pieces of about 4096 columns
+ * on fixed boundaries, each ordered by its own columns' tokens, so that the GPUs update the
+ * columns that have arrived, left-looking behind the loads; such steps get panel slots of
+ * their own (up to 16, when the devices' memory allows; else only step 0 is cut), since a
+ * slot is reused only after the last piece of its step, which waits for the last column.  Tokens:
  * col[j] is also written by the panel of step j and read by its copies (the updates read the
  * slots, never column k itself); the rest task of step 0 also writes every column it updates,
  * so that it waits for the calls inserted before on the same matrix (the other tasks of step
@@ -82,6 +91,7 @@
 #include "hyt_dev_columns.h"
 #include "hyt_hybrid.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -95,6 +105,8 @@
 typedef struct hchol {
     hyt_context_t *ctx;
     int ndev, nslot;
+    int kc, chunk;       /* GPU panels, columns arriving: steps 0 .. kc-1 in pieces of chunk
+                          * local columns (0: none) */
     hyt_chol_hdev_t *d;  /* ndev */
     hyt_dmat_t *dA;      /* the columns */
     int own_dA;          /* dA is this call's (host tiles): freed by the cleanup */
@@ -160,22 +172,76 @@ static int first_local_after(int j, int g, int ndev)
     return j0 / ndev;
 }
 
+/* GPU panels with the columns arriving during the factorization: the steps whose updates are
+ * cut in pieces, those that can run while the loads do (the LU's rule, pdgetrf_hybrid.c): the
+ * loads of the lower triangle take about 4 n^2 bytes at ~25 GB/s, the factorization n^3 / 3
+ * flops at ~35 TFLOP/s, and the first s of nt steps hold about 1 - (1 - s/nt)^3 of the flops;
+ * cut the steps that hold twice the loads' share, and at least the first. */
+static int early_steps(int n, int nt)
+{
+    const double t_load = 4.0 * n * n / 25e9, t_chol = (double)n * n * n / 3 / 35e12;
+    const double share = 2 * t_load / t_chol;
+    if (share >= 1)
+        return nt;
+    const int s = (int)ceil(nt * (1 - cbrt(1 - share)));
+    return s < 1 ? 1 : s > nt ? nt : s;
+}
+
+/* Whether need[g] + nslot slots of slot bytes (+ the matrix's columns when not allocated yet)
+ * fit on every device. */
+static int slots_fit(hyt_context_t *ctx, int ndev, const size_t *need, size_t slot, int nslot,
+                     const hyt_desc_t *T, int own)
+{
+    for (int g = 0; g < ndev; g++) {
+        size_t b = need[g] + (size_t)nslot * slot;
+        if (own)
+            b += hyt_dmat_alloc_bytes(T->n, T->n, T->nb, ndev, g);
+        if (b > hyt_device_mem_available(hyt_context_device(ctx, g)))
+            return 0;
+    }
+    return 1;
+}
+
 /* Checks and allocates the device matrix (or takes dA, the caller's) and the panel slots
- * (synchronous); gpu: GPU panels, INFO to *info (dA given: always). */
+ * (synchronous); gpu: GPU panels, INFO to *info (dA given: always); arriving: the columns
+ * arrive during the factorization (GPU panels: its early steps in pieces). */
 static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA, int gpu,
-                 int *info, hchol_t **out)
+                 int arriving, int *info, hchol_t **out)
 {
     const int ndev = dA ? dA->ndev : hyt_context_num_devices(ctx), nb = T->nb, mt = T->mt;
     const int nt = T->nt;
     const int64_t tile = (int64_t)nb * nb;
-    hchol_t *h = calloc(1, sizeof *h);
+    const size_t slot = (size_t)(tile * mt) * sizeof(double);
+    /* the INFO ints with GPU panels (ncols * pieces); the workspace of the panels' solve, when
+     * one has inv_rows rows below it */
+    const int pieces = hyt_chol_pieces(nb);
+    const size_t ninfo = gpu ? (size_t)pieces * sizeof(int) : 0;
+    const int inv_rows = gpu ? hyt_chol_inv_rows(ctx, 'U') : 0;
+    const size_t lwork = gpu && T->n - nb >= inv_rows && T->n > nb
+                             ? hyt_chol_trsm_work(nb, T->n - nb)
+                             : 0;
     size_t *need = calloc((size_t)ndev, sizeof *need);
+    for (int g = 0; need && g < ndev && g < nt; g++)
+        need[g] = ninfo * (size_t)hyt_dmat_local_cols(nt, ndev, g) + lwork * sizeof(double);
+    /* panels in flight per device: la + 2.  Steps in pieces need more: no slot is reused
+     * before every piece of its step has read it, and the last pieces wait for the last
+     * columns, so the panels of every cut step must find a slot of their own, when the
+     * devices' memory allows (else only the first step is cut) */
+    int nslot = la + 2 < 16 ? la + 2 : 16, kc = 0;
+    if (need && gpu && arriving) {
+        const int want = early_steps(T->n, nt) + la + 1;
+        if (want > nslot && slots_fit(ctx, ndev, need, slot, want < 16 ? want : 16, T, !dA))
+            nslot = want < 16 ? want : 16;
+        kc = nslot - la - 1;
+    }
+    hchol_t *h = calloc(1, sizeof *h);
     if (h) {
         h->ctx = ctx;
         h->ndev = ndev;
-        h->nslot = la + 2 < 16 ? la + 2 : 16; /* panels in flight per device */
+        h->nslot = nslot;
+        h->kc = kc;
         h->gpu = gpu;
-        h->pieces = hyt_chol_pieces(nb);
+        h->pieces = pieces;
         h->info = info;
         h->d = calloc((size_t)ndev, sizeof *h->d);
         h->tok = hyt_tokens_create(ntokens(h));
@@ -189,18 +255,8 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA
             hchol_free(h);
         return hyt_error(HYT_ERR_NOMEM, "out of host memory for the hybrid Cholesky");
     }
-    /* the slots; with GPU panels the INFO ints too (ncols * pieces) */
-    const size_t ninfo = h->gpu ? (size_t)h->pieces * sizeof(int) : 0;
-    /* GPU panels: the workspace of the panels' solve, when one has inv_rows rows below it */
-    const int inv_rows = h->gpu ? hyt_chol_inv_rows(ctx, 'U') : 0;
-    const size_t lwork = h->gpu && T->n - nb >= inv_rows && T->n > nb
-                             ? hyt_chol_trsm_work(nb, T->n - nb)
-                             : 0;
-    for (int g = 0; g < ndev; g++)
-        need[g] = g < nt ? (size_t)h->nslot * (size_t)(tile * mt) * sizeof(double) +
-                               ninfo * (size_t)hyt_dmat_local_cols(nt, ndev, g) +
-                               lwork * sizeof(double)
-                         : 0;
+    for (int g = 0; g < ndev && g < nt; g++)
+        need[g] += (size_t)h->nslot * slot;
     char what[160];
     snprintf(what, sizeof what, "the %s Cholesky of a %d x %d matrix (nb %d, %d devices)",
              dA ? "device matrix's" : h->gpu ? "GPU-panel" : "hybrid", T->n, T->n, nb, ndev);
@@ -212,6 +268,9 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA
         rc = hyt_dmat_alloc(ctx, T->n, T->n, nb, need, what, &h->dA);
         h->own_dA = !rc;
     }
+    /* columns per piece of a cut step: about 4096, and at least 4 pieces per device */
+    const int ncol0 = rc ? 1 : h->dA->ncols[0] / 4 > 1 ? h->dA->ncols[0] / 4 : 1;
+    h->chunk = nb >= 4096 ? 1 : 4096 / nb < ncol0 ? 4096 / nb : ncol0;
     for (int g = 0; g < ndev && !rc; g++) {
         hyt_chol_hdev_t *d = &h->d[g];
         *d = (hyt_chol_hdev_t){.dev = hyt_context_device(ctx, g), .index = g, .ndev = ndev,
@@ -219,8 +278,7 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA
                                .nslot = h->nslot, .tile = tile, .colsz = tile * mt,
                                .cols = h->dA->cols[g], .inv_rows = inv_rows};
         if (need[g])
-            rc = hyt_device_malloc(d->dev, (void **)&d->slots,
-                                   (size_t)h->nslot * (size_t)(tile * mt) * sizeof(double));
+            rc = hyt_device_malloc(d->dev, (void **)&d->slots, (size_t)h->nslot * slot);
         if (!rc && need[g] && h->gpu)
             rc = hyt_device_malloc(d->dev, (void **)&d->dinfo, ninfo * (size_t)d->ncols);
         if (!rc && need[g] && lwork) {
@@ -389,6 +447,33 @@ static hyt_dep_t *all_deps(const hchol_t *h, int *n)
     return deps;
 }
 
+/* GPU panels, columns arriving: step k's update of device g's local columns [l1, l2) in pieces
+ * on fixed boundaries (multiples of h->chunk: step k's piece then waits only for step k-1's
+ * same piece and its own columns, not for one shifted a column further into the matrix), each
+ * ordered by its columns' tokens (RW) alone, so that the GPUs update the columns that have
+ * arrived while the rest are on their way.  They gather into the device's state token, so
+ * that the first whole-device update after them waits for them all. */
+static int insert_pieces(hyt_sequence_t *seq, hchol_t *h, int g, int k, int l1, int l2)
+{
+    const int ndev = h->ndev, nt = h->dA->nt, chunk = h->chunk;
+    hyt_dep_t *deps = malloc((size_t)(chunk + 2) * sizeof *deps);
+    if (!deps)
+        return hyt_error(HYT_ERR_NOMEM, "out of memory");
+    int rc = 0;
+    for (int a = l1, b; a < l2 && !rc; a = b) {
+        b = (a / chunk + 1) * chunk < l2 ? (a / chunk + 1) * chunk : l2;
+        int nd = 0;
+        deps[nd++] = (hyt_dep_t){slot_key(h, g, k), HYT_READ};
+        deps[nd++] = (hyt_dep_t){state_key(h, g), HYT_GATHER};
+        for (int l = a; l < b; l++)
+            deps[nd++] = (hyt_dep_t){col_key(h, l * ndev + g), HYT_RW};
+        rc = hyt_insert_gpu_chol_cols(seq, (hyt_tag_t){nt - k, k, a * ndev + g, -1}, &h->d[g],
+                                      k, a, b, HYT_STREAM_COMPUTE, NULL, deps, nd);
+    }
+    free(deps);
+    return rc;
+}
+
 /* The loop nest on the lower CCRB matrix T (see the top of the file); nt > la + 1 with CPU
  * panels; with GPU panels any nt, and on a device matrix T gives the sizes only. */
 static int insert_steps(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, int *info, int la)
@@ -423,11 +508,16 @@ static int insert_steps(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, in
             rc = hyt_insert_dev_column_return(seq, (hyt_tag_t){PRIO_LOOKAHEAD + 1, k, -1, lead},
                                               &cl, T, lead, col_key(h, lead), NULL);
 
-        // the rest of each device's columns, older steps first
+        // the rest of each device's columns, older steps first; early steps with the columns
+        // arriving: in pieces
         for (int g = 0; g < ndev && !rc; g++) {
             const int l1 = first_local_after(lead, g, ndev), l2 = h->d[g].ncols;
             if (l1 >= l2)
                 continue;
+            if (gpu && k < h->kc) {
+                rc = insert_pieces(seq, h, g, k, l1, l2);
+                continue;
+            }
             /* GPU panels, step 0: every column it updates (after the calls before) */
             hyt_deps_t dr;
             if (hyt_deps_init(&dr, 3 + (gpu && k == 0 ? l2 - l1 : 0))) {
@@ -493,7 +583,7 @@ static int hybrid_tiles(hyt_sequence_t *seq, const hyt_desc_t *T, const hyt_desc
 {
     hyt_context_t *ctx = hyt_sequence_context(seq);
     hchol_t *h = NULL;
-    int rc = setup(ctx, T, la, NULL, gpu, info, &h);
+    int rc = setup(ctx, T, la, NULL, gpu, 1, info, &h);
     if (rc)
         return rc;
     h->upper = upper;
@@ -575,7 +665,7 @@ int hyt_pdpotrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *info, int la,
     hyt_desc_t A = {.m = dA->n, .n = dA->n, .nb = dA->nb, .mt = dA->mt, .nt = dA->nt,
                     .layout = HYT_LAYOUT_CCRB, .ctx = dA->ctx};
     hchol_t *h = NULL;
-    int rc = setup(hyt_sequence_context(seq), &A, la, dA, 1, info, &h);
+    int rc = setup(hyt_sequence_context(seq), &A, la, dA, 1, after && after->arriving, info, &h);
     if (rc)
         return rc;
     if (after)
