@@ -82,14 +82,14 @@ static const hyt_kernel_t cp_kernel = {.name = "dmat_column_copy", .dev = cp_bod
                                        .cat = HYT_CAT_DMA};
 
 int hyt_insert_gpu_dmat_copy(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dst_dev,
-                             double *dst, const double *src, size_t bytes, const void *src_key,
-                             const void *dst_key)
+                             int stream, double *dst, const double *src, size_t bytes,
+                             const void *src_key, const void *dst_key)
 {
     cp_args_t args = {dst, src, bytes};
     hyt_dep_t deps[2] = {{src_key, HYT_READ}, {dst_key, HYT_WRITE}};
     hyt_task_desc_t d = hyt_tagged_desc(&cp_kernel, &args, sizeof args, deps, 2, tag);
     d.device = hyt_device_index(dst_dev);
-    d.stream = HYT_STREAM_H2D;
+    d.stream = stream;
     return hyt_task_insert(seq, &d);
 }
 
@@ -255,7 +255,7 @@ int hyt_dmat_trs_sweep(hyt_sequence_t *seq, hyt_dmat_trs_t *s, int g, char uplo,
             const int sl = s->step[g]++ % NSLOT;
             const void *key = hyt_token(s->tok, (size_t)(g * NSLOT + sl));
             double *slot = s->slots[g] + sl * A->colsz;
-            rc = hyt_insert_gpu_dmat_copy(seq, tag, dev, slot + t0 * A->tile,
+            rc = hyt_insert_gpu_dmat_copy(seq, tag, dev, HYT_STREAM_H2D, slot + t0 * A->tile,
                                           acol + t0 * A->tile,
                                           (size_t)(t1 - t0) * A->tile * sizeof(double),
                                           src.key, key);

@@ -63,11 +63,11 @@ int hyt_insert_gpu_dmat_laswp(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *
                               double *bcols, int64_t colsz, int ncols, int nb, int n,
                               const int *ipiv, int *dpiv, double *work, int reverse,
                               const hyt_dep_t *deps, int ndeps);
-/* bytes from src (another device) to dst, on dst_dev's H2D stream: src_key READ, dst_key
- * WRITE (dmat_trs.c). */
+/* bytes from src (on any device) to dst, on `stream` of dst_dev: src_key READ, dst_key WRITE
+ * (dmat_trs.c). */
 int hyt_insert_gpu_dmat_copy(hyt_sequence_t *seq, hyt_tag_t tag, hyt_device_t *dst_dev,
-                             double *dst, const double *src, size_t bytes, const void *src_key,
-                             const void *dst_key);
+                             int stream, double *dst, const double *src, size_t bytes,
+                             const void *src_key, const void *dst_key);
 
 /* Triangular sweeps with a factor held in the device matrix A on B's devices (dmat_trs.c; A n x
  * n, B n x nrhs, same tile size): open checks the memory and allocates the slots (several

@@ -46,7 +46,7 @@
  *                     solve of the tiles below (a GEMM with the      (gpu_dpotrf_hybrid_tasks.c)
  *                     inverse, or a TRSM), in column k itself
  *   panel copies      tiles k..mt-1 of column k to the slot of every  D2D, a copy per device,
- *                     device that owns a column > k (its owner too)   on the receiver's H2D
+ *                     device that owns a column > k (its owner too)   on the receiver's LOOKAHEAD
  *   lookahead         columns k+1 .. lead-1, one task each            owner, LOOKAHEAD stream
  *   lead column       column lead = k+la+1                            owner, LOOKAHEAD stream
  *   the rest          each device's columns > lead, one task          device, COMPUTE stream
@@ -305,14 +305,17 @@ static int insert_gpu_panel(hyt_sequence_t *seq, hchol_t *h, int k)
      * only part of the SMs (gpu.panel_sms; pdpotrf_gpu.c) */
     int rc = hyt_insert_gpu_chol_dpanel(seq, (hyt_tag_t){PRIO_PANEL, k, k, k}, &h->d[o], k,
                                         HYT_STREAM_LOOKAHEAD, pd, 2);
-    /* the updates read a slot, the owner's too: column k is final and read only here */
+    /* the updates read a slot, the owner's too: column k is final and read only here.  On
+     * the receiver's lookahead stream, where its next panel and lookahead updates wait for it:
+     * on the H2D stream it queued behind the column loads (a tile call's first panel copy
+     * came after all 32 loads at n = 32768, 90 ms; docs/performance.md) */
     const double *src = hyt_dmat_col(h->dA, k) + k * tile;
     for (int g = 0; g < h->ndev && !rc; g++) {
         const hyt_chol_hdev_t *d = &h->d[g];
         if (first_local_after(k, g, h->ndev) >= d->ncols)
             continue; /* no column right of k on g */
         rc = hyt_insert_gpu_dmat_copy(seq, (hyt_tag_t){PRIO_PANEL - 1, k, k, g}, d->dev,
-                                      d->slots + (k % d->nslot) * d->colsz + k * tile, src,
+                                      HYT_STREAM_LOOKAHEAD, d->slots + (k % d->nslot) * d->colsz + k * tile, src,
                                       (size_t)((mt - k) * tile) * sizeof(double),
                                       col_key(h, k), slot_key(h, g, k));
     }
