@@ -38,6 +38,12 @@
  * tile copy of the matrix (made before the clock starts) with chol.panel cpu and gpu, a row
  * each.  On host devices it runs there too (for checking the benchmark).
  *
+ * --h2h: the host-to-host rows of the GPU panels alone (hyt_dpotrf with chol.panel = gpu and
+ * hyt_dpotrf_tile with GPU panels, as with --hybrid, without the hybrid's rows), against the
+ * peer host to host too on one CUDA device (hyt_peer_dpotrf_h2h: the peer's cudaMemcpy of the
+ * whole matrix in, cusolverDnDpotrf, the copy out; its time on a "#" line), the ratio of those
+ * rows the peer's host-to-host time over theirs.
+ *
  * The peer: cusolverDnDpotrf on device 0; with several CUDA devices, when the rows measured
  * use them all (--dmat or --hybrid) and the triangle is lower, cusolverMgPotrf on the same
  * devices instead (hyt_peer_dpotrf_mg: a 1 x ndev grid, column blocks of B, from the host
@@ -300,7 +306,7 @@ static int usage(void)
             "                        [--lookahead L[,L...]] [--leaf W[,W...]] [--reps R]\n"
             "                        [--gemm] [--devices cuda:0|host:1] [--no-peer] [--dmat]\n"
             "                        [--hybrid] [--mg-block B[,B...]] [--inv-rows R[,R...]]\n"
-            "                        [--tail T[,T...]] [--gemm-lt G[,G...]]\n"
+            "                        [--tail T[,T...]] [--gemm-lt G[,G...]] [--h2h]\n"
             "  hytile's GPU-only Cholesky (hyt_dpotrf_device) against cusolverDnDpotrf on the\n"
             "  same SPD matrix, both on the GPU; best of R runs each, residuals checked; every\n"
             "  combination of the lists; --gemm: cuBLAS DGEMM rates at M = N = n, n/2, K = nb.\n"
@@ -315,7 +321,8 @@ static int usage(void)
             "  each.  --tail: chol.tail (the order from which the trailing matrix is factored\n"
             "  by one cusolverDnDpotrf; auto, or a count, 0: never), a row each.  --gemm-lt:\n"
             "  chol.gemm_lt (the trailing update's GEMMs through cublasLt: auto, 0 or 1), a\n"
-            "  row each.\n");
+            "  row each.  --h2h: only the GPU-panel rows of --hybrid, against the peer host to\n"
+            "  host (its cudaMemcpy of the matrix in and out around cusolverDnDpotrf).\n");
     return 2;
 }
 
@@ -639,7 +646,8 @@ static int print_row(int n, char uplo, int nb, int la, int leaf, double th, doub
 int hyt_bench_chol_gpu(int argc, char **argv)
 {
     int ns[32], nn = 0, nbs[16] = {0}, nnb = 1, las[16] = {-1}, nla = 1, leafs[16] = {0};
-    int nleaf = 1, reps = 1, peer = 1, gemm = 0, dmat = 0, hybrid = 0, mgs[8] = {256, 512};
+    int nleaf = 1, reps = 1, peer = 1, gemm = 0, dmat = 0, hybrid = 0, h2h = 0;
+    int mgs[8] = {256, 512};
     int nmg = 2, invs[16] = {0}, ninv = 1, inv_given = 0, tails[16] = {-1}, ntail = 1;
     int tail_given = 0, lts[16] = {-1}, nlt = 1, lt_given = 0;
     char uplos[2] = {'L'};
@@ -662,6 +670,8 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             dmat = 1;
         } else if (!strcmp(a, "--hybrid")) {
             hybrid = 1;
+        } else if (!strcmp(a, "--h2h")) {
+            hybrid = h2h = 1;
         } else if (!v) {
             return usage();
         } else if (!strcmp(a, "--uplo")) {
@@ -760,7 +770,10 @@ int hyt_bench_chol_gpu(int argc, char **argv)
     printf("# hytile GPU-only Cholesky%s vs %s, device-resident, %s%s (%s); best of %d\n",
            dmat ? " (hyt_dpotrf_dmat)" : "", pname, hyt_device_name(dev),
            ndev > 1 ? " and more devices" : "", cuda ? ver : "no peer on a host device", reps);
-    if (hybrid)
+    if (h2h)
+        printf("# rows 'host to host': from host memory to host memory; ratio: the peer's time "
+               "host to host ('#' line) over hytile's\n");
+    else if (hybrid)
         printf("# rows 'hybrid, host to host': hytile's hybrid Cholesky (hyt_dpotrf: CPU "
                "diagonal tiles and panels, updates on the devices) from host memory to host "
                "memory; ratio: peer s / hybrid s\n");
@@ -806,6 +819,20 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                 fprintf(stderr, "peer: n = %d, uplo %c: %s\n", n, uplo, hyt_last_error());
                 tp = NAN;
             }
+            /* --h2h: the peer host to host too, the ratio of the host-to-host rows */
+            double tp_h = NAN;
+            if (h2h && peer && cuda && !mg) {
+                if (hyt_peer_dpotrf_h2h(hyt_device_ordinal(dev), uplo, n, H, reps, &tp_h)) {
+                    fprintf(stderr, "peer (host to host): n = %d, uplo %c: %s\n", n, uplo,
+                            hyt_last_error());
+                    tp_h = NAN;
+                    status = 1;
+                } else {
+                    printf("# %7d %c   peer host to host (cudaMemcpy in, cusolverDnDpotrf, "
+                           "cudaMemcpy out): %.4f s\n", n, uplo, tp_h);
+                }
+            }
+            const double tp_rows = h2h ? tp_h : tp;
             for (int b = 0; b < nnb; b++)
                 for (int l = 0; l < nla; l++) {
                     for (int f = 0; f < nleaf * ninv * ntail * nlt; f++) {
@@ -855,7 +882,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                     if (!hybrid)
                         continue;
                     /* hyt_dpotrf host to host: the hybrid (CPU panels), then on the devices */
-                    for (int g = 0; g < 2; g++) {
+                    for (int g = h2h; g < 2; g++) {
                         hyt_chol_params_t hp = {nbs[b], las[l], "cg"[g]};
                         double th = NAN, res = NAN;
                         if (best_of(&bn, &code_hybrid, &hp, &th, &res)) {
@@ -870,14 +897,14 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                         hyt_chol_params_device(ctx, n, &dp);
                         if (!print_row(n, uplo, g ? dp.nb : hp.nb, g ? dp.lookahead
                                                                       : hp.lookahead, -1, th,
-                                       res, tp, res_p, g ? "   hyt_dpotrf on the devices, host "
+                                       res, tp_rows, res_p, g ? "   hyt_dpotrf on the devices, host "
                                                            "to host" : "   hybrid, host to host"))
                             status = 1;
                     }
                     /* hyt_dpotrf_tile on a tile copy, host to host: chol.panel cpu (the
                      * hybrid), then gpu (GPU panels on the devices); the tile size: the
                      * hybrid's, then the device matrices' */
-                    for (int g = 0; g < 2; g++) {
+                    for (int g = h2h; g < 2; g++) {
                         hyt_chol_params_t hp = {nbs[b], las[l], 'c'};
                         hyt_chol_dev_params_t dp = {nbs[b], las[l], 0, 0, -1, -1};
                         hyt_chol_params(ctx, n, &hp);
@@ -893,7 +920,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                         }
                         if (!print_row(n, uplo, g ? dp.nb : hp.nb, g ? dp.lookahead
                                                                       : hp.lookahead, -1, th,
-                                       res, tp, res_p, g ? "   hyt_dpotrf_tile, GPU panels, "
+                                       res, tp_rows, res_p, g ? "   hyt_dpotrf_tile, GPU panels, "
                                                            "host to host"
                                                          : "   hyt_dpotrf_tile, hybrid, host to "
                                                            "host"))

@@ -30,6 +30,7 @@
 #include <cusolverMg.h>
 
 #include "peer_cuda.h"
+#include "peer_cusolver.h"
 
 static int cuda_error(cudaError_t e, const char *call, const char *file, int line)
 {
@@ -103,6 +104,78 @@ cleanup:
         PEER_CLEAN(cusolverDnDestroy(handle), CUSOLVER_STATUS_SUCCESS, "cuSOLVER");
     if (prev >= 0)
         PEER_CLEAN(cudaSetDevice(prev), cudaSuccess, "CUDA");
+    return rc;
+}
+
+/* One GPU, host to host: the copy of the whole matrix in, cusolverDnDpotrf, the copy out (the
+ * peer's own way, a and the factor page-locked), best of reps; the workspace made once. */
+int hyt_peer_dpotrf_h2h(int device, char uplo, int n, const double *a, int reps, double *seconds)
+{
+    int rc = 0, lwork = 0, prev = -1, registered = 0, info = 0;
+    const size_t nn = (size_t)n * (size_t)n;
+    cudaStream_t stream = NULL;
+    cusolverDnHandle_t handle = NULL;
+    double *d_a = NULL, *d_work = NULL, *h_f = NULL;
+    int *d_info = NULL;
+    const int up = uplo == 'U' || uplo == 'u';
+    if (!(up || uplo == 'L' || uplo == 'l') || n < 1 || !a || reps < 1 || !seconds)
+        return hyt_error(HYT_ERR_INVALID, "hyt_peer_dpotrf_h2h: invalid arguments (uplo '%c', "
+                         "n = %d, reps = %d)", uplo, n, reps);
+    const cublasFillMode_t fill = up ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+    HYT_PEER_TRY(cudaGetDevice(&prev));
+    HYT_PEER_TRY(cudaSetDevice(device));
+    HYT_PEER_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    HYT_PEER_TRY(cusolverDnCreate(&handle));
+    HYT_PEER_TRY(cusolverDnSetStream(handle, stream));
+    rc = hyt_peer_check_memory("hyt_peer_dpotrf_h2h", device, nn * sizeof(double) + sizeof(int),
+                               n, 1, "A and info");
+    if (rc)
+        goto cleanup;
+    HYT_PEER_TRY(cudaMalloc((void **)&d_a, nn * sizeof(double)));
+    HYT_PEER_TRY(cudaMalloc((void **)&d_info, sizeof(int)));
+    HYT_PEER_TRY(cusolverDnDpotrf_bufferSize(handle, fill, n, d_a, n, &lwork));
+    HYT_PEER_TRY(cudaMalloc((void **)&d_work, (size_t)(lwork > 0 ? lwork : 1) * sizeof(double)));
+    if (!hyt_peer_is_pinned(a)) {
+        HYT_PEER_TRY(cudaHostRegister((void *)a, nn * sizeof(double), cudaHostRegisterReadOnly));
+        registered = 1;
+    }
+    HYT_PEER_TRY(cudaMallocHost((void **)&h_f, nn * sizeof(double)));
+    *seconds = 1e300;
+    for (int r = 0; r < reps; r++) {
+        HYT_PEER_TRY(cudaDeviceSynchronize());
+        const double t0 = hyt_wtime();
+        HYT_PEER_TRY(cudaMemcpyAsync(d_a, a, nn * sizeof(double), cudaMemcpyHostToDevice,
+                                     stream));
+        HYT_PEER_TRY(cusolverDnDpotrf(handle, fill, n, d_a, n, d_work, lwork, d_info));
+        HYT_PEER_TRY(cudaMemcpyAsync(h_f, d_a, nn * sizeof(double), cudaMemcpyDeviceToHost,
+                                     stream));
+        HYT_PEER_TRY(cudaStreamSynchronize(stream));
+        const double t = hyt_wtime() - t0;
+        if (t < *seconds)
+            *seconds = t;
+    }
+    HYT_PEER_TRY(cudaMemcpy(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
+    if (info)
+        rc = hyt_error(HYT_ERR_INVALID, "hyt_peer_dpotrf_h2h: cusolverDnDpotrf gave INFO %d",
+                       info);
+
+cleanup:
+    if (h_f)
+        HYT_PEER_CLEAN(cudaFreeHost(h_f));
+    if (registered)
+        HYT_PEER_CLEAN(cudaHostUnregister((void *)a));
+    if (d_work)
+        HYT_PEER_CLEAN(cudaFree(d_work));
+    if (d_info)
+        HYT_PEER_CLEAN(cudaFree(d_info));
+    if (d_a)
+        HYT_PEER_CLEAN(cudaFree(d_a));
+    if (handle)
+        HYT_PEER_CLEAN(cusolverDnDestroy(handle));
+    if (stream)
+        HYT_PEER_CLEAN(cudaStreamDestroy(stream));
+    if (prev >= 0)
+        HYT_PEER_CLEAN(cudaSetDevice(prev));
     return rc;
 }
 
@@ -323,6 +396,12 @@ int hyt_peer_dpotrf_uplo(int device, char uplo, int n, double *d_a, int lda, dou
 {
     (void)device, (void)uplo, (void)n, (void)d_a, (void)lda, (void)seconds, (void)info;
     return hyt_error(HYT_ERR_NOT_AVAILABLE, "hyt_peer_dpotrf_uplo: built without CUDA");
+}
+
+int hyt_peer_dpotrf_h2h(int device, char uplo, int n, const double *a, int reps, double *seconds)
+{
+    (void)device, (void)uplo, (void)n, (void)a, (void)reps, (void)seconds;
+    return hyt_error(HYT_ERR_NOT_AVAILABLE, "hyt_peer_dpotrf_h2h: built without CUDA");
 }
 
 int hyt_peer_dpotrf_mg(int ndev, const int *devices, int n, int mg_block, const double *a,

@@ -22,6 +22,13 @@ extern "C" {
 int hyt_peer_dpotrf_uplo(int device, char uplo, int n, double *d_a, int lda, double *seconds,
                          int *info);
 
+/* One GPU, host to host: cudaMemcpy of the whole n x n host matrix a (leading dimension n; not
+ * modified) in, cusolverDnDpotrf of its uplo triangle, cudaMemcpy of the whole matrix out to a
+ * page-locked buffer, timed together on one stream, best of reps runs: *seconds (a page-locked
+ * for the copies, as the LU's peer does; the workspace made once, outside the clock).  Returns
+ * 0, or an HYT_ERR_* code as above (HYT_ERR_INVALID when INFO is not 0). */
+int hyt_peer_dpotrf_h2h(int device, char uplo, int n, const double *a, int reps, double *seconds);
+
 /* cusolverMgPotrf of the lower triangle of the n x n host matrix a (leading dimension lda; not
  * modified) on the ndev distinct CUDA devices `devices`: a 1 x ndev grid, column-major mapping,
  * column blocks of mg_block columns (256 when mg_block <= 0; n when larger), block j on
