@@ -6,7 +6,8 @@
 # with chol.panel cpu (the hybrid) and gpu (GPU panels on the devices).  Passes when the
 # benchmark exits 0 and prints every expected row: per setting a device row, then those four
 # rows of the same n and triangle with a time; no FAILED.  Runs the sweep on the GPU-only
-# Cholesky and on the device matrix (--dmat).
+# Cholesky and on the device matrix (--dmat); with --h2h only the two GPU-panel rows follow
+# (against the peer host to host on CUDA).
 #
 #   tests/bench_chol_hybrid.sh HYTILE
 set -u
@@ -16,10 +17,13 @@ fail() {
     exit 1
 }
 
-# run EXPECTED-ROWS ARGS...: the benchmark, its exit status and its rows checked
+# run EXPECTED-SETTINGS ARGS...: the benchmark, its exit status and its rows checked (--h2h
+# among the ARGS: the GPU-panel rows alone)
 run() {
     want=$1
     shift
+    h2h=0
+    case " $* " in *" --h2h "*) h2h=1 ;; esac
     echo "== hytile bench-gpu $*"
     out=$("$hytile" bench-gpu "$@" 2>&1)
     rc=$?
@@ -31,11 +35,15 @@ run() {
     # after each device row (leaf a number), four rows of the same setting with a positive
     # time: the hybrid's, hyt_dpotrf's on the devices, hyt_dpotrf_tile's hybrid and GPU-panel
     # ones (nb and lookahead: their own); count the settings
-    pairs=$(printf '%s\n' "$out" | awk '
+    pairs=$(printf '%s\n' "$out" | awk -v h2h="$h2h" '
         BEGIN {
             w[0] = "  hybrid, host to host$"; w[1] = "hyt_dpotrf on the devices, host to host$"
             w[2] = "hyt_dpotrf_tile, hybrid, host to host$"
             w[3] = "hyt_dpotrf_tile, GPU panels, host to host$"
+            rows = 4
+            if (h2h) {
+                w[0] = w[1]; w[1] = w[3]; rows = 2
+            }
         }
         /^#/ { next }
         $5 ~ /^[0-9]+$/ && $6 == "|" { key = $1 " " $2; k = 0; next }
@@ -44,16 +52,17 @@ run() {
                 print "bad row: " $0 > "/dev/stderr"
                 bad = 1
             }
-            if (++k == 4) {
+            if (++k == rows) {
                 key = ""
                 n++
             }
         }
         END { print bad ? -1 : n + 0 }')
-    [ "$pairs" -eq "$want" ] || fail "$pairs settings with their five rows, expected $want"
+    [ "$pairs" -eq "$want" ] || fail "$pairs settings with all their rows, expected $want"
 }
 
 # 2 sizes x 2 triangles x 2 nb x 2 lookaheads
 run 16 --chol 300 1000 --nb 64,96 --lookahead 0,2 --uplo L,U --hybrid --devices host:2
 run 2 --chol 700 --nb 64 --lookahead 0,1 --dmat --hybrid --devices host:2
+run 4 --chol 300 --nb 64,96 --uplo L,U --h2h --devices host:2
 echo "bench_chol_hybrid: passed"
