@@ -16,7 +16,8 @@
  * calls through a device matrix (hyt_dpotrf, hyt_dposv with chol.panel = gpu) under a device
  * fault at every k-th call in turn: an error leaves A and B untouched bit for bit, any other
  * outcome is right (INFO, factor, X), also when the fault came after part of the factor was
- * back in A (finished on the CPU workers; some run must be).  On CUDA GPUs
+ * back in A (finished on the CPU workers; some run must be); and that end on the CPUs alone
+ * (hyt_chol_resume) on random partly written states, SPD or not.  On CUDA GPUs
  * chol.panel is auto, i.e. gpu, in the sweeps too: there HYT_CHOL_PANEL=cpu runs the hybrid.
  *
  * Usage: test_chol_hybrid          on host:1 .. host:3 (quick suite; HYT_CHAOS applies)
@@ -331,6 +332,65 @@ static void check_lapack_faults(int ndev, int nb)
           recovered);
 }
 
+/* hyt_chol_resume (drivers/chol/chol_resume.c) alone, on the states a failed device call can
+ * leave: the factor's tiles written (marked) in every column left of a random one k0, in column
+ * k0 the diagonal tile or none, then any of its other tiles, and in later columns (their
+ * returns may have run too) any tiles after their diagonal one; A's own tiles elsewhere.  With
+ * a failing minor in tile column kf, the marked tiles right of the failing column hold garbage
+ * (as the device's do).  The result must be the factor (backward error), INFO exact, the other
+ * triangle and the padding untouched. */
+static void check_resume(hyt_context_t *cpu, char uplo, int nb, int fail, unsigned long long seed)
+{
+    const int n = 6 * nb + 5, lda = n + 2, nt = (n + nb - 1) / nb;
+    const size_t sz = (size_t)lda * n * sizeof(double);
+    double *A0 = malloc(sz), *F = malloc(sz), *A = malloc(sz);
+    unsigned char *marks = calloc((size_t)nt * nt, 1);
+    REQUIRE(A0 && F && A && marks, "malloc");
+    fill_random(A0, lda, n, lda, seed + 1);
+    chol_matrix(A0, n, lda, fail, seed);
+    memcpy(F, A0, sz);
+    hyt_chol_params_t p = {nb, 1, 'n'};
+    REQUIRE(hyt_dpotrf_params(cpu, uplo, n, F, lda, &p) == fail, "the reference factor");
+    test_rng_t rng = {seed};
+    const int kf = fail ? (fail - 1) / nb : nt, k0 = test_randint(&rng, kf < nt ? kf + 1 : nt);
+    memcpy(A, A0, sz);
+    for (int j = 0; j < nt; j++) {
+        const int diag = j < k0 || test_randint(&rng, 2);
+        for (int i = j; i < nt && diag; i++) {
+            if (j >= k0 && i > j && test_randint(&rng, 2))
+                continue;
+            marks[(int64_t)j * nt + i] = 1;
+            const int r1 = i * nb + nb < n ? i * nb + nb : n, c1 = j * nb + nb < n ? j * nb + nb : n;
+            for (int c = j * nb; c < c1; c++)
+                for (int r = i * nb; r < r1; r++) {
+                    if (i == j && r < c)
+                        continue; /* a diagonal tile: its triangle */
+                    const int64_t at = uplo == 'L' ? r + (int64_t)c * lda : c + (int64_t)r * lda;
+                    A[at] = j > kf ? test_uniform(&rng) : F[at]; /* garbage past the failure */
+                }
+        }
+    }
+    int info = -1;
+    int rc = hyt_chol_resume(cpu, uplo, n, A, lda, nb, marks, &info);
+    CHECK(rc == 0 && info == fail, "resume %c nb %d fail %d seed %llu (k0 %d): rc %d, info %d "
+          "(%s)", uplo, nb, fail, seed, k0, rc, info, hyt_last_error());
+    int other_ok = 1;
+    for (int c = 0; c < n; c++)
+        for (int r = 0; r < lda; r++)
+            if (r >= n || (uplo == 'L' ? r < c : r > c))
+                other_ok &= A[r + (int64_t)c * lda] == A0[r + (int64_t)c * lda];
+    CHECK(other_ok, "resume %c seed %llu: the other triangle or the padding changed", uplo, seed);
+    if (!fail) {
+        double e = chol_backward_error(uplo, n, A0, lda, A, lda);
+        CHECK(e < LU_THRESH, "resume %c nb %d seed %llu (k0 %d): backward error %g", uplo, nb,
+              seed, k0, e);
+    }
+    free(A0);
+    free(F);
+    free(A);
+    free(marks);
+}
+
 /* The k-th allocation fails (debug.fault_alloc = k) in hyt_dpotrf_tile_async of the upper
  * triangle of a LAPACK view, inserted behind a gate: the hybrid through a lower tile copy
  * (pdpotrf_hybrid.c's via_copy), whose last insertions are the cleanups of the hybrid and of
@@ -524,6 +584,10 @@ int main(int argc, char **argv)
     for (int g = 0; g < maxdev; g++)
         REQUIRE(!hyt_context_set(dev[g], "chol.panel", "auto"), "%s", hyt_last_error());
 
+    /* the end on the CPUs of a factorization partly written back, on random states */
+    for (int t = 0; t < 40; t++)
+        check_resume(cpu, "LU"[t % 2], t % 3 ? 8 : 5, t % 4 == 3 ? 3 * (t % 3 ? 8 : 5) + 2 : 0,
+                     1000 + (unsigned long long)t);
     /* the LAPACK-layout path through the devices: a fault after part of the factor came back */
     check_lapack_faults(maxdev < 2 ? 1 : 2, use_cuda ? 64 : 16);
 
