@@ -18,10 +18,11 @@
  *  - a failure of hytile itself (HYT_ERR_*: no memory, a device error, an injected fault) is
  *    redone by it and said once on stderr: from a copy of the arguments kept for the purpose
  *    (made by the context's workers when it is large),
- *    or, for the LU calls on devices with GPU panels, from the arguments themselves, which
- *    that path writes only after everything else succeeded (drivers/lu/dgesv_devices.c; a
- *    failure of its final copy back, after a second attempt, is reported with INFO the
- *    HYT_ERR_* code, as without a CPU LAPACK).
+ *    or, for the LU's and the Cholesky's calls on devices with GPU panels, from the arguments
+ *    themselves, which a failure leaves untouched (drivers/lu/dgesv_devices.c writes them
+ *    only after everything else succeeded; drivers/chol/dpotrf_devices.c finishes on the CPU
+ *    workers once part of the factor is written; a failure of a final copy back, after a
+ *    second attempt, is reported with INFO the HYT_ERR_* code, as without a CPU LAPACK).
  * Without one, small calls run in hytile and a library failure is said on stderr, with INFO the
  * HYT_ERR_* code (< -1000, which LAPACK never returns).
  *
@@ -476,11 +477,13 @@ static void abi_call(const abi_call_t *c, int *info)
     }
     int rc;
     hyt_context_t *ctx = abi_enter(&rc);
-    /* The LU's and the Cholesky's calls on devices with GPU panels write A and B only after
-     * everything else succeeded (drivers/lu/dgesv_devices.c, drivers/chol/dpotrf_devices.c;
-     * their solves with few right-hand sides, on the CPUs, solve a copy of B): a failure
-     * leaves them untouched (written = 0), so they need no copy for a redo.  Other calls may
-     * write A (not the solves) and B before they fail: a copy of those is kept for the redo. */
+    /* The LU's calls on devices with GPU panels write A and B only after everything else
+     * succeeded (drivers/lu/dgesv_devices.c); the Cholesky's write the factor during the
+     * factorization, and finish on the CPU workers when the devices fail after that
+     * (drivers/chol/dpotrf_devices.c); their solves with few right-hand sides, on the CPUs,
+     * solve a copy of B.  A failure of theirs leaves A and B untouched (written = 0), so they
+     * need no copy for a redo.  Other calls may write A (not the solves) and B before they
+     * fail: a copy of those is kept for the redo. */
     const int chol = strchr("FSV", c->op) != NULL;
     int on_dev = ctx && (chol ? hyt_chol_lapack_on_devices(ctx, c->n)
                               : hyt_drv_lapack_on_devices(ctx, c->m, c->n));
