@@ -897,8 +897,9 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                         hyt_chol_params_device(ctx, n, &dp);
                         if (!print_row(n, uplo, g ? dp.nb : hp.nb, g ? dp.lookahead
                                                                       : hp.lookahead, -1, th,
-                                       res, tp_rows, res_p, g ? "   hyt_dpotrf on the devices, host "
-                                                           "to host" : "   hybrid, host to host"))
+                                       res, tp_rows, res_p,
+                                       g ? "   hyt_dpotrf on the devices, host to host"
+                                         : "   hybrid, host to host"))
                             status = 1;
                     }
                     /* hyt_dpotrf_tile on a tile copy, host to host: chol.panel cpu (the

@@ -360,7 +360,8 @@ static void check_resume(hyt_context_t *cpu, char uplo, int nb, int fail, unsign
             if (j >= k0 && i > j && test_randint(&rng, 2))
                 continue;
             marks[(int64_t)j * nt + i] = 1;
-            const int r1 = i * nb + nb < n ? i * nb + nb : n, c1 = j * nb + nb < n ? j * nb + nb : n;
+            const int r1 = i * nb + nb < n ? i * nb + nb : n;
+            const int c1 = j * nb + nb < n ? j * nb + nb : n;
             for (int c = j * nb; c < c1; c++)
                 for (int r = i * nb; r < r1; r++) {
                     if (i == j && r < c)

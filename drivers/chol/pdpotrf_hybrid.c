@@ -55,17 +55,8 @@
  * LOOKAHEAD streams, as the hybrid has la on the CPUs and the lead one on a device).  A
  * caller's `after` (hyt_chol_after_t) inserts its own tasks after each panel's copies: the
  * LAPACK-layout calls return column k to the program's array there (dpotrf_devices.c).
- *
- * When the columns arrive while the factorization runs (loaded from host tiles here, or
- * streamed in by the caller: the LAPACK-layout calls), one rest task per device would wait for
- * the whole matrix.  The rests of the early steps (early_steps: those that can run while the
- * loads do, as the LU's lu.overlap_steps = auto) are then cut in pieces of about 4096 columns
- * on fixed boundaries, each ordered by its own columns' tokens, so that the GPUs update the
- * columns that have arrived, left-looking behind the loads; such steps get panel slots of
- * their own (up to 16, when the devices' memory allows; else only step 0 is cut), since a
- * slot is reused only after the last piece of its step, which waits for the last column.  Tokens:
- * col[j] is also written by the panel of step j and read by its copies (the updates read the
- * slots, never column k itself); the rest task of step 0 also writes every column it updates,
+ * Tokens: col[j] is also written by the panel of step j and read by its copies (the updates
+ * read the slots, never column k itself); the rest task of step 0 also writes every column it updates,
  * so that it waits for the calls inserted before on the same matrix (the other tasks of step
  * 0 have their column's token: the panel, the lookahead and lead columns); info[g] orders the
  * panels of device g (they write its dinfo) before the copy of dinfo to the host.
@@ -74,6 +65,15 @@
  * LAPACK's INFO: the steps before the first failure are exact).  The steps after a failure
  * still run, on garbage or NaN (nothing on the devices waits for a value, as in
  * pdpotrf_gpu.c): the tile columns from the failing one on are then undefined.
+ *
+ * When the columns arrive while the factorization runs (loaded from host tiles here, or
+ * streamed in by the caller: the LAPACK-layout calls), one rest task per device would wait for
+ * the whole matrix.  The rests of the early steps (early_steps: those that can run while the
+ * loads do, as the LU's lu.overlap_steps = auto) are then cut in pieces of about 4096 columns
+ * on fixed boundaries, each ordered by its own columns' tokens, so that the GPUs update the
+ * columns that have arrived, left-looking behind the loads; such steps get panel slots of
+ * their own (up to 16, when the devices' memory allows; else only step 0 is cut), since a
+ * slot is reused only after the last piece of its step, which waits for the last column.
  *
  * GPU panels on host tiles (a tile call with chol.panel = gpu, the default with CUDA
  * devices): every tile column is loaded onto its device first (the loads write col[j] and
@@ -315,7 +315,8 @@ static int insert_gpu_panel(hyt_sequence_t *seq, hchol_t *h, int k)
         if (first_local_after(k, g, h->ndev) >= d->ncols)
             continue; /* no column right of k on g */
         rc = hyt_insert_gpu_dmat_copy(seq, (hyt_tag_t){PRIO_PANEL - 1, k, k, g}, d->dev,
-                                      HYT_STREAM_LOOKAHEAD, d->slots + (k % d->nslot) * d->colsz + k * tile, src,
+                                      HYT_STREAM_LOOKAHEAD,
+                                      d->slots + (k % d->nslot) * d->colsz + k * tile, src,
                                       (size_t)((mt - k) * tile) * sizeof(double),
                                       col_key(h, k), slot_key(h, g, k));
     }
