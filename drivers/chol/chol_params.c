@@ -8,7 +8,9 @@
  *       gpu.min_n on, the CPU workers alone below it; tile calls whatever the size), else cpu;
  *   inv_rows (chol.inv_rows; the device panels' solve): auto, gpu_chol_trsm.c's defaults;
  *   tail (chol.tail; the GPU-only Cholesky's last trailing matrix): auto, dpotrf_gpu.c's;
- *   gemm_lt (chol.gemm_lt; the GPU-only Cholesky's trailing GEMMs): auto, dpotrf_gpu.c's.
+ *   gemm_lt (chol.gemm_lt; the GPU-only Cholesky's trailing GEMMs): auto, dpotrf_gpu.c's;
+ *   overlap_steps (chol.overlap_steps; GPU panels with the columns arriving): auto,
+ *       pdpotrf_hybrid.c's early_steps.
  */
 #include "chol_internal.h"
 
@@ -41,6 +43,12 @@ static const hyt_config_keydef_t chol_keys[] = {
       "of its heuristic for each shape), 0: cublasDgemm; auto: 1 for lower on CUDA devices, "
       "else 0"},
      HYT_KEY_INT, 0, 1, 1, 1, NULL},
+    {{"chol.overlap_steps", "HYT_CHOL_OVERLAP_STEPS", "auto",
+      "GPU panels, matrix arriving from the host during the factorization (the LAPACK-layout "
+      "and tile calls): the first steps whose device updates are cut in pieces of about 4096 "
+      "columns, each started as soon as its columns have arrived (0..100000; 0: none); auto: "
+      "the steps that can overlap the loads (from the sizes), as many as 16 panel slots allow"},
+     HYT_KEY_INT, 0, 100000, 1, 1, NULL},
     {{"chol.panel", "HYT_CHOL_PANEL", "auto",
       "where the Cholesky factors its diagonal tiles and panels with devices: gpu (every step "
       "on the devices: a LAPACK array streamed to a device matrix, a tile matrix's columns "

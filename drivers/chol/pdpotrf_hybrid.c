@@ -68,8 +68,8 @@
  *
  * When the columns arrive while the factorization runs (loaded from host tiles here, or
  * streamed in by the caller: the LAPACK-layout calls), one rest task per device would wait for
- * the whole matrix.  The rests of the early steps (early_steps: those that can run while the
- * loads do, as the LU's lu.overlap_steps = auto) are then cut in pieces of about 4096 columns
+ * the whole matrix.  The rests of the early steps (chol.overlap_steps; auto, early_steps: those
+ * that can run while the loads do, as the LU's lu.overlap_steps) are then cut in pieces of about 4096 columns
  * on fixed boundaries, each ordered by its own columns' tokens, so that the GPUs update the
  * columns that have arrived, left-looking behind the loads; such steps get panel slots of
  * their own (up to 16, when the devices' memory allows; else only step 0 is cut), since a
@@ -228,11 +228,13 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA
      * columns, so the panels of every cut step must find a slot of their own, when the
      * devices' memory allows (else only the first step is cut) */
     int nslot = la + 2 < 16 ? la + 2 : 16, kc = 0;
-    if (need && gpu && arriving) {
-        const int want = early_steps(T->n, nt) + la + 1;
+    const long ov = hyt_config_get_int(hyt_context_config(ctx), "chol.overlap_steps");
+    const int steps = ov < 0 ? early_steps(T->n, nt) : ov < nt ? (int)ov : nt;
+    if (need && gpu && arriving && steps > 0) {
+        const int want = steps + la + 1;
         if (want > nslot && slots_fit(ctx, ndev, need, slot, want < 16 ? want : 16, T, !dA))
             nslot = want < 16 ? want : 16;
-        kc = nslot - la - 1;
+        kc = nslot - la - 1 < steps ? nslot - la - 1 : steps;
     }
     hchol_t *h = calloc(1, sizeof *h);
     if (h) {
