@@ -83,7 +83,7 @@ static int abi_ctx_rc;        /* why the context could not be created (0: not tr
 static int abi_inherited;     /* this process is a fork of one that had a context */
 static int abi_active;        /* ABI calls running hytile now */
 static int abi_blas_threads = -1;
-static _Atomic int abi_fallback_said;
+static _Atomic int abi_fallback_said, abi_recovered_said;
 static hyt_context_t *abi_abandoned; /* a parent's, kept reachable: not a leak to checkers */
 static void *spare;           /* a mapping for the next call's copy of A (buf_take) */
 static size_t spare_len;
@@ -508,12 +508,12 @@ static void abi_call(const abi_call_t *c, int *info)
             return;
         }
     }
-    int written = 1;
+    int written = 1, recovered = 0;
     if (ctx) {
         if (on_dev) {
             hyt_error_clear();
             rc = chol ? hyt_chol_lapack_devices(ctx, c->op, c->trans, c->n, c->nrhs, c->a, c->lda,
-                                                c->b, c->ldb, 0, -1, &written)
+                                                c->b, c->ldb, 0, -1, &written, &recovered)
                       : hyt_drv_lapack_call(ctx, c->op, c->trans, c->m, c->n, c->nrhs, c->a,
                                             c->lda, c->ipiv, c->b, c->ldb, &written);
         } else {
@@ -523,6 +523,11 @@ static void abi_call(const abi_call_t *c, int *info)
     }
     if (rc >= 0) {
         *info = rc;
+        /* the devices failed after part of the result was written and hytile's CPU workers
+         * finished the call: right, but a failing GPU is worth saying (once) */
+        if (recovered && !atomic_exchange(&abi_recovered_said, 1))
+            fprintf(stderr, "hytile: %s: the devices failed (%s); hytile's CPU workers finished "
+                    "this call (said once)\n", c->name, hyt_last_error());
     } else if (next && (a_copy || !written)) {
         if (!atomic_exchange(&abi_fallback_said, 1))
             fprintf(stderr, "hytile: %s failed (%s: %s); this and later failed calls are done "

@@ -35,11 +35,14 @@ int hyt_dpotrf_params(hyt_context_t *ctx, char uplo, int n, double *a, int lda,
  * Arguments checked.  Returns INFO or an error.  A device failure after part of the factor came
  * back is finished on the CPU workers (hyt_chol_resume), and one in the solve solves there:
  * so an error leaves A and B untouched (*written = 0; written may be NULL), unless the CPUs
- * failed too or B's copy back failed twice (*written = 1).
+ * failed too or B's copy back failed twice (*written = 1).  *recovered (recovered may be NULL)
+ * is 1 when the CPU workers finished a call the devices failed: the result is right, and
+ * hyt_last_error() says why the devices failed.
  * hyt_chol_lapack_on_devices: whether hyt_dpotrf, hyt_dposv and hyt_dpotrs take this path for
  * n. */
 int hyt_chol_lapack_devices(hyt_context_t *ctx, char op, char uplo, int n, int nrhs, double *a,
-                            int lda, double *b, int ldb, int nb, int la, int *written);
+                            int lda, double *b, int ldb, int nb, int la, int *written,
+                            int *recovered);
 /* The factorization of the LAPACK array a (n x n, uplo 'L' or 'U') finished on the CPU workers
  * after hyt_chol_lapack_devices' devices failed (chol_resume.c): marks[j * mt + i] (mt tile
  * rows of nb) is nonzero for the tiles (i, j) of L (of U^T) already written with the factor,

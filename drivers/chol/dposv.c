@@ -16,7 +16,7 @@ int hyt_dposv(hyt_context_t *ctx, char uplo, int n, int nrhs, double *a, int lda
     const char u = hyt_norm_uplo(uplo);
     if (!rc && n > 0 && hyt_chol_lapack_on_devices(ctx, n))
         return hyt_error_return(func, hyt_chol_lapack_devices(ctx, 'V', u, n, nrhs, a, lda, b,
-                                                              ldb, 0, -1, NULL));
+                                                              ldb, 0, -1, NULL, NULL));
     if (!rc && n > 0) {
         hyt_chol_params_t p = HYT_CHOL_PARAMS_AUTO;
         rc = hyt_dpotrf_params(ctx, u, n, a, lda, &p); /* INFO > 0: no solve */

@@ -30,7 +30,7 @@ int hyt_dpotrf_params(hyt_context_t *ctx, char uplo, int n, double *a, int lda,
     hyt_chol_params(ctx, n, &p);
     if (p.panel == 'g') /* the caller's nb and lookahead, else the device Cholesky's */
         return hyt_chol_lapack_devices(ctx, 'F', uplo, n, 0, a, lda, NULL, 0, params->nb,
-                                       params->lookahead, NULL);
+                                       params->lookahead, NULL, NULL);
     hyt_desc_t A;
     hyt_sequence_t *seq;
     int info = 0, rc = hyt_desc_lapack(n, n, p.nb, a, lda, &A);

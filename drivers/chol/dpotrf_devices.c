@@ -74,12 +74,15 @@ static int return_column(hyt_sequence_t *seq, void *arg, int k)
 }
 
 int hyt_chol_lapack_devices(hyt_context_t *ctx, char op, char uplo, int n, int nrhs, double *a,
-                            int lda, double *b, int ldb, int nb, int la, int *written)
+                            int lda, double *b, int ldb, int nb, int la, int *written,
+                            int *recovered)
 {
-    int dummy;
+    int dummy, dummy2;
     if (!written)
         written = &dummy;
-    *written = 0;
+    if (!recovered)
+        recovered = &dummy2;
+    *written = *recovered = 0;
     if (op != 'V' && op != 'S') /* 'F': the factorization alone */
         b = NULL;
     if (n == 0 || (op == 'S' && (!b || nrhs == 0)))
@@ -120,22 +123,27 @@ int hyt_chol_lapack_devices(hyt_context_t *ctx, char op, char uplo, int n, int n
         rc = hyt_sequence_finish(seq, irc);
     }
     int cpu_solve = 0; /* B solved on the CPU workers, with the factor in A */
+    char why[512] = "";  /* the devices' failure, when the CPU workers finish the call */
     if (marks && memchr(marks, 1, nmarks)) {
         *written = 1;
         if (rc) { /* part of the factor is in A: the rest from there, on the CPUs */
+            snprintf(why, sizeof why, "%s", hyt_last_error());
             rc = hyt_chol_resume(ctx, uplo, n, a, lda, p.nb, marks, &info);
             if (rc)
                 rc = hyt_error(rc, "%s; finishing the factorization on the CPU workers after "
-                               "the devices failed: A is partly overwritten", hyt_last_error());
-            cpu_solve = !rc;
+                               "the devices failed: A is partly overwritten", why);
+            cpu_solve = *recovered = !rc;
         }
     }
     free(marks);
     // 3: solve (when it fails, dposv's A holds the factor and B is the program's: CPUs)
     if (!rc && dB && info == 0 && !cpu_solve && !(rc = hyt_sequence_create(ctx, &seq))) {
         rc = hyt_sequence_finish(seq, hyt_pdpotrs_dmat(seq, dA, dB));
-        cpu_solve = rc && op == 'V';
-        rc = cpu_solve ? 0 : rc;
+        cpu_solve = *recovered = rc && op == 'V';
+        if (cpu_solve) {
+            snprintf(why, sizeof why, "%s", hyt_last_error());
+            rc = 0;
+        }
     }
     // 4: out: X (the factor is back already)
     if (!rc && dB && info == 0 && !cpu_solve) {
@@ -148,7 +156,9 @@ int hyt_chol_lapack_devices(hyt_context_t *ctx, char op, char uplo, int n, int n
         rc = solve_on_cpus(ctx, uplo, n, nrhs, a, lda, b, ldb);
         if (rc)
             rc = hyt_error(rc, "%s; solving on the CPU workers after the devices failed: A is "
-                           "overwritten with the factor", hyt_last_error());
+                           "overwritten with the factor", why);
     }
+    if (!rc && *recovered) /* the result is right; why the devices failed, for the caller */
+        hyt_error(HYT_ERR_DEVICE, "%s", why);
     return rc ? rc : info;
 }
