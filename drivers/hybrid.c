@@ -2,6 +2,7 @@
 #include "drv_internal.h"
 #include "hyt_hybrid.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -20,6 +21,22 @@ size_t hyt_dmat_alloc_bytes(int m, int n, int nb, int ndev, int g)
 {
     size_t b = hyt_dmat_bytes(m, n, nb, ndev, g);
     return b ? hyt_device_alloc_bytes(b) : 0;
+}
+
+int hyt_hybrid_overlap_steps(double load_bytes, double flops, int kt)
+{
+    const double t_load = load_bytes / 25e9, t_fact = flops / 35e12;
+    const double share = t_fact > 0 ? 2 * t_load / t_fact : 1;
+    if (share >= 1)
+        return kt;
+    const int s = (int)ceil(kt * (1 - cbrt(1 - share)));
+    return s < 1 ? 1 : s > kt ? kt : s;
+}
+
+int hyt_hybrid_piece_cols(int nb, int ncols)
+{
+    const int quarter = ncols / 4 > 1 ? ncols / 4 : 1;
+    return nb >= 4096 ? 1 : 4096 / nb < quarter ? 4096 / nb : quarter;
 }
 
 int hyt_hybrid_check_memory(hyt_context_t *ctx, int ndev, const size_t *need, const char *what)

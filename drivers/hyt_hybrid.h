@@ -94,6 +94,16 @@ int hyt_ring_stream_col(hyt_sequence_t *seq, hyt_ring_t *r, hyt_dmat_t *A, doubl
 int hyt_ring_copy_back(hyt_ring_t *r, hyt_dmat_t *dA, double *a, int lda, char part,
                        hyt_dmat_t *dB, double *b, int ldb, int *written);
 
+/* The early steps cut in pieces when a factorization's columns arrive from the host during it
+ * (the LU's lu.overlap_steps and the Cholesky's chol.overlap_steps = auto): of kt steps, those
+ * that can run while the loads do.  The loads take load_bytes at ~25 GB/s, the factorization
+ * flops at ~35 TFLOP/s (one H200, host memory that is not page-locked), and the first s of kt
+ * steps hold about 1 - (1 - s/kt)^3 of the flops; cut the steps that hold twice the loads'
+ * share, and at least the first.  hyt_hybrid_piece_cols: the local columns of such a step's
+ * pieces, about 4096 columns of nb, and at least 4 pieces on a device of ncols columns. */
+int hyt_hybrid_overlap_steps(double load_bytes, double flops, int kt);
+int hyt_hybrid_piece_cols(int nb, int ncols);
+
 /* need[g] bytes more on each of the context's ndev devices: 0, or HYT_ERR_DEVICE_MEMORY with
  * "<what> needs X GiB on <device> but Y GiB are available (...)". */
 int hyt_hybrid_check_memory(hyt_context_t *ctx, int ndev, const size_t *need, const char *what);

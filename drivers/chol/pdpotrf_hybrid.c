@@ -91,7 +91,6 @@
 #include "hyt_dev_columns.h"
 #include "hyt_hybrid.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -172,19 +171,11 @@ static int first_local_after(int j, int g, int ndev)
     return j0 / ndev;
 }
 
-/* GPU panels with the columns arriving during the factorization: the steps whose updates are
- * cut in pieces, those that can run while the loads do (the LU's rule, pdgetrf_hybrid.c): the
- * loads of the lower triangle take about 4 n^2 bytes at ~25 GB/s, the factorization n^3 / 3
- * flops at ~35 TFLOP/s, and the first s of nt steps hold about 1 - (1 - s/nt)^3 of the flops;
- * cut the steps that hold twice the loads' share, and at least the first. */
+/* chol.overlap_steps = auto (hyt_hybrid_overlap_steps): the loads of the lower triangle take
+ * about 4 n^2 bytes, the factorization n^3 / 3 flops. */
 static int early_steps(int n, int nt)
 {
-    const double t_load = 4.0 * n * n / 25e9, t_chol = (double)n * n * n / 3 / 35e12;
-    const double share = 2 * t_load / t_chol;
-    if (share >= 1)
-        return nt;
-    const int s = (int)ceil(nt * (1 - cbrt(1 - share)));
-    return s < 1 ? 1 : s > nt ? nt : s;
+    return hyt_hybrid_overlap_steps(4.0 * n * n, (double)n * n * n / 3, nt);
 }
 
 /* Whether need[g] + nslot slots of slot bytes (+ the matrix's columns when not allocated yet)
@@ -270,9 +261,7 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA
         rc = hyt_dmat_alloc(ctx, T->n, T->n, nb, need, what, &h->dA);
         h->own_dA = !rc;
     }
-    /* columns per piece of a cut step: about 4096, and at least 4 pieces per device */
-    const int ncol0 = rc ? 1 : h->dA->ncols[0] / 4 > 1 ? h->dA->ncols[0] / 4 : 1;
-    h->chunk = nb >= 4096 ? 1 : 4096 / nb < ncol0 ? 4096 / nb : ncol0;
+    h->chunk = hyt_hybrid_piece_cols(nb, rc ? 1 : h->dA->ncols[0]); /* a cut step's pieces */
     for (int g = 0; g < ndev && !rc; g++) {
         hyt_chol_hdev_t *d = &h->d[g];
         *d = (hyt_chol_hdev_t){.dev = hyt_context_device(ctx, g), .index = g, .ndev = ndev,

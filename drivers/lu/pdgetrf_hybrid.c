@@ -47,7 +47,6 @@
 #include "hyt_hybrid.h"
 #include "lu_tokens.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,21 +152,12 @@ static int insert_mark(hyt_sequence_t *seq, hybrid_t *h, double *t)
     return rc;
 }
 
-/* lu.overlap_steps = auto: the steps whose updates are cut in pieces when the columns arrive
- * during the factorization, those that can run while the loads do.  The loads take about
- * 8 m n bytes at ~25 GB/s, the factorization about (m n min(m,n) - min(m,n)^3 / 3) flops at
- * ~35 TFLOP/s (one H200, host memory that is not page-locked); the first s of kt steps hold
- * about 1 - (1 - s/kt)^3 of the flops (square).  Cut the steps that hold twice the loads'
- * share, and at least the first. */
+/* lu.overlap_steps = auto (hyt_hybrid_overlap_steps): the loads take about 8 m n bytes, the
+ * factorization about m n min(m,n) - min(m,n)^3 / 3 flops. */
 static int early_steps(int m, int n, int kt)
 {
     const double mn = (double)m * n, k = m < n ? m : n;
-    const double t_load = 8 * mn / 25e9, t_lu = (mn * k - k * k * k / 3) / 35e12;
-    const double share = t_lu > 0 ? 2 * t_load / t_lu : 1;
-    if (share >= 1)
-        return kt;
-    int s = (int)ceil(kt * (1 - cbrt(1 - share)));
-    return s < 1 ? 1 : s > kt ? kt : s;
+    return hyt_hybrid_overlap_steps(8 * mn, mn * k - k * k * k / 3, kt);
 }
 
 /* Step k's update of device g's local columns [l1, l2) in pieces of `chunk` columns, each
@@ -211,9 +201,7 @@ static int insert_gpu_panels(hyt_sequence_t *seq, hybrid_t *h, const hyt_desc_t 
     const int nt = A->nt, nb = A->nb, ndev = h->ndev;
     const int minmn = A->m < A->n ? A->m : A->n, kt = (minmn + nb - 1) / nb;
     const int D = la < 1 ? 1 : la; /* lookahead columns; at least the next panel's */
-    /* columns per piece of an early step: about 4096, and at least 4 pieces per device */
-    const int ncol0 = h->g[0].ncols / 4 > 1 ? h->g[0].ncols / 4 : 1;
-    const int chunk = nb >= 4096 ? 1 : 4096 / nb < ncol0 ? 4096 / nb : ncol0;
+    const int chunk = hyt_hybrid_piece_cols(nb, h->g[0].ncols); /* an early step's pieces */
     /* steps cut in pieces (lu.overlap_steps) */
     const long ov = hyt_config_get_int(hyt_context_config(h->ctx), "lu.overlap_steps");
     const int kc = !h->arriving ? 1
