@@ -75,4 +75,17 @@ static inline void chol_check_nan_result(char uplo, int n, const double *A, int 
               info);
 }
 
+/* Whether A (n x n, leading dimension lda) equals A0 outside the uplo triangle: the other
+ * triangle and the padding rows, which a Cholesky never writes. */
+static inline int chol_other_untouched(char uplo, int n, int64_t lda, const double *A,
+                                       const double *A0)
+{
+    int same = 1;
+    for (int c = 0; c < n; c++)
+        for (int64_t r = 0; r < lda; r++)
+            if (r >= n || (uplo == 'L' ? r < c : r > c))
+                same &= A[r + c * lda] == A0[r + c * lda];
+    return same;
+}
+
 #endif

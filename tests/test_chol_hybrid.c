@@ -112,12 +112,8 @@ static void check(hyt_context_t *ctx, hyt_context_t *cpu, char uplo, int n, int 
     CHECK(d < 1e3 * n * DBL_EPSILON, "%s: %c n %d nb %d la %d fail %d: differs from the "
           "CPU-only factor by %g (relative)", what, uplo, n, nb, la, fail, d);
     /* tiles: through the tile matrix and back, so the padding as well */
-    int other_ok = 1;
-    for (int c = 0; c < n; c++)
-        for (int r = 0; r < lda; r++)
-            if (r >= n || (uplo == 'L' ? r < c : r > c))
-                other_ok &= A[r + (int64_t)c * lda] == A0[r + (int64_t)c * lda];
-    CHECK(other_ok, "%s: %c n %d nb %d la %d %s: the other triangle or the padding changed",
+    CHECK(chol_other_untouched(uplo, n, lda, A, A0),
+          "%s: %c n %d nb %d la %d %s: the other triangle or the padding changed",
           what, uplo, n, nb, la, tiles ? "tiles" : "lapack");
     if (!fail) {
         double e = chol_backward_error(uplo, n, A0, lda, A, lda);
@@ -278,13 +274,8 @@ static int lapack_fault_run(int ndev, long k, char uplo, int n, int nb, int fail
     } else {
         CHECK(rc == fail, "%s %c fault %ld: info %d, expected %d (%s)", what, uplo, k, rc, fail,
               hyt_last_error());
-        int other_ok = 1;
-        for (int c = 0; c < n; c++)
-            for (int r = 0; r < lda; r++)
-                if (r >= n || (uplo == 'L' ? r < c : r > c))
-                    other_ok &= A[r + (int64_t)c * lda] == A0[r + (int64_t)c * lda];
-        CHECK(other_ok, "%s %c fault %ld: the other triangle or the padding changed", what,
-              uplo, k);
+        CHECK(chol_other_untouched(uplo, n, lda, A, A0),
+              "%s %c fault %ld: the other triangle or the padding changed", what, uplo, k);
         if (!fail && !solve) {
             double e = chol_backward_error(uplo, n, A0, lda, A, lda);
             CHECK(e < LU_THRESH, "%s %c fault %ld: backward error %g", what, uplo, k, e);
@@ -375,12 +366,8 @@ static void check_resume(hyt_context_t *cpu, char uplo, int nb, int fail, unsign
     int rc = hyt_chol_resume(cpu, uplo, n, A, lda, nb, marks, &info);
     CHECK(rc == 0 && info == fail, "resume %c nb %d fail %d seed %llu (k0 %d): rc %d, info %d "
           "(%s)", uplo, nb, fail, seed, k0, rc, info, hyt_last_error());
-    int other_ok = 1;
-    for (int c = 0; c < n; c++)
-        for (int r = 0; r < lda; r++)
-            if (r >= n || (uplo == 'L' ? r < c : r > c))
-                other_ok &= A[r + (int64_t)c * lda] == A0[r + (int64_t)c * lda];
-    CHECK(other_ok, "resume %c seed %llu: the other triangle or the padding changed", uplo, seed);
+    CHECK(chol_other_untouched(uplo, n, lda, A, A0),
+          "resume %c seed %llu: the other triangle or the padding changed", uplo, seed);
     if (!fail) {
         double e = chol_backward_error(uplo, n, A0, lda, A, lda);
         CHECK(e < LU_THRESH, "resume %c nb %d seed %llu (k0 %d): backward error %g", uplo, nb,
