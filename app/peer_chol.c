@@ -107,15 +107,35 @@ cleanup:
     return rc;
 }
 
+typedef struct potrf_call {
+    cusolverDnHandle_t handle;
+    cublasFillMode_t fill;
+    int n;
+    double *d_a, *d_work;
+    int lwork;
+    int *d_info;
+} potrf_call_t;
+
+static int potrf_call(void *p)
+{
+    const potrf_call_t *c = p;
+    int rc = 0;
+    HYT_PEER_TRY(cusolverDnDpotrf(c->handle, c->fill, c->n, c->d_a, c->n, c->d_work, c->lwork,
+                                  c->d_info));
+cleanup:
+    return rc;
+}
+
 /* One GPU, host to host: the copy of the whole matrix in, cusolverDnDpotrf, the copy out (the
- * peer's own way, a and the factor page-locked), best of reps; the workspace made once. */
+ * peer's own way, a and the factor page-locked: hyt_peer_h2h_best), best of reps; the
+ * workspace made once. */
 int hyt_peer_dpotrf_h2h(int device, char uplo, int n, const double *a, int reps, double *seconds)
 {
-    int rc = 0, lwork = 0, prev = -1, registered = 0, info = 0;
+    int rc = 0, lwork = 0, prev = -1, info = 0;
     const size_t nn = (size_t)n * (size_t)n;
     cudaStream_t stream = NULL;
     cusolverDnHandle_t handle = NULL;
-    double *d_a = NULL, *d_work = NULL, *h_f = NULL;
+    double *d_a = NULL, *d_work = NULL;
     int *d_info = NULL;
     const int up = uplo == 'U' || uplo == 'u';
     if (!(up || uplo == 'L' || uplo == 'l') || n < 1 || !a || reps < 1 || !seconds)
@@ -135,35 +155,16 @@ int hyt_peer_dpotrf_h2h(int device, char uplo, int n, const double *a, int reps,
     HYT_PEER_TRY(cudaMalloc((void **)&d_info, sizeof(int)));
     HYT_PEER_TRY(cusolverDnDpotrf_bufferSize(handle, fill, n, d_a, n, &lwork));
     HYT_PEER_TRY(cudaMalloc((void **)&d_work, (size_t)(lwork > 0 ? lwork : 1) * sizeof(double)));
-    if (!hyt_peer_is_pinned(a)) {
-        HYT_PEER_TRY(cudaHostRegister((void *)a, nn * sizeof(double), cudaHostRegisterReadOnly));
-        registered = 1;
-    }
-    HYT_PEER_TRY(cudaMallocHost((void **)&h_f, nn * sizeof(double)));
-    *seconds = 1e300;
-    for (int r = 0; r < reps; r++) {
-        HYT_PEER_TRY(cudaDeviceSynchronize());
-        const double t0 = hyt_wtime();
-        HYT_PEER_TRY(cudaMemcpyAsync(d_a, a, nn * sizeof(double), cudaMemcpyHostToDevice,
-                                     stream));
-        HYT_PEER_TRY(cusolverDnDpotrf(handle, fill, n, d_a, n, d_work, lwork, d_info));
-        HYT_PEER_TRY(cudaMemcpyAsync(h_f, d_a, nn * sizeof(double), cudaMemcpyDeviceToHost,
-                                     stream));
-        HYT_PEER_TRY(cudaStreamSynchronize(stream));
-        const double t = hyt_wtime() - t0;
-        if (t < *seconds)
-            *seconds = t;
-    }
+    potrf_call_t c = {handle, fill, n, d_a, d_work, lwork, d_info};
+    rc = hyt_peer_h2h_best(stream, a, d_a, nn * sizeof(double), reps, potrf_call, &c, seconds);
+    if (rc)
+        goto cleanup;
     HYT_PEER_TRY(cudaMemcpy(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
     if (info)
         rc = hyt_error(HYT_ERR_INVALID, "hyt_peer_dpotrf_h2h: cusolverDnDpotrf gave INFO %d",
                        info);
 
 cleanup:
-    if (h_f)
-        HYT_PEER_CLEAN(cudaFreeHost(h_f));
-    if (registered)
-        HYT_PEER_CLEAN(cudaHostUnregister((void *)a));
     if (d_work)
         HYT_PEER_CLEAN(cudaFree(d_work));
     if (d_info)

@@ -1,9 +1,11 @@
 /*
  * The helpers the cuSOLVER peers share (peer_cuda.h): call checks and their messages, the device
- * list's and free memory's checks, peer access, and the copies of the cusolverMg column
- * block-cyclic layout.  Built with CUDA only (app/meson.build).
+ * list's and free memory's checks, peer access, the copies of the cusolverMg column
+ * block-cyclic layout, and the host-to-host clock of the one-GPU peers.  Built with CUDA only
+ * (app/meson.build).
  */
 #include "peer_cuda.h"
+#include "peer_cusolver.h"
 
 #include "hyt_runtime.h"
 
@@ -227,4 +229,36 @@ int hyt_peer_mg_get(int ndev, const int *devices, int n, int nb, void *const *d_
                     int lda)
 {
     return mg_copy(ndev, devices, n, nb, d_a, a, lda, 1);
+}
+
+int hyt_peer_h2h_best(cudaStream_t stream, const double *a, double *d_a, size_t bytes, int reps,
+                      int (*factor)(void *arg), void *arg, double *seconds)
+{
+    int rc = 0, registered = 0;
+    double *h_out = NULL;
+    if (!hyt_peer_is_pinned(a)) {
+        HYT_PEER_TRY(cudaHostRegister((void *)a, bytes, cudaHostRegisterReadOnly));
+        registered = 1;
+    }
+    HYT_PEER_TRY(cudaMallocHost((void **)&h_out, bytes));
+    *seconds = 1e300;
+    for (int r = 0; r < reps; r++) {
+        HYT_PEER_TRY(cudaDeviceSynchronize());
+        const double t0 = hyt_wtime();
+        HYT_PEER_TRY(cudaMemcpyAsync(d_a, a, bytes, cudaMemcpyHostToDevice, stream));
+        if ((rc = factor(arg)))
+            goto cleanup;
+        HYT_PEER_TRY(cudaMemcpyAsync(h_out, d_a, bytes, cudaMemcpyDeviceToHost, stream));
+        HYT_PEER_TRY(cudaStreamSynchronize(stream));
+        const double t = hyt_wtime() - t0;
+        if (t < *seconds)
+            *seconds = t;
+    }
+
+cleanup:
+    if (h_out)
+        HYT_PEER_CLEAN(cudaFreeHost(h_out));
+    if (registered)
+        HYT_PEER_CLEAN(cudaHostUnregister((void *)a));
+    return rc;
 }

@@ -97,4 +97,11 @@ int hyt_peer_mg_put(int ndev, const int *devices, int n, int nb, const double *a
 int hyt_peer_mg_get(int ndev, const int *devices, int n, int nb, void *const *d_a, double *a,
                     int lda);
 
+/* The clock of a one-GPU peer host to host: best of reps runs of the copy of the host matrix a
+ * (bytes; page-locked for the call unless it is already, hyt_peer_pin) into d_a on stream, then
+ * factor(arg) (its calls on stream), then the copy of d_a back into a page-locked buffer and a
+ * synchronization of stream: *seconds.  Returns 0 or an HYT_ERR_* code as above. */
+int hyt_peer_h2h_best(cudaStream_t stream, const double *a, double *d_a, size_t bytes, int reps,
+                      int (*factor)(void *arg), void *arg, double *seconds);
+
 #endif /* HYT_PEER_CUDA_H */

@@ -138,14 +138,31 @@ cleanup:
  * together (a page-locked for the copy, as hytile's tiles are), best of reps runs; a and the
  * factors' page-locked buffer are set up once for all of them.
  */
+typedef struct dgetrf_call {
+    cusolverDnHandle_t handle;
+    int n;
+    double *d_a, *d_work;
+    int *d_ipiv, *d_info;
+} dgetrf_call_t;
+
+static int dgetrf_call(void *p)
+{
+    const dgetrf_call_t *c = p;
+    int rc = 0;
+    HYT_PEER_TRY(cusolverDnDgetrf(c->handle, c->n, c->n, c->d_a, c->n, c->d_work, c->d_ipiv,
+                                  c->d_info));
+cleanup:
+    return rc;
+}
+
 int hyt_peer_dgetrf_h2h(int device, int n, const double *a, int reps, double *seconds)
 {
     int rc = 0;
     const size_t nn = (size_t)n * (size_t)n;
     cudaStream_t stream = NULL;
     cusolverDnHandle_t handle = NULL;
-    double *d_a = NULL, *d_work = NULL, *h_lu = NULL;
-    int *d_ipiv = NULL, *d_info = NULL, registered = 0;
+    double *d_a = NULL, *d_work = NULL;
+    int *d_ipiv = NULL, *d_info = NULL;
     int lwork = 0;
     if (n < 1 || !a || reps < 1 || !seconds)
         return hyt_error(HYT_ERR_INVALID, "hyt_peer_dgetrf_h2h: invalid arguments (n = %d, "
@@ -164,31 +181,10 @@ int hyt_peer_dgetrf_h2h(int device, int n, const double *a, int reps, double *se
     HYT_PEER_TRY(cudaMalloc((void **)&d_info, sizeof(int)));
     HYT_PEER_TRY(cusolverDnDgetrf_bufferSize(handle, n, n, d_a, n, &lwork));
     HYT_PEER_TRY(cudaMalloc((void **)&d_work, (size_t)(lwork > 0 ? lwork : 1) * sizeof(double)));
-    if (!hyt_peer_is_pinned(a)) { /* the caller may have page-locked it (hyt_peer_pin) */
-        HYT_PEER_TRY(cudaHostRegister((void *)a, nn * sizeof(double), cudaHostRegisterReadOnly));
-        registered = 1;
-    }
-    HYT_PEER_TRY(cudaMallocHost((void **)&h_lu, nn * sizeof(double)));
-    *seconds = 1e300;
-    for (int r = 0; r < reps; r++) {
-        HYT_PEER_TRY(cudaDeviceSynchronize());
-        const double t0 = hyt_wtime();
-        HYT_PEER_TRY(cudaMemcpyAsync(d_a, a, nn * sizeof(double), cudaMemcpyHostToDevice,
-                                      stream));
-        HYT_PEER_TRY(cusolverDnDgetrf(handle, n, n, d_a, n, d_work, d_ipiv, d_info));
-        HYT_PEER_TRY(cudaMemcpyAsync(h_lu, d_a, nn * sizeof(double), cudaMemcpyDeviceToHost,
-                                      stream));
-        HYT_PEER_TRY(cudaStreamSynchronize(stream));
-        const double t = hyt_wtime() - t0;
-        if (t < *seconds)
-            *seconds = t;
-    }
+    dgetrf_call_t c = {handle, n, d_a, d_work, d_ipiv, d_info};
+    rc = hyt_peer_h2h_best(stream, a, d_a, nn * sizeof(double), reps, dgetrf_call, &c, seconds);
 
 cleanup:
-    if (h_lu)
-        HYT_PEER_CLEAN(cudaFreeHost(h_lu));
-    if (registered)
-        HYT_PEER_CLEAN(cudaHostUnregister((void *)a));
     if (d_work)
         HYT_PEER_CLEAN(cudaFree(d_work));
     if (d_info)
@@ -498,6 +494,23 @@ void hyt_peer_version(char *buf, size_t len)
 {
     if (buf && len > 0)
         snprintf(buf, len, "cuSOLVER not available (built without CUDA)");
+}
+
+typedef struct dgetrf_call {
+    cusolverDnHandle_t handle;
+    int n;
+    double *d_a, *d_work;
+    int *d_ipiv, *d_info;
+} dgetrf_call_t;
+
+static int dgetrf_call(void *p)
+{
+    const dgetrf_call_t *c = p;
+    int rc = 0;
+    HYT_PEER_TRY(cusolverDnDgetrf(c->handle, c->n, c->n, c->d_a, c->n, c->d_work, c->d_ipiv,
+                                  c->d_info));
+cleanup:
+    return rc;
 }
 
 int hyt_peer_dgetrf_h2h(int device, int n, const double *a, int reps, double *seconds)
