@@ -496,23 +496,6 @@ void hyt_peer_version(char *buf, size_t len)
         snprintf(buf, len, "cuSOLVER not available (built without CUDA)");
 }
 
-typedef struct dgetrf_call {
-    cusolverDnHandle_t handle;
-    int n;
-    double *d_a, *d_work;
-    int *d_ipiv, *d_info;
-} dgetrf_call_t;
-
-static int dgetrf_call(void *p)
-{
-    const dgetrf_call_t *c = p;
-    int rc = 0;
-    HYT_PEER_TRY(cusolverDnDgetrf(c->handle, c->n, c->n, c->d_a, c->n, c->d_work, c->d_ipiv,
-                                  c->d_info));
-cleanup:
-    return rc;
-}
-
 int hyt_peer_dgetrf_h2h(int device, int n, const double *a, int reps, double *seconds)
 {
     (void)device, (void)n, (void)a, (void)reps, (void)seconds;
