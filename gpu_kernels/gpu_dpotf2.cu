@@ -9,7 +9,8 @@
  * tile (i, j), 1 <= j <= i < T, of the trailing matrix (n = 512: 120 blocks).  A block keeps
  * its tile in registers from the start until its last update.  Step k = 0 .. j - 1 of block
  * (i, j):
- *   1. wait until the tiles (k, k), (i, k) and (j, k) are final (their owners' flags);
+ *   1. wait until the tiles (k, k), (i, k) and (j, k) are final (their owners' flags, each
+ *      polled by a thread of its own warp);
  *   2. warp 0 loads the diagonal tile (k, k) a row per lane and factors it in registers, two
  *      columns at a time from their 2 x 2 block (factor_pair: no branch, so that the updates
  *      of the later columns leave the pivots' dependent chain); a pivot that is not positive
@@ -49,7 +50,7 @@
  * factorization stops at that tile (A beyond it is unspecified; the failing diagonal tile holds
  * the columns factored so far and the partly updated rest).  Measured on an H200
  * (docs/performance.md, "Third version" and "pairs of columns"): 0.122 ms lower, 0.115 ms
- * upper for n = 512.
+ * upper for n = 512; on an H100 with the flags polled in parallel 0.117-0.119 / 0.111-0.113.
  */
 #include "hyt_cuda_check.h"
 #include "hyt_gpu_kernels.h"
@@ -327,13 +328,14 @@ hyt_dpotf2_kernel(int n, double *A, int lda, int *info, potf2_ws *ws)
     for (int k = 0; k <= last; k++) {
         const int k0 = k * NB, kb = min(NB, n - k0), rows = k < j;
         const bool solver = rows && (warp == 1 || (warp == 2 && i != j));
-        if (t == 0 && k > 0) {
-            wait_flag(&ws->flag[k * TMAX + k]);
-            if (rows) {
+        if (k > 0) { /* a thread of each of three warps waits for one flag: in parallel, not
+                      * three L2 round trips in turn (4% on n = 512, docs/performance.md) */
+            if (t == 0)
+                wait_flag(&ws->flag[k * TMAX + k]);
+            else if (t == 32 && rows)
                 wait_flag(&ws->flag[i * TMAX + k]);
-                if (j != i)
-                    wait_flag(&ws->flag[j * TMAX + k]);
-            }
+            else if (t == 64 && rows && j != i)
+                wait_flag(&ws->flag[j * TMAX + k]);
         }
         __syncthreads();
         /* warp 0: the diagonal tile, factored; warps 1 and 2: the row tiles i and j, loaded */
