@@ -182,6 +182,50 @@ static void check_nan(hyt_context_t *ctx, char uplo, int n, int nb)
     free(A);
 }
 
+/* An infinite diagonal entry j, as LAPACK's dpotrf treats it: -Inf is a minor that is not
+ * positive (INFO j + 1); +Inf passes, L(j, j) = +Inf, the rest of column j of L (row j of U)
+ * is A's entry over Inf, 0, so the rest of the factor is the Cholesky of A without row and
+ * column j: checked by its backward error. */
+static void check_inf(hyt_context_t *ctx, char uplo, int n, int nb, int j, double inf)
+{
+    const char u = hyt_norm_uplo(uplo);
+    double *A0 = malloc((size_t)n * n * sizeof *A0), *A = malloc((size_t)n * n * sizeof *A);
+    double *R0 = malloc((size_t)n * n * sizeof *R0), *R = malloc((size_t)n * n * sizeof *R);
+    chol_matrix(A0, n, n, 0, 77 + (unsigned long long)j);
+    A0[j + (int64_t)j * n] = inf;
+    memcpy(A, A0, (size_t)n * n * sizeof *A);
+    const int info = factor_view(ctx, uplo, n, A, n, nb, 1);
+    if (inf < 0) {
+        CHECK(info == j + 1, "-Inf at %d (uplo %c, n %d, nb %d): info %d", j + 1, u, n, nb, info);
+    } else {
+        CHECK(info == 0, "+Inf at %d (uplo %c, n %d, nb %d): info %d", j + 1, u, n, nb, info);
+        int bad = A[j + (int64_t)j * n] != inf;
+        for (int c = 0; c < n; c++)
+            for (int r = u == 'L' ? c : 0; r < (u == 'L' ? n : c + 1); r++)
+                if (r != c || c != j) {
+                    const double x = A[r + (int64_t)c * n];
+                    bad |= !isfinite(x) || ((u == 'L' ? c : r) == j && x != 0.0);
+                }
+        /* A and the factor without row and column j */
+        for (int c = 0, cc = 0; c < n; c++)
+            for (int r = 0, rr = 0; r < n && c != j; r++)
+                if (r != j) {
+                    R0[rr + (int64_t)cc * (n - 1)] = A0[r + (int64_t)c * n];
+                    R[rr + (int64_t)cc * (n - 1)] = A[r + (int64_t)c * n];
+                    if (++rr == n - 1)
+                        cc++;
+                }
+        const double e = bad ? INFINITY : chol_backward_error(u, n - 1, R0, n - 1, R, n - 1);
+        CHECK(!bad && e < LU_THRESH, "+Inf at %d (uplo %c, n %d, nb %d): L(j, j) %g, the rest "
+              "of the factor %s, backward error without row and column j %g", j + 1, u, n, nb,
+              A[j + (int64_t)j * n], bad ? "wrong" : "finite", e);
+    }
+    free(A0);
+    free(A);
+    free(R0);
+    free(R);
+}
+
 /* Every bad argument: -position returned and nothing written. */
 static void check_bad_args(hyt_context_t *ctx)
 {
@@ -305,6 +349,11 @@ int main(void)
     for (int u = 0; u < 2; u++) {
         check_nan(ctx[2], "LU"[u], 64, 16);
         check_nan(ctx[3], "LU"[u], 100, 32);
+        /* the first diagonal entry, the last and first of a tile, inside one, the last */
+        static const int at[] = {0, 31, 32, 45, 99};
+        for (int p = 0; p < (int)(sizeof at / sizeof at[0]); p++)
+            for (int s = 0; s < 2; s++)
+                check_inf(ctx[(p + s) % 4], "LU"[u], 100, 32, at[p], s ? -INFINITY : INFINITY);
     }
 
     for (int w = 0; w < 4; w++)
