@@ -207,14 +207,17 @@ static void check_inf(hyt_context_t *ctx, char uplo, int n, int nb, int j, doubl
                     bad |= !isfinite(x) || ((u == 'L' ? c : r) == j && x != 0.0);
                 }
         /* A and the factor without row and column j */
-        for (int c = 0, cc = 0; c < n; c++)
-            for (int r = 0, rr = 0; r < n && c != j; r++)
+        for (int c = 0, cc = 0; c < n; c++) {
+            if (c == j)
+                continue;
+            for (int r = 0, rr = 0; r < n; r++)
                 if (r != j) {
                     R0[rr + (int64_t)cc * (n - 1)] = A0[r + (int64_t)c * n];
                     R[rr + (int64_t)cc * (n - 1)] = A[r + (int64_t)c * n];
-                    if (++rr == n - 1)
-                        cc++;
+                    rr++;
                 }
+            cc++;
+        }
         const double e = bad ? INFINITY : chol_backward_error(u, n - 1, R0, n - 1, R, n - 1);
         CHECK(!bad && e < LU_THRESH, "+Inf at %d (uplo %c, n %d, nb %d): L(j, j) %g, the rest "
               "of the factor %s, backward error without row and column j %g", j + 1, u, n, nb,
