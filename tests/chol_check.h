@@ -88,4 +88,45 @@ static inline int chol_other_untouched(char uplo, int n, int64_t lda, const doub
     return same;
 }
 
+/* A (n x n, ld n, uplo 'L' or 'U') factored from A0, an SPD matrix whose diagonal entry j
+ * (0-based) was set to `inf` (+Inf or -Inf), with INFO info: LAPACK's answer.  -Inf: INFO j + 1.
+ * +Inf: INFO 0, L(j, j) = Inf, the rest of column j of L (row j of U) 0, everything else
+ * finite, and the factor without row and column j that of A0 without them (backward error). */
+static inline void chol_check_inf_result(char uplo, int n, int nb, const double *A0,
+                                         const double *A, int j, double inf, int info)
+{
+    if (inf < 0) {
+        CHECK(info == j + 1, "-Inf at %d (uplo %c, n %d, nb %d): info %d", j + 1, uplo, n, nb,
+              info);
+        return;
+    }
+    CHECK(info == 0, "+Inf at %d (uplo %c, n %d, nb %d): info %d", j + 1, uplo, n, nb, info);
+    int bad = A[j + (int64_t)j * n] != inf;
+    for (int c = 0; c < n; c++)
+        for (int r = uplo == 'L' ? c : 0; r < (uplo == 'L' ? n : c + 1); r++)
+            if (r != c || c != j) {
+                const double x = A[r + (int64_t)c * n];
+                bad |= !isfinite(x) || ((uplo == 'L' ? c : r) == j && x != 0.0);
+            }
+    /* A and the factor without row and column j */
+    double *R0 = malloc((size_t)n * n * sizeof *R0), *R = malloc((size_t)n * n * sizeof *R);
+    for (int c = 0, cc = 0; c < n; c++) {
+        if (c == j)
+            continue;
+        for (int r = 0, rr = 0; r < n; r++)
+            if (r != j) {
+                R0[rr + (int64_t)cc * (n - 1)] = A0[r + (int64_t)c * n];
+                R[rr + (int64_t)cc * (n - 1)] = A[r + (int64_t)c * n];
+                rr++;
+            }
+        cc++;
+    }
+    const double e = bad ? INFINITY : chol_backward_error(uplo, n - 1, R0, n - 1, R, n - 1);
+    CHECK(!bad && e < LU_THRESH, "+Inf at %d (uplo %c, n %d, nb %d): L(j, j) %g, the rest of "
+          "the factor %s, backward error without row and column j %g", j + 1, uplo, n, nb,
+          A[j + (int64_t)j * n], bad ? "wrong" : "finite", e);
+    free(R0);
+    free(R);
+}
+
 #endif

@@ -190,43 +190,12 @@ static void check_inf(hyt_context_t *ctx, char uplo, int n, int nb, int j, doubl
 {
     const char u = hyt_norm_uplo(uplo);
     double *A0 = malloc((size_t)n * n * sizeof *A0), *A = malloc((size_t)n * n * sizeof *A);
-    double *R0 = malloc((size_t)n * n * sizeof *R0), *R = malloc((size_t)n * n * sizeof *R);
     chol_matrix(A0, n, n, 0, 77 + (unsigned long long)j);
     A0[j + (int64_t)j * n] = inf;
     memcpy(A, A0, (size_t)n * n * sizeof *A);
-    const int info = factor_view(ctx, uplo, n, A, n, nb, 1);
-    if (inf < 0) {
-        CHECK(info == j + 1, "-Inf at %d (uplo %c, n %d, nb %d): info %d", j + 1, u, n, nb, info);
-    } else {
-        CHECK(info == 0, "+Inf at %d (uplo %c, n %d, nb %d): info %d", j + 1, u, n, nb, info);
-        int bad = A[j + (int64_t)j * n] != inf;
-        for (int c = 0; c < n; c++)
-            for (int r = u == 'L' ? c : 0; r < (u == 'L' ? n : c + 1); r++)
-                if (r != c || c != j) {
-                    const double x = A[r + (int64_t)c * n];
-                    bad |= !isfinite(x) || ((u == 'L' ? c : r) == j && x != 0.0);
-                }
-        /* A and the factor without row and column j */
-        for (int c = 0, cc = 0; c < n; c++) {
-            if (c == j)
-                continue;
-            for (int r = 0, rr = 0; r < n; r++)
-                if (r != j) {
-                    R0[rr + (int64_t)cc * (n - 1)] = A0[r + (int64_t)c * n];
-                    R[rr + (int64_t)cc * (n - 1)] = A[r + (int64_t)c * n];
-                    rr++;
-                }
-            cc++;
-        }
-        const double e = bad ? INFINITY : chol_backward_error(u, n - 1, R0, n - 1, R, n - 1);
-        CHECK(!bad && e < LU_THRESH, "+Inf at %d (uplo %c, n %d, nb %d): L(j, j) %g, the rest "
-              "of the factor %s, backward error without row and column j %g", j + 1, u, n, nb,
-              A[j + (int64_t)j * n], bad ? "wrong" : "finite", e);
-    }
+    chol_check_inf_result(u, n, nb, A0, A, j, inf, factor_view(ctx, uplo, n, A, n, nb, 1));
     free(A0);
     free(A);
-    free(R0);
-    free(R);
 }
 
 /* Every bad argument: -position returned and nothing written. */

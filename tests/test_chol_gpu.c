@@ -7,7 +7,8 @@
  * recursive update (several leaf widths), blocks wider than the fused potf2 (factored in
  * pieces), lookahead 0..2; matrices that are not positive definite (INFO exactly the first
  * failing minor: at the start, inside a block, at both sides of a block boundary, in the second
- * piece of a wide block, at the end); NaN (no hang); every bad argument, a context without
+ * piece of a wide block, at the end); NaN (no hang); +Inf and -Inf on the diagonal (LAPACK's
+ * answer, but in the vendor's tail); every bad argument, a context without
  * devices refused; the asynchronous call, two factorizations in one sequence.  The panels' solve
  * both ways (gpu_chol_trsm.c): as the defaults choose it, then a GEMM with the inverse of the
  * diagonal block on every panel (chol.inv_rows 1: the same cases again), on the first panels
@@ -119,6 +120,26 @@ static void check_nan(char uplo, int n, int nb, int r, int c)
         A[c + (int64_t)r * lda] = NAN;
     int info = factor(uplo, n, A, lda, nb, 1, 0, 0);
     chol_check_nan_result(uplo, n, A, info, r == 0 && c == 0 ? 0 : 1);
+    free(A);
+}
+
+/* +Inf or -Inf on the diagonal at (j, j) (chol_check_inf_result: LAPACK's answer), n x n with
+ * blocks of nb, lookahead 1; public: through hyt_dpotrf_device itself (automatic parameters).
+ * A lower matrix of order up to chol.tail on CUDA is one cusolverDnDpotrf, whose answer to
+ * +Inf differs from LAPACK's (on an H100, CUDA 13.0: INFO > 0 and NaN in the factor): there
+ * the check is only that the call reports a failing minor. */
+static void check_inf(char uplo, int n, int nb, int j, double inf, int public)
+{
+    double *A0 = malloc((size_t)n * n * sizeof *A0), *A = malloc((size_t)n * n * sizeof *A);
+    chol_matrix(A0, n, n, 0, 91 + (unsigned long long)j);
+    A0[j + (int64_t)j * n] = inf;
+    memcpy(A, A0, (size_t)n * n * sizeof *A);
+    const int info = factor(uplo, n, A, n, nb, 1, 0, public);
+    if (public && use_cuda && uplo == 'L' && inf > 0)
+        CHECK(info > j && info <= n, "+Inf at %d, the vendor's tail: info %d", j + 1, info);
+    else
+        chol_check_inf_result(uplo, n, nb, A0, A, j, inf, info);
+    free(A0);
     free(A);
 }
 
@@ -388,6 +409,15 @@ int main(int argc, char **argv)
         check_nan(uplo, 100, 32, 0, 0);
         check_nan(uplo, 100, 32, 40, 3);
         check_nan(uplo, 100, 32, 99, 99);
+        /* +-Inf on the diagonal: in the first block, inside one, at a block's first column */
+        for (int s = 0; s < 2; s++) {
+            check_inf(uplo, 100, 32, 0, s ? -INFINITY : INFINITY, 0);
+            check_inf(uplo, 100, 32, 45, s ? -INFINITY : INFINITY, 0);
+            check_inf(uplo, 100, 32, 64, s ? -INFINITY : INFINITY, 0);
+        }
+        check_inf(uplo, 600, 512, 300, INFINITY, 0);
+        check_inf(uplo, 300, 0, 150, INFINITY, 1);
+        check_inf(uplo, 300, 0, 150, -INFINITY, 1);
         if (use_cuda) /* the GPU's own block size and a large trailing update */
             check(uplo, 4100, 512, 1, 0, 0, seed++);
         if (pass)

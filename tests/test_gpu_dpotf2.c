@@ -3,7 +3,8 @@
  * lower and upper: the factor by relative error, INFO exactly, the other triangle and the rows
  * beyond n (lda > n) untouched, over n = 1..512 (multiples of the inner blocking and not),
  * matrices that are not positive definite (the failing minor at the start, inside and at the
- * edges of an inner block, at the end), NaN, matrices scaled to the edges of the exponent range;
+ * edges of an inner block, at the end), NaN, +Inf and -Inf on the diagonal (LAPACK's answer:
+ * L(j, j) = Inf and 0 below it, or INFO j), matrices scaled to the edges of the exponent range;
  * the kernel's workspace zero again after all of it (the next call relies on it).  Suite gpu:
  * exits 77 without CUDA or a usable GPU.
  *
@@ -121,6 +122,23 @@ static void check_nan(hyt_device_t *dev, char uplo, int n)
     free(A);
 }
 
+/* +Inf or -Inf at the diagonal entry j of an SPD n x n matrix: LAPACK's answer
+ * (chol_check_inf_result), the reference's INFO. */
+static void check_inf(hyt_device_t *dev, char uplo, int n, int j, double inf)
+{
+    double *A0 = malloc((size_t)n * n * sizeof *A0), *A = malloc((size_t)n * n * sizeof *A);
+    chol_matrix(A0, n, n, 0, 31 + (unsigned long long)j);
+    A0[j + (int64_t)j * n] = inf;
+    memcpy(A, A0, (size_t)n * n * sizeof *A);
+    const int info = gpu_potf2(dev, uplo, n, A, n);
+    chol_check_inf_result(uplo, n, 0, A0, A, j, inf, info);
+    memcpy(A, A0, (size_t)n * n * sizeof *A);
+    const int ir = hyt_ref_dpotf2(uplo, n, A, n);
+    CHECK(info == ir, "%c n %d, %g at %d: GPU info %d, reference %d", uplo, n, inf, j, info, ir);
+    free(A0);
+    free(A);
+}
+
 /* Best of many single launches (CUDA events around the call, a fresh copy of the matrix
  * before each, outside the timed interval), n = 1 .. 512. */
 static void bench(hyt_device_t *dev)
@@ -200,6 +218,7 @@ int main(int argc, char **argv)
         check(dev, "LU"[u], 300, 0, 2);
         check(dev, "LU"[u], 200, 33, 3);
         check_scaled(dev, "LU"[u], 100, 0, 4, 1e80, 30, 32);
+        check_inf(dev, "LU"[u], 100, 40, INFINITY);
     }
     for (int u = 0; u < 2 && !small; u++) {
         const char uplo = "LU"[u];
@@ -214,6 +233,12 @@ int main(int argc, char **argv)
         check(dev, uplo, 500, 500, 11);
         check_nan(dev, uplo, 300);
         check_nan(dev, uplo, 33);
+        /* +-Inf on the diagonal: the first column, a pair's first and second, a tile's last
+         * and the next tile's first, the last */
+        static const int infs[] = {0, 16, 17, 31, 32, 299};
+        for (int i = 0; i < (int)(sizeof infs / sizeof infs[0]); i++)
+            for (int s = 0; s < 2; s++)
+                check_inf(dev, uplo, 300, infs[i], s ? -INFINITY : INFINITY);
         /* 2 x 2 pivot blocks whose determinants underflow (entries ~1e-160: det ~1e-320) or
          * overflow (1e160): the kernel's fast factor hands such tiles to its careful one.  The
          * whole matrix, and only the last pair of a tile (columns 30 and 31), where no later
