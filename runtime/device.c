@@ -576,8 +576,12 @@ void *hyt_host_malloc(hyt_context_t *ctx, size_t bytes)
     int kind = HOST_PAGEABLE;
 #if HYT_HAVE_CUDA
     if (ctx && ctx->have_cuda && hyt_config_get_int(ctx->cfg, "gpu.pinned")) {
-        /* an injected fault (debug.fault_device) falls back silently: it is no real failure */
+        /* an injected fault (debug.fault_device) falls back silently: it is no device
+         * failure, and the call's result carries no message for it (fault_absorbed tells the
+         * fault sweeps so) */
         int injected = hyt_fault_device_call(ctx);
+        if (injected)
+            atomic_store(&ctx->fault_absorbed, 1);
         bytes = keep_class(bytes, 4096); /* a small block may be a kept one */
         if (!injected) {
             pthread_mutex_lock(&ctx->pinned_lock);

@@ -432,6 +432,7 @@ struct hyt_context {
 
     /* written now and then */
     _Alignas(64) atomic_long count_task, count_alloc, count_device;
+    atomic_int fault_absorbed; /* the injected device fault was a page-lock that fell back */
     atomic_int pinned_warned;
     atomic_long progress_done, progress_total;
     pthread_mutex_t cfg_lock;
