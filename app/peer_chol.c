@@ -32,79 +32,33 @@
 #include "peer_cuda.h"
 #include "peer_cusolver.h"
 
-static int cuda_error(cudaError_t e, const char *call, const char *file, int line)
-{
-    return hyt_error(HYT_ERR_DEVICE, "%s:%d: %s failed: %s (%s)", file, line, call,
-                     cudaGetErrorName(e), cudaGetErrorString(e));
-}
-
-static int status_error(int s, const char *lib, const char *call, const char *file, int line)
-{
-    return hyt_error(HYT_ERR_DEVICE, "%s:%d: %s failed: %s status %d", file, line, call, lib, s);
-}
-
-/* Check one call; on failure record the error in rc and jump to the function's cleanup. */
-#define PEER_CUDA(call)                                                                        \
-    do {                                                                                       \
-        cudaError_t e_ = (call);                                                               \
-        if (e_ != cudaSuccess) {                                                               \
-            rc = cuda_error(e_, #call, __FILE__, __LINE__);                                    \
-            goto cleanup;                                                                      \
-        }                                                                                      \
-    } while (0)
-#define PEER_LIB(call, ok, lib)                                                                \
-    do {                                                                                       \
-        int s_ = (int)(call);                                                                  \
-        if (s_ != (int)(ok)) {                                                                 \
-            rc = status_error(s_, lib, #call, __FILE__, __LINE__);                             \
-            goto cleanup;                                                                      \
-        }                                                                                      \
-    } while (0)
-/* Inside cleanup: keep the first error, carry on freeing. */
-#define PEER_CLEAN(call, ok, lib)                                                              \
-    do {                                                                                       \
-        int s_ = (int)(call);                                                                  \
-        if (s_ != (int)(ok) && rc == 0)                                                        \
-            rc = status_error(s_, lib, #call, __FILE__, __LINE__);                             \
-    } while (0)
-
 int hyt_peer_dpotrf_uplo(int device, char uplo, int n, double *d_a, int lda, double *seconds,
                          int *info)
 {
-    int rc = 0, lwork = 0, prev = -1;
-    cusolverDnHandle_t handle = NULL;
+    int rc = 0, lwork = 0;
+    hyt_peer_dn_t p;
     double *d_work = NULL;
-    int *d_info = NULL;
     const int up = uplo == 'U' || uplo == 'u';
     if (!(up || uplo == 'L' || uplo == 'l') || n < 1 || !d_a || lda < n || !seconds || !info)
         return hyt_error(HYT_ERR_INVALID, "hyt_peer_dpotrf_uplo: invalid arguments (uplo '%c', "
                          "n = %d, lda = %d)", uplo, n, lda);
     const cublasFillMode_t fill = up ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
-    PEER_CUDA(cudaGetDevice(&prev));
-    PEER_CUDA(cudaSetDevice(device));
-    PEER_LIB(cusolverDnCreate(&handle), CUSOLVER_STATUS_SUCCESS, "cuSOLVER");
-    PEER_LIB(cusolverDnDpotrf_bufferSize(handle, fill, n, d_a, lda, &lwork),
-             CUSOLVER_STATUS_SUCCESS, "cuSOLVER");
-    PEER_CUDA(cudaMalloc((void **)&d_work, (size_t)(lwork > 0 ? lwork : 1) * sizeof(double)));
-    PEER_CUDA(cudaMalloc((void **)&d_info, sizeof(int)));
-    PEER_CUDA(cudaDeviceSynchronize());
+    rc = hyt_peer_dn_open(&p, "hyt_peer_dpotrf_uplo", device, n, 0, 0, "info");
+    if (rc)
+        goto cleanup;
+    HYT_PEER_TRY(cusolverDnDpotrf_bufferSize(p.handle, fill, n, d_a, lda, &lwork));
+    HYT_PEER_TRY(cudaMalloc((void **)&d_work, (size_t)(lwork > 0 ? lwork : 1) * sizeof(double)));
+    HYT_PEER_TRY(cudaDeviceSynchronize());
     double t0 = hyt_wtime();
-    PEER_LIB(cusolverDnDpotrf(handle, fill, n, d_a, lda, d_work, lwork, d_info),
-             CUSOLVER_STATUS_SUCCESS, "cuSOLVER");
-    PEER_CUDA(cudaDeviceSynchronize());
+    HYT_PEER_TRY(cusolverDnDpotrf(p.handle, fill, n, d_a, lda, d_work, lwork, p.d_info));
+    HYT_PEER_TRY(cudaDeviceSynchronize());
     *seconds = hyt_wtime() - t0;
-    PEER_CUDA(cudaMemcpy(info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
+    HYT_PEER_TRY(cudaMemcpy(info, p.d_info, sizeof(int), cudaMemcpyDeviceToHost));
 
 cleanup:
-    if (d_info)
-        PEER_CLEAN(cudaFree(d_info), cudaSuccess, "CUDA");
     if (d_work)
-        PEER_CLEAN(cudaFree(d_work), cudaSuccess, "CUDA");
-    if (handle)
-        PEER_CLEAN(cusolverDnDestroy(handle), CUSOLVER_STATUS_SUCCESS, "cuSOLVER");
-    if (prev >= 0)
-        PEER_CLEAN(cudaSetDevice(prev), cudaSuccess, "CUDA");
-    return rc;
+        HYT_PEER_CLEAN(cudaFree(d_work));
+    return hyt_peer_dn_close(&p, rc);
 }
 
 typedef struct potrf_call {
@@ -131,35 +85,26 @@ cleanup:
  * workspace made once. */
 int hyt_peer_dpotrf_h2h(int device, char uplo, int n, const double *a, int reps, double *seconds)
 {
-    int rc = 0, lwork = 0, prev = -1, info = 0;
+    int rc = 0, lwork = 0, info = 0;
     const size_t nn = (size_t)n * (size_t)n;
-    cudaStream_t stream = NULL;
-    cusolverDnHandle_t handle = NULL;
-    double *d_a = NULL, *d_work = NULL;
-    int *d_info = NULL;
+    hyt_peer_dn_t p;
+    double *d_work = NULL;
     const int up = uplo == 'U' || uplo == 'u';
     if (!(up || uplo == 'L' || uplo == 'l') || n < 1 || !a || reps < 1 || !seconds)
         return hyt_error(HYT_ERR_INVALID, "hyt_peer_dpotrf_h2h: invalid arguments (uplo '%c', "
                          "n = %d, reps = %d)", uplo, n, reps);
     const cublasFillMode_t fill = up ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
-    HYT_PEER_TRY(cudaGetDevice(&prev));
-    HYT_PEER_TRY(cudaSetDevice(device));
-    HYT_PEER_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    HYT_PEER_TRY(cusolverDnCreate(&handle));
-    HYT_PEER_TRY(cusolverDnSetStream(handle, stream));
-    rc = hyt_peer_check_memory("hyt_peer_dpotrf_h2h", device, nn * sizeof(double) + sizeof(int),
-                               n, 1, "A and info");
+    rc = hyt_peer_dn_open(&p, "hyt_peer_dpotrf_h2h", device, n, nn, 0, "A and info");
     if (rc)
         goto cleanup;
-    HYT_PEER_TRY(cudaMalloc((void **)&d_a, nn * sizeof(double)));
-    HYT_PEER_TRY(cudaMalloc((void **)&d_info, sizeof(int)));
-    HYT_PEER_TRY(cusolverDnDpotrf_bufferSize(handle, fill, n, d_a, n, &lwork));
+    HYT_PEER_TRY(cusolverDnDpotrf_bufferSize(p.handle, fill, n, p.d_a, n, &lwork));
     HYT_PEER_TRY(cudaMalloc((void **)&d_work, (size_t)(lwork > 0 ? lwork : 1) * sizeof(double)));
-    potrf_call_t c = {handle, fill, n, d_a, d_work, lwork, d_info};
-    rc = hyt_peer_h2h_best(stream, a, d_a, nn * sizeof(double), reps, potrf_call, &c, seconds);
+    potrf_call_t c = {p.handle, fill, n, p.d_a, d_work, lwork, p.d_info};
+    rc = hyt_peer_h2h_best(p.stream, a, p.d_a, nn * sizeof(double), reps, potrf_call, &c,
+                           seconds);
     if (rc)
         goto cleanup;
-    HYT_PEER_TRY(cudaMemcpy(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
+    HYT_PEER_TRY(cudaMemcpy(&info, p.d_info, sizeof(int), cudaMemcpyDeviceToHost));
     if (info)
         rc = hyt_error(HYT_ERR_INVALID, "hyt_peer_dpotrf_h2h: cusolverDnDpotrf gave INFO %d",
                        info);
@@ -167,17 +112,7 @@ int hyt_peer_dpotrf_h2h(int device, char uplo, int n, const double *a, int reps,
 cleanup:
     if (d_work)
         HYT_PEER_CLEAN(cudaFree(d_work));
-    if (d_info)
-        HYT_PEER_CLEAN(cudaFree(d_info));
-    if (d_a)
-        HYT_PEER_CLEAN(cudaFree(d_a));
-    if (handle)
-        HYT_PEER_CLEAN(cusolverDnDestroy(handle));
-    if (stream)
-        HYT_PEER_CLEAN(cudaStreamDestroy(stream));
-    if (prev >= 0)
-        HYT_PEER_CLEAN(cudaSetDevice(prev));
-    return rc;
+    return hyt_peer_dn_close(&p, rc);
 }
 
 /* cusolverMgPotrf of the lower triangle, the arguments checked by hyt_peer_dpotrf_mg (nb <= n);
@@ -329,9 +264,9 @@ int hyt_peer_dgemm_time(int device, char transa, char transb, int m, int n, int 
     const size_t na = (size_t)m * k, nbb = (size_t)n * k, nc = (size_t)m * n;
     const size_t nh = na > nbb ? na : nbb;
     size_t free_bytes = 0, total_bytes = 0;
-    PEER_CUDA(cudaGetDevice(&prev));
-    PEER_CUDA(cudaSetDevice(device));
-    PEER_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+    HYT_PEER_TRY(cudaGetDevice(&prev));
+    HYT_PEER_TRY(cudaSetDevice(device));
+    HYT_PEER_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
     if ((na + nbb + nc) * sizeof(double) + ((size_t)1 << 30) > free_bytes) {
         rc = hyt_error(HYT_ERR_DEVICE_MEMORY, "hyt_peer_dgemm_time: %d x %d x %d needs %zu "
                        "bytes, %zu are free", m, n, k, (na + nbb + nc) * sizeof(double),
@@ -345,27 +280,26 @@ int hyt_peer_dgemm_time(int device, char transa, char transb, int m, int n, int 
     }
     for (size_t i = 0; i < nh; i++)
         h[i] = fill_value(i);
-    PEER_CUDA(cudaMalloc((void **)&d_a, na * sizeof(double)));
-    PEER_CUDA(cudaMalloc((void **)&d_b, nbb * sizeof(double)));
-    PEER_CUDA(cudaMalloc((void **)&d_c, nc * sizeof(double)));
-    PEER_CUDA(cudaMemcpy(d_a, h, na * sizeof(double), cudaMemcpyHostToDevice));
-    PEER_CUDA(cudaMemcpy(d_b, h, nbb * sizeof(double), cudaMemcpyHostToDevice));
-    PEER_CUDA(cudaMemset(d_c, 0, nc * sizeof(double)));
-    PEER_LIB(cublasCreate(&handle), CUBLAS_STATUS_SUCCESS, "cuBLAS");
-    PEER_CUDA(cudaEventCreate(&e0));
-    PEER_CUDA(cudaEventCreate(&e1));
+    HYT_PEER_TRY(cudaMalloc((void **)&d_a, na * sizeof(double)));
+    HYT_PEER_TRY(cudaMalloc((void **)&d_b, nbb * sizeof(double)));
+    HYT_PEER_TRY(cudaMalloc((void **)&d_c, nc * sizeof(double)));
+    HYT_PEER_TRY(cudaMemcpy(d_a, h, na * sizeof(double), cudaMemcpyHostToDevice));
+    HYT_PEER_TRY(cudaMemcpy(d_b, h, nbb * sizeof(double), cudaMemcpyHostToDevice));
+    HYT_PEER_TRY(cudaMemset(d_c, 0, nc * sizeof(double)));
+    HYT_PEER_TRY(cublasCreate(&handle));
+    HYT_PEER_TRY(cudaEventCreate(&e0));
+    HYT_PEER_TRY(cudaEventCreate(&e1));
     const double alpha = -1.0, beta = 1.0;
     const int lda = ta ? k : m, ldb = tb ? n : k;
     float best = -1;
     for (int r = 0; r <= reps; r++) { /* r = 0: warm-up, not counted */
         float ms = 0;
-        PEER_CUDA(cudaEventRecord(e0, 0));
-        PEER_LIB(cublasDgemm(handle, ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
-                             m, n, k, &alpha, d_a, lda, d_b, ldb, &beta, d_c, m),
-                 CUBLAS_STATUS_SUCCESS, "cuBLAS");
-        PEER_CUDA(cudaEventRecord(e1, 0));
-        PEER_CUDA(cudaEventSynchronize(e1));
-        PEER_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+        HYT_PEER_TRY(cudaEventRecord(e0, 0));
+        HYT_PEER_TRY(cublasDgemm(handle, ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
+                             m, n, k, &alpha, d_a, lda, d_b, ldb, &beta, d_c, m));
+        HYT_PEER_TRY(cudaEventRecord(e1, 0));
+        HYT_PEER_TRY(cudaEventSynchronize(e1));
+        HYT_PEER_TRY(cudaEventElapsedTime(&ms, e0, e1));
         if (r > 0 && (best < 0 || ms < best))
             best = ms;
     }
@@ -374,19 +308,19 @@ int hyt_peer_dgemm_time(int device, char transa, char transb, int m, int n, int 
 cleanup:
     free(h);
     if (e0)
-        PEER_CLEAN(cudaEventDestroy(e0), cudaSuccess, "CUDA");
+        HYT_PEER_CLEAN(cudaEventDestroy(e0));
     if (e1)
-        PEER_CLEAN(cudaEventDestroy(e1), cudaSuccess, "CUDA");
+        HYT_PEER_CLEAN(cudaEventDestroy(e1));
     if (handle)
-        PEER_CLEAN(cublasDestroy(handle), CUBLAS_STATUS_SUCCESS, "cuBLAS");
+        HYT_PEER_CLEAN(cublasDestroy(handle));
     if (d_c)
-        PEER_CLEAN(cudaFree(d_c), cudaSuccess, "CUDA");
+        HYT_PEER_CLEAN(cudaFree(d_c));
     if (d_b)
-        PEER_CLEAN(cudaFree(d_b), cudaSuccess, "CUDA");
+        HYT_PEER_CLEAN(cudaFree(d_b));
     if (d_a)
-        PEER_CLEAN(cudaFree(d_a), cudaSuccess, "CUDA");
+        HYT_PEER_CLEAN(cudaFree(d_a));
     if (prev >= 0)
-        PEER_CLEAN(cudaSetDevice(prev), cudaSuccess, "CUDA");
+        HYT_PEER_CLEAN(cudaSetDevice(prev));
     return rc;
 }
 

@@ -52,6 +52,12 @@ void hyt_peer_solver_text(int status, char *buf, size_t len)
              peer_solver_status_name((cusolverStatus_t)status));
 }
 
+void hyt_peer_blas_text(int status, char *buf, size_t len)
+{
+    snprintf(buf, len, "cuBLAS status %d (%s)", status,
+             cublasGetStatusName((cublasStatus_t)status));
+}
+
 int hyt_peer_failed(void (*text)(int, char *, size_t), int status, const char *call,
                     const char *file, int line)
 {
@@ -170,6 +176,42 @@ int hyt_peer_free_table(int ndev, const int *devices, void *const *table, int rc
         HYT_PEER_CLEAN(cudaSetDevice(devices[p]));
         HYT_PEER_CLEAN(cudaFree(table[p]));
     }
+    return rc;
+}
+
+int hyt_peer_dn_open(hyt_peer_dn_t *p, const char *func, int device, int n, size_t elems,
+                     size_t extra, const char *what)
+{
+    int rc = 0;
+    *p = (hyt_peer_dn_t){-1, NULL, NULL, NULL, NULL};
+    HYT_PEER_TRY(cudaGetDevice(&p->prev));
+    HYT_PEER_TRY(cudaSetDevice(device));
+    HYT_PEER_TRY(cudaStreamCreateWithFlags(&p->stream, cudaStreamNonBlocking));
+    HYT_PEER_TRY(cusolverDnCreate(&p->handle));
+    HYT_PEER_TRY(cusolverDnSetStream(p->handle, p->stream));
+    rc = hyt_peer_check_memory(func, device, elems * sizeof(double) + sizeof(int) + extra, n, 1,
+                               what);
+    if (rc)
+        goto cleanup;
+    if (elems > 0)
+        HYT_PEER_TRY(cudaMalloc((void **)&p->d_a, elems * sizeof(double)));
+    HYT_PEER_TRY(cudaMalloc((void **)&p->d_info, sizeof(int)));
+cleanup:
+    return rc;
+}
+
+int hyt_peer_dn_close(hyt_peer_dn_t *p, int rc)
+{
+    if (p->d_info)
+        HYT_PEER_CLEAN(cudaFree(p->d_info));
+    if (p->d_a)
+        HYT_PEER_CLEAN(cudaFree(p->d_a));
+    if (p->handle)
+        HYT_PEER_CLEAN(cusolverDnDestroy(p->handle));
+    if (p->stream)
+        HYT_PEER_CLEAN(cudaStreamDestroy(p->stream));
+    rc = hyt_peer_leave(p->prev, rc);
+    *p = (hyt_peer_dn_t){-1, NULL, NULL, NULL, NULL};
     return rc;
 }
 

@@ -1,7 +1,8 @@
 /*
  * What the cuSOLVER peers of the benchmarks share (peer_cusolver.c: the LU, peer_chol.c: the
- * Cholesky): the check of every CUDA / cuSOLVER call (HYT_PEER_TRY, HYT_PEER_CLEAN), and the
- * pieces of a cusolverMg run on a 1 x ndev grid, column-major mapping: the device list's checks,
+ * Cholesky): the check of every CUDA / cuSOLVER / cuBLAS call (HYT_PEER_TRY, HYT_PEER_CLEAN),
+ * the set-up of a one-GPU cusolverDn run (hyt_peer_dn_open / close), and the pieces of a
+ * cusolverMg run on a 1 x ndev grid, column-major mapping: the device list's checks,
  * the free-memory check, peer access on and back off, a synchronization of every device, and
  * the copies of a host matrix to and from the 1-D column block-cyclic layout (column block j of
  * nb columns on devices[j % ndev] as local tile j / ndev; every local tile nb full columns of n
@@ -13,8 +14,9 @@
 #ifndef HYT_PEER_CUDA_H
 #define HYT_PEER_CUDA_H
 
+#include <cublas_api.h>
 #include <cuda_runtime.h>
-#include <cusolver_common.h>
+#include <cusolverDn.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +25,7 @@
  * (hyt_peer_cuda_text), or cuSOLVER's number and name (hyt_peer_solver_text). */
 void hyt_peer_cuda_text(int status, char *buf, size_t len);
 void hyt_peer_solver_text(int status, char *buf, size_t len);
+void hyt_peer_blas_text(int status, char *buf, size_t len);
 
 /* Records "file:line: call failed: <status as text>" and returns HYT_ERR_DEVICE. */
 int hyt_peer_failed(void (*text)(int, char *, size_t), int status, const char *call,
@@ -32,9 +35,11 @@ int hyt_peer_failed(void (*text)(int, char *, size_t), int status, const char *c
  * success value and its text (a status of another type does not compile).  The controlling
  * expression of _Generic is not evaluated, so the call runs once. */
 #define HYT_PEER_OK(call) _Generic((call), cudaError_t: cudaSuccess,                          \
-                                           cusolverStatus_t: CUSOLVER_STATUS_SUCCESS)
+                                           cusolverStatus_t: CUSOLVER_STATUS_SUCCESS,         \
+                                           cublasStatus_t: CUBLAS_STATUS_SUCCESS)
 #define HYT_PEER_TEXT(call) _Generic((call), cudaError_t: hyt_peer_cuda_text,                 \
-                                             cusolverStatus_t: hyt_peer_solver_text)
+                                             cusolverStatus_t: hyt_peer_solver_text,          \
+                                             cublasStatus_t: hyt_peer_blas_text)
 
 /* Check one call; on failure record the error in rc and jump to the function's cleanup. */
 #define HYT_PEER_TRY(call)                                                                     \
@@ -54,6 +59,23 @@ int hyt_peer_failed(void (*text)(int, char *, size_t), int status, const char *c
             rc = hyt_peer_failed(HYT_PEER_TEXT(call), peer_s, #call, __FILE__, __LINE__);      \
     } while (0)
 
+/* The set-up every one-GPU cusolverDn peer shares.  hyt_peer_dn_open: the caller's current
+ * device saved, `device` made current, a non-blocking stream and a cusolverDn handle on it,
+ * d_info, and with elems > 0 d_a of elems doubles, after a check that those and `extra` more
+ * bytes (the caller's own buffers; `what` names all of them in the message) are free; func
+ * names the peer in messages.  hyt_peer_dn_close frees what open made (after a failed open
+ * too), makes the caller's device current again (hyt_peer_leave) and returns rc, or its own
+ * first error when rc is 0. */
+typedef struct hyt_peer_dn {
+    int prev; /* the caller's current device (-1: not read) */
+    cudaStream_t stream;
+    cusolverDnHandle_t handle;
+    double *d_a;
+    int *d_info;
+} hyt_peer_dn_t;
+int hyt_peer_dn_open(hyt_peer_dn_t *p, const char *func, int device, int n, size_t elems,
+                     size_t extra, const char *what);
+int hyt_peer_dn_close(hyt_peer_dn_t *p, int rc);
 /* HYT_ERR_DEVICE_MEMORY unless `need` bytes are free on `device` (the current device); the
  * message names func, n and ndev, and what the bytes are for. */
 int hyt_peer_check_memory(const char *func, int device, size_t need, int n, int ndev,

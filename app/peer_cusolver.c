@@ -48,28 +48,23 @@ static int peer_dn(int device, int n, const double *a, const double *b, double *
 {
     int rc = 0;
     const size_t nn = (size_t)n * (size_t)n;
-    cudaStream_t stream = NULL;
-    cusolverDnHandle_t handle = NULL;
-    double *d_a = NULL, *d_b = NULL, *d_work = NULL;
-    int *d_ipiv = NULL, *d_info = NULL;
+    hyt_peer_dn_t p;
+    double *d_b = NULL, *d_work = NULL;
+    int *d_ipiv = NULL;
     int lwork = 0, h_info = 0;
     double t0 = 0.0;
 
-    HYT_PEER_TRY(cudaSetDevice(device));
-    HYT_PEER_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    HYT_PEER_TRY(cusolverDnCreate(&handle));
-    HYT_PEER_TRY(cusolverDnSetStream(handle, stream));
-
-    rc = hyt_peer_check_memory(PEER_FUNC, device, nn * sizeof(double)
-                                                      + (size_t)n * sizeof(double)
-                                                      + (size_t)n * sizeof(int) + sizeof(int),
-                               n, 1, "A, b, ipiv and info");
+    rc = hyt_peer_dn_open(&p, PEER_FUNC, device, n, nn,
+                          (size_t)n * sizeof(double) + (size_t)n * sizeof(int),
+                          "A, b, ipiv and info");
     if (rc)
         goto cleanup;
-    HYT_PEER_TRY(cudaMalloc((void **)&d_a, nn * sizeof(double)));
+    cudaStream_t stream = p.stream;
+    cusolverDnHandle_t handle = p.handle;
+    double *d_a = p.d_a;
+    int *d_info = p.d_info;
     HYT_PEER_TRY(cudaMalloc((void **)&d_b, (size_t)n * sizeof(double)));
     HYT_PEER_TRY(cudaMalloc((void **)&d_ipiv, (size_t)n * sizeof(int)));
-    HYT_PEER_TRY(cudaMalloc((void **)&d_info, sizeof(int)));
 
     HYT_PEER_TRY(cusolverDnDgetrf_bufferSize(handle, n, n, d_a, n, &lwork));
     if (lwork < 1)
@@ -118,19 +113,11 @@ static int peer_dn(int device, int n, const double *a, const double *b, double *
 cleanup:
     if (d_work)
         HYT_PEER_CLEAN(cudaFree(d_work));
-    if (d_info)
-        HYT_PEER_CLEAN(cudaFree(d_info));
     if (d_ipiv)
         HYT_PEER_CLEAN(cudaFree(d_ipiv));
     if (d_b)
         HYT_PEER_CLEAN(cudaFree(d_b));
-    if (d_a)
-        HYT_PEER_CLEAN(cudaFree(d_a));
-    if (handle)
-        HYT_PEER_CLEAN(cusolverDnDestroy(handle));
-    if (stream)
-        HYT_PEER_CLEAN(cudaStreamDestroy(stream));
-    return rc;
+    return hyt_peer_dn_close(&p, rc);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -157,47 +144,31 @@ cleanup:
 
 int hyt_peer_dgetrf_h2h(int device, int n, const double *a, int reps, double *seconds)
 {
-    int rc = 0;
+    int rc = 0, lwork = 0;
     const size_t nn = (size_t)n * (size_t)n;
-    cudaStream_t stream = NULL;
-    cusolverDnHandle_t handle = NULL;
-    double *d_a = NULL, *d_work = NULL;
-    int *d_ipiv = NULL, *d_info = NULL;
-    int lwork = 0;
+    hyt_peer_dn_t p;
+    double *d_work = NULL;
+    int *d_ipiv = NULL;
     if (n < 1 || !a || reps < 1 || !seconds)
         return hyt_error(HYT_ERR_INVALID, "hyt_peer_dgetrf_h2h: invalid arguments (n = %d, "
                          "reps = %d)", n, reps);
-    HYT_PEER_TRY(cudaSetDevice(device));
-    HYT_PEER_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    HYT_PEER_TRY(cusolverDnCreate(&handle));
-    HYT_PEER_TRY(cusolverDnSetStream(handle, stream));
-    rc = hyt_peer_check_memory("hyt_peer_dgetrf_h2h", device,
-                               nn * sizeof(double) + (size_t)n * sizeof(int) + sizeof(int), n, 1,
-                               "A, ipiv and info");
+    rc = hyt_peer_dn_open(&p, "hyt_peer_dgetrf_h2h", device, n, nn, (size_t)n * sizeof(int),
+                          "A, ipiv and info");
     if (rc)
         goto cleanup;
-    HYT_PEER_TRY(cudaMalloc((void **)&d_a, nn * sizeof(double)));
     HYT_PEER_TRY(cudaMalloc((void **)&d_ipiv, (size_t)n * sizeof(int)));
-    HYT_PEER_TRY(cudaMalloc((void **)&d_info, sizeof(int)));
-    HYT_PEER_TRY(cusolverDnDgetrf_bufferSize(handle, n, n, d_a, n, &lwork));
+    HYT_PEER_TRY(cusolverDnDgetrf_bufferSize(p.handle, n, n, p.d_a, n, &lwork));
     HYT_PEER_TRY(cudaMalloc((void **)&d_work, (size_t)(lwork > 0 ? lwork : 1) * sizeof(double)));
-    dgetrf_call_t c = {handle, n, d_a, d_work, d_ipiv, d_info};
-    rc = hyt_peer_h2h_best(stream, a, d_a, nn * sizeof(double), reps, dgetrf_call, &c, seconds);
+    dgetrf_call_t c = {p.handle, n, p.d_a, d_work, d_ipiv, p.d_info};
+    rc = hyt_peer_h2h_best(p.stream, a, p.d_a, nn * sizeof(double), reps, dgetrf_call, &c,
+                           seconds);
 
 cleanup:
     if (d_work)
         HYT_PEER_CLEAN(cudaFree(d_work));
-    if (d_info)
-        HYT_PEER_CLEAN(cudaFree(d_info));
     if (d_ipiv)
         HYT_PEER_CLEAN(cudaFree(d_ipiv));
-    if (d_a)
-        HYT_PEER_CLEAN(cudaFree(d_a));
-    if (handle)
-        HYT_PEER_CLEAN(cusolverDnDestroy(handle));
-    if (stream)
-        HYT_PEER_CLEAN(cudaStreamDestroy(stream));
-    return rc;
+    return hyt_peer_dn_close(&p, rc);
 }
 
 /* ---------------------------------------------------------------------------------------------
