@@ -6,7 +6,9 @@
 //            GEMM under the first half, SYRK leaves of at most `leaf` columns);
 // strips:    column strips of width w, each a SYRK of its diagonal block and one GEMM of the
 //            rows below it;
-// one SYRK of the whole; and one GEMM of the whole square (twice the flops: the ceiling rate).
+// one SYRK of the whole; one GEMM of the whole square (twice the flops: the ceiling rate);
+// squares: the lower triangle's b x b blocks, the diagonal ones in full, as one
+//            cublasDgemmBatched (m a multiple of b; the pointer arrays made before the clock).
 // Rates count m (m + 1) kb flops (the lower triangle), the square GEMM its own 2 m^2 kb.
 // The checks, the timing and the fill: tool_cuda.h, beside it.
 #include <cublas_v2.h>
@@ -59,11 +61,46 @@ static void strips(int m, int w)
     }
 }
 
+static const double **dA, **dB;
+static double **dC;
+static int nsq;
+
+// the pointer arrays of the squares of b for m (m % b == 0), on the device
+static void squares_setup(int m, int b)
+{
+    const int nt = m / b;
+    nsq = nt * (nt + 1) / 2;
+    const double **hA = (const double **)malloc(3 * nsq * sizeof *hA);
+    int q = 0;
+    for (int j = 0; j < nt; j++)
+        for (int i = j; i < nt; i++, q++) {
+            hA[q] = P(i * b);
+            hA[nsq + q] = P(j * b);
+            hA[2 * nsq + q] = C(i * b, j * b);
+        }
+    if (!dA)
+        CK(cudaMalloc((void **)&dA, 3 * 4096 * sizeof *dA));
+    CK(cudaMemcpy(dA, hA, 3 * nsq * sizeof *hA, cudaMemcpyHostToDevice));
+    dB = dA + nsq;
+    dC = (double **)(dA + 2 * nsq);
+    free(hA);
+}
+
+static void squares(int b)
+{
+    CB(cublasDgemmBatched(H, CUBLAS_OP_N, CUBLAS_OP_T, b, b, kb, &mone, dA, ld, dB, ld, &one, dC,
+                          ld, nsq));
+}
+
 // best of 2 after a warm-up (docs/performance.md's numbers)
 static double best_ms(int variant, int m, int arg)
 {
+    if (variant == 4)
+        squares_setup(m, arg);
     return tool_best_ms(0, 2, [&] {
-        if (variant == 0)
+        if (variant == 4)
+            squares(arg);
+        else if (variant == 0)
             rsyrk(0, m, arg);
         else if (variant == 1)
             strips(m, arg);
@@ -104,6 +141,14 @@ int main(int argc, char **argv)
             double t = best_ms(1, m, widths[w]);
             printf("| %d | %d | strips of %d | %.3f | %.1f |\n", m, kb, widths[w], t,
                    fl / t * 1e-9);
+        }
+        static const int bs[] = {512, 1024, 2048};
+        for (int w = 0; w < 3; w++) {
+            if (m % bs[w] || (m / bs[w]) * (m / bs[w] + 1) / 2 > 4096)
+                continue;
+            double t = best_ms(4, m, bs[w]);
+            printf("| %d | %d | squares of %d, one batched call | %.3f | %.1f |\n", m, kb, bs[w],
+                   t, fl / t * 1e-9);
         }
         double t = best_ms(2, m, 0);
         printf("| %d | %d | one SYRK | %.3f | %.1f |\n", m, kb, t, fl / t * 1e-9);
