@@ -130,7 +130,8 @@ static void check_nan(char uplo, int n, int nb, int r, int c)
  * the check is only that the call reports a failing minor. */
 static void check_inf(char uplo, int n, int nb, int j, double inf, int public)
 {
-    double *A0 = malloc((size_t)n * n * sizeof *A0), *A = malloc((size_t)n * n * sizeof *A);
+    const size_t sz = ((size_t)n * n + 1) * sizeof(double); /* the copies take lda n + 1 */
+    double *A0 = malloc(sz), *A = malloc(sz);
     chol_matrix(A0, n, n, 0, 91 + (unsigned long long)j);
     A0[j + (int64_t)j * n] = inf;
     memcpy(A, A0, (size_t)n * n * sizeof *A);

@@ -94,7 +94,7 @@ static void check(hyt_device_t *dev, char uplo, int n, int fail, unsigned long l
 static void check_nan(hyt_device_t *dev, char uplo, int n)
 {
     const int up = uplo == 'U';
-    double *A = malloc((size_t)n * n * sizeof *A);
+    double *A = malloc(((size_t)n * n + 1) * sizeof *A); /* the copies take lda n + 1 */
     for (int v = 0; v < 2; v++) {
         chol_matrix(A, n, n, 0, 9);
         /* v 1: (n - 1, n / 2) in the referenced triangle */
@@ -126,7 +126,8 @@ static void check_nan(hyt_device_t *dev, char uplo, int n)
  * (chol_check_inf_result), the reference's INFO. */
 static void check_inf(hyt_device_t *dev, char uplo, int n, int j, double inf)
 {
-    double *A0 = malloc((size_t)n * n * sizeof *A0), *A = malloc((size_t)n * n * sizeof *A);
+    const size_t sz = ((size_t)n * n + 1) * sizeof(double); /* the copies take lda n + 1 */
+    double *A0 = malloc(sz), *A = malloc(sz);
     chol_matrix(A0, n, n, 0, 31 + (unsigned long long)j);
     A0[j + (int64_t)j * n] = inf;
     memcpy(A, A0, (size_t)n * n * sizeof *A);
