@@ -295,8 +295,9 @@ int hyt_peer_dgemm_time(int device, char transa, char transb, int m, int n, int 
     for (int r = 0; r <= reps; r++) { /* r = 0: warm-up, not counted */
         float ms = 0;
         HYT_PEER_TRY(cudaEventRecord(e0, 0));
-        HYT_PEER_TRY(cublasDgemm(handle, ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
-                             m, n, k, &alpha, d_a, lda, d_b, ldb, &beta, d_c, m));
+        HYT_PEER_TRY(cublasDgemm(handle, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                 tb ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, k, &alpha, d_a, lda, d_b,
+                                 ldb, &beta, d_c, m));
         HYT_PEER_TRY(cudaEventRecord(e1, 0));
         HYT_PEER_TRY(cudaEventSynchronize(e1));
         HYT_PEER_TRY(cudaEventElapsedTime(&ms, e0, e1));

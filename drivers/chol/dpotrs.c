@@ -47,7 +47,8 @@ int hyt_dpotrs(hyt_context_t *ctx, char uplo, int n, int nrhs, const double *a, 
         rc = hyt_error(HYT_ERR_INVALID, "%s: NULL context", func);
     const char u = hyt_norm_uplo(uplo);
     if (!rc && n > 0 && hyt_chol_lapack_on_devices(ctx, n))
-        rc = hyt_chol_lapack_devices(ctx, 'S', u, n, nrhs, (double *)a, lda, b, ldb, 0, -1, NULL, NULL);
+        rc = hyt_chol_lapack_devices(ctx, 'S', u, n, nrhs, (double *)a, lda, b, ldb, 0, -1,
+                                     NULL, NULL);
     else if (!rc)
         rc = hyt_drv_dpotrs_lapack(ctx, u, n, nrhs, a, lda, b, ldb);
     return hyt_error_return(func, rc);

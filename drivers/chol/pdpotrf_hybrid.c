@@ -56,10 +56,10 @@
  * caller's `after` (hyt_chol_after_t) inserts its own tasks after each panel's copies: the
  * LAPACK-layout calls return column k to the program's array there (dpotrf_devices.c).
  * Tokens: col[j] is also written by the panel of step j and read by its copies (the updates
- * read the slots, never column k itself); the rest task of step 0 also writes every column it updates,
- * so that it waits for the calls inserted before on the same matrix (the other tasks of step
- * 0 have their column's token: the panel, the lookahead and lead columns); info[g] orders the
- * panels of device g (they write its dinfo) before the copy of dinfo to the host.
+ * read the slots, never column k itself); the rest task of step 0 also writes every column it
+ * updates, so that it waits for the calls inserted before on the same matrix (the other tasks
+ * of step 0 have their column's token: the panel, the lookahead and lead columns); info[g]
+ * orders the panels of device g (they write its dinfo) before the copy of dinfo to the host.
  * INFO: each panel's potf2 pieces write their own device ints; after the last step each device
  * copies its ints to the host once and a CPU task takes the first nonzero entry (exactly
  * LAPACK's INFO: the steps before the first failure are exact).  The steps after a failure
@@ -69,11 +69,12 @@
  * When the columns arrive while the factorization runs (loaded from host tiles here, or
  * streamed in by the caller: the LAPACK-layout calls), one rest task per device would wait for
  * the whole matrix.  The rests of the early steps (chol.overlap_steps; auto, early_steps: those
- * that can run while the loads do, as the LU's lu.overlap_steps) are then cut in pieces of about 4096 columns
- * on fixed boundaries, each ordered by its own columns' tokens, so that the GPUs update the
- * columns that have arrived, left-looking behind the loads; such steps get panel slots of
- * their own (up to 16, when the devices' memory allows; else only step 0 is cut), since a
- * slot is reused only after the last piece of its step, which waits for the last column.
+ * that can run while the loads do, as the LU's lu.overlap_steps) are then cut in pieces of
+ * about 4096 columns on fixed boundaries, each ordered by its own columns' tokens, so that the
+ * GPUs update the columns that have arrived, left-looking behind the loads; such steps get
+ * panel slots of their own (up to 16, when the devices' memory allows; else only step 0 is
+ * cut), since a slot is reused only after the last piece of its step, which waits for the last
+ * column.
  *
  * GPU panels on host tiles (a tile call with chol.panel = gpu, the default with CUDA
  * devices): every tile column is loaded onto its device first (the loads write col[j] and
