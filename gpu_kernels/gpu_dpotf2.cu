@@ -12,13 +12,18 @@
  *   1. wait until the tiles (k, k), (i, k) and (j, k) are final (their owners' flags, each
  *      polled by a thread of its own warp);
  *   2. warp 0 loads the diagonal tile (k, k) a row per lane and factors it in registers, two
- *      columns at a time from their 2 x 2 block (factor_pair: no branch, so that the updates
+ *      columns at a time from their 2 x 2 block (factor_pairs: no branch, so that the updates
  *      of the later columns leave the pivots' dependent chain); a pivot that is not positive
  *      and normal sends it to the careful column-by-column factor (factor), which gives INFO.
  *      Warps 1 and 2 load the tiles (i, k) and (j, k) meanwhile.  Every block factors the
  *      diagonal tile itself, the same data and instructions, so every block sees the same
  *      failure at the same column and all stop there (NaN included);
- *   3. warps 1 and 2 solve their rows with it, L(i, k) = A(i, k) L(k, k)^-T (a row per lane);
+ *   3. warps 1 and 2 solve their rows with it, L(i, k) = A(i, k) L(k, k)^-T (a row per lane),
+ *      following the factor in three phases: block barriers after its first PHASE1 pairs and
+ *      after PHASE2, the solvers on the pairs published while warp 0 factors the next ones,
+ *      so that most of the solve leaves the step's dependent chain (plain __syncthreads: an
+ *      earlier try with named barriers between the warps, finer-grained, was a little faster
+ *      but compute-sanitizer's racecheck could not follow it);
  *   4. the tile update A(i, j) -= L(i, k) L(j, k)^T by the whole block from shared memory; at
  *      k = j - 1 the tile is final: it goes back to A and its flag is raised.
  * The last block, (T - 1, T - 1), also factors the last diagonal tile.
@@ -52,7 +57,9 @@
  * after its update gives LAPACK's answer too: L(j,j) = Inf, the rest of column j 0 (1 / Inf),
  * so the later columns do not see it.  Measured on an H200
  * (docs/performance.md, "Third version" and "pairs of columns"): 0.122 ms lower, 0.115 ms
- * upper for n = 512; on an H100 with the flags polled in parallel 0.117-0.119 / 0.111-0.113.
+ * upper for n = 512; on an H100 with the flags polled in parallel 0.117-0.119 / 0.111-0.113,
+ * with the solvers in three phases 0.097-0.099 / 0.099-0.100 (0.107-0.108 / 0.109-0.111 before,
+ * same machine).
  */
 #include "hyt_cuda_check.h"
 #include "hyt_gpu_kernels.h"
@@ -63,6 +70,8 @@
 #define TMAX (HYT_DPOTF2_MAX_N / NB)
 #define THREADS 256
 #define PANEL 2        /* the careful factor's and solve's panels (2, 4, 8, 16 measured: 2) */
+#define PHASE1 6       /* the fast factor's pairs before the solvers start, */
+#define PHASE2 12      /* and before their second phase (measured: 6 and 12, docs/performance.md) */
 #define FULL 0xffffffffu
 
 /* The workspace of one stream: the ticket counter, and per tile (r, c) (r * TMAX + c) its flag
@@ -205,6 +214,11 @@ __device__ __forceinline__ static double rsqrt_normal(double d, bool *odd)
     return fma(fma(e, 0.375, 0.5), r * e, r);
 }
 
+struct pair_state {
+    double p, q, s; /* the next pair's 2 x 2 block */
+    bool odd;
+};
+
 /* The diagonal tile factored as factor() does, two columns at a time and in one straight run
  * of code: the two pivots of a pair from its 2 x 2 block [p q; q s] at once (the second,
  * 1 / sqrt(s - q^2 / p), as sqrt(p) rsqrt(det), the two rsqrts side by side), and the next
@@ -212,17 +226,22 @@ __device__ __forceinline__ static double rsqrt_normal(double d, bool *odd)
  * memory.  No branch at the pivots (none in their rsqrt either), so that the compiler can move
  * the updates of later columns off the pivots' dependent chain (measured: 5-11% faster than
  * factor(), docs/performance.md).  The second pivot differs from factor()'s in the last bits;
- * every block runs the same code on the same tile, so all agree.  Returns NB when every pivot
- * (p, det, and s - q^2 / p as factor() computes it) was positive and normal; otherwise -1, and
- * a[] and sL are meaningless: the caller loads the tile again and runs factor(). */
-__device__ __forceinline__ static int factor_pair(double (&a)[NB], int lane,
-                                                  double (*sL)[NB + 2], double *srs)
+ * every block runs the same code on the same tile, so all agree.  When every pivot (p, det, and
+ * s - q^2 / p as factor() computes it) was positive and normal, !st.odd; otherwise a[] and sL
+ * are meaningless: the caller loads the tile again and runs factor().  Pairs P0 ..
+ * P1 - 1 of it (the whole factor: 0, NB / 2), the state carried in st from one call to the next
+ * (st.odd: whether a pivot so far was not positive and normal). */
+template <int P0, int P1>
+__device__ __forceinline__ static void factor_pairs(double (&a)[NB], int lane,
+                                                    double (*sL)[NB + 2], double *srs,
+                                                    pair_state &st)
 {
-    bool odd = false;
-    double p = __shfl_sync(FULL, a[0], 0), q = __shfl_sync(FULL, a[0], 1),
-           s = __shfl_sync(FULL, a[1], 1);
+    bool odd = P0 == 0 ? false : st.odd;
+    double p = P0 == 0 ? __shfl_sync(FULL, a[0], 0) : st.p,
+           q = P0 == 0 ? __shfl_sync(FULL, a[0], 1) : st.q,
+           s = P0 == 0 ? __shfl_sync(FULL, a[1], 1) : st.s;
 #pragma unroll
-    for (int c0 = 0; c0 < NB; c0 += 2) {
+    for (int c0 = 2 * P0; c0 < 2 * P1; c0 += 2) {
         const double det = fma(p, s, -(q * q));
         const double rs0 = rsqrt_normal(p, &odd), rsd = rsqrt_normal(det, &odd);
         const double l10 = q * rs0;
@@ -255,16 +274,17 @@ __device__ __forceinline__ static int factor_pair(double (&a)[NB], int lane,
             a[c2] = fma(-a[c0 + 1], l.y, a[c2]);
         }
     }
-    return odd ? -1 : NB;
+    st.p = p, st.q = q, st.s = s, st.odd = odd;
 }
 
-/* x (a row per lane) = x L^-T, L by rows in sL and 1 / L(c, c) in srs, in the factor's panels. */
-template <int W>
+/* x (a row per lane) = x L^-T, L by rows in sL and 1 / L(c, c) in srs, in the factor's panels;
+ * the panels of columns [C0, C1) of it (the whole solve: 0, NB). */
+template <int W, int C0 = 0, int C1 = NB>
 __device__ __forceinline__ static void solve(double (&x)[NB], const double (*sL)[NB + 2],
                                              const double *srs)
 {
 #pragma unroll
-    for (int c0 = 0; c0 < NB; c0 += W) {
+    for (int c0 = C0; c0 < C1; c0 += W) {
 #pragma unroll
         for (int c = c0; c < c0 + W; c++) {
             x[c] *= srs[c];
@@ -288,11 +308,15 @@ template <bool UP>
 __global__ void __launch_bounds__(THREADS, 1)
 hyt_dpotf2_kernel(int n, double *A, int lda, int *info, potf2_ws *ws)
 {
-    /* L(k, k) by rows; the solved row tiles i and j by columns, sX[s][c][r] = X(r, c) */
-    __shared__ __align__(16) double sL[NB][NB + 2];
+    /* L(k, k) by rows (sLs[1]: the careful factor's, so that it never writes where the solvers
+     * may still read the fast one's); the solved row tiles i and j by columns, sX[s][c][r] =
+     * X(r, c) */
+    __shared__ __align__(16) double sLs[2][NB][NB + 2];
     __shared__ __align__(16) double sX[2][NB][NB + 2];
-    __shared__ double srs[NB];
-    __shared__ int sb, sfail, slast[3];
+    __shared__ double srss[2][NB];
+    __shared__ int sb, sfail, scareful, slast[3];
+    double(*sL)[NB + 2] = sLs[0];
+    double *srs = srss[0];
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int T = (n + NB - 1) / NB, nblocks = T > 1 ? T * (T - 1) / 2 : 1;
     const bool vec = UP && !(((uintptr_t)A | ((uintptr_t)lda * sizeof(double))) & 15);
@@ -331,7 +355,11 @@ hyt_dpotf2_kernel(int n, double *A, int lda, int *info, potf2_ws *ws)
         C[q] = j > 0 && gr < n && gc < n && (i != j || TR(q) >= TC(q)) ? *at<UP>(A, lda, gr, gc)
                                                                        : 0.0;
     }
-    double a[NB], x[NB];
+    /* one tile in registers per thread: warp 0's the diagonal tile (a), a solver warp's its row
+     * tile (x); one array, not two, since no thread holds both (two left 255 registers and
+     * spills in the solve) */
+    double v[NB];
+    double(&a)[NB] = v, (&x)[NB] = v;
     for (int k = 0; k <= last; k++) {
         const int k0 = k * NB, kb = min(NB, n - k0), rows = k < j;
         const bool solver = rows && (warp == 1 || (warp == 2 && i != j));
@@ -346,27 +374,55 @@ hyt_dpotf2_kernel(int n, double *A, int lda, int *info, potf2_ws *ws)
         }
         __syncthreads();
         /* warp 0: the diagonal tile, factored; warps 1 and 2: the row tiles i and j, loaded */
+        auto ok = [=](int r, int c) { return r < kb && c <= r; };
+        auto fill = [](int r, int c) { return c == r ? 1.0 : 0.0; };
+        const int rw = (warp == 1 ? i : j) * NB;
+        pair_state pst;
         if (warp == 0) {
-            auto ok = [=](int r, int c) { return r < kb && c <= r; };
-            auto fill = [](int r, int c) { return c == r ? 1.0 : 0.0; };
             load_rows<UP>(A, lda, vec, k0, k0, lane, a, ok, fill);
-            int fail = factor_pair(a, lane, sL, srs);
-            if (fail != NB) { /* a pivot not positive or not normal: the careful factor */
-                __syncwarp();
-                load_rows<UP>(A, lda, vec, k0, k0, lane, a, ok, fill);
-                fail = factor<PANEL>(a, lane, sL, srs);
-            }
-            if (t == 0)
-                sfail = fail;
+            factor_pairs<0, PHASE1>(a, lane, sL, srs, pst);
         } else if (solver) {
-            const int rw = (warp == 1 ? i : j) * NB;
             load_rows<UP>(A, lda, vec, rw, k0, lane, x,
                           [=](int r, int) { return rw + r < n; }, [](int, int) { return 0.0; });
         }
+        if (rows) {
+            /* the factor's first pairs are out: the solvers solve with them while warp 0
+             * factors the next ones, in three phases */
+            __syncthreads();
+            if (warp == 0)
+                factor_pairs<PHASE1, PHASE2>(a, lane, sL, srs, pst);
+            else if (solver)
+                solve<PANEL, 0, 2 * PHASE1>(x, sL, srs);
+            __syncthreads();
+            if (warp == 0)
+                factor_pairs<PHASE2, NB / 2>(a, lane, sL, srs, pst);
+            else if (solver)
+                solve<PANEL, 2 * PHASE1, 2 * PHASE2>(x, sL, srs);
+        } else if (warp == 0) { /* the last diagonal tile: nothing to solve */
+            factor_pairs<PHASE1, NB / 2>(a, lane, sL, srs, pst);
+        }
+        if (warp == 0) {
+            int fail = pst.odd ? -1 : NB;
+            if (fail != NB) { /* a pivot not positive or not normal: the careful factor, into
+                               * the other copy of L */
+                __syncwarp();
+                load_rows<UP>(A, lda, vec, k0, k0, lane, a, ok, fill);
+                fail = factor<PANEL>(a, lane, sLs[1], srss[1]);
+            }
+            if (t == 0)
+                sfail = fail, scareful = pst.odd;
+        }
         __syncthreads();
-        const int fail = sfail;
+        const int fail = sfail, cf = scareful; /* L(k, k) in sLs[cf], 1 / L(c, c) in srss[cf] */
         if (fail == NB && solver) {
-            solve<PANEL>(x, sL, srs);
+            if (!cf) {
+                solve<PANEL, 2 * PHASE2, NB>(x, sL, srs);
+            } else { /* its first pairs were solved with a failed fast factor: again, from A */
+                load_rows<UP>(A, lda, vec, rw, k0, lane, x,
+                              [=](int r, int) { return rw + r < n; },
+                              [](int, int) { return 0.0; });
+                solve<PANEL>(x, sLs[1], srss[1]);
+            }
 #pragma unroll
             for (int c = 0; c < NB; c++)
                 sX[warp - 1][c][lane] = x[c];
@@ -454,7 +510,7 @@ hyt_dpotf2_kernel(int n, double *A, int lda, int *info, potf2_ws *ws)
             for (int q = 0; q < NB / 8; q++) {
                 const int r = UP ? warp + 8 * q : lane, c = UP ? lane : warp + 8 * q;
                 if (r < kb && c <= r)
-                    *at<UP>(A, lda, k0 + r, k0 + c) = sL[r][c];
+                    *at<UP>(A, lda, k0 + r, k0 + c) = sLs[cf][r][c];
             }
             if (k == T - 1 && t == 0)
                 *info = 0;
