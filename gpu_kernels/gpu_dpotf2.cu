@@ -21,9 +21,10 @@
  *   3. warps 1 and 2 solve their rows with it, L(i, k) = A(i, k) L(k, k)^-T (a row per lane),
  *      following the factor in three phases: block barriers after its first PHASE1 pairs and
  *      after PHASE2, the solvers on the pairs published while warp 0 factors the next ones,
- *      so that most of the solve leaves the step's dependent chain (plain __syncthreads: an
- *      earlier try with named barriers between the warps, finer-grained, was a little faster
- *      but compute-sanitizer's racecheck could not follow it);
+ *      so that most of the solve leaves the step's dependent chain; the solved columns go to
+ *      shared memory as they are final (plain __syncthreads: an earlier try with named
+ *      barriers between the warps, finer-grained, gained about as much, but compute-
+ *      sanitizer's racecheck could not follow it);
  *   4. the tile update A(i, j) -= L(i, k) L(j, k)^T by the whole block from shared memory; at
  *      k = j - 1 the tile is final: it goes back to A and its flag is raised.
  * The last block, (T - 1, T - 1), also factors the last diagonal tile.
@@ -58,8 +59,8 @@
  * so the later columns do not see it.  Measured on an H200
  * (docs/performance.md, "Third version" and "pairs of columns"): 0.122 ms lower, 0.115 ms
  * upper for n = 512; on an H100 with the flags polled in parallel 0.117-0.119 / 0.111-0.113,
- * with the solvers in three phases 0.097-0.099 / 0.099-0.100 (0.107-0.108 / 0.109-0.111 before,
- * same machine).
+ * with the solvers in three phases 0.096-0.097 / 0.098-0.099 (0.107-0.108 / 0.109-0.111 before,
+ * on another H100).
  */
 #include "hyt_cuda_check.h"
 #include "hyt_gpu_kernels.h"
@@ -70,8 +71,8 @@
 #define TMAX (HYT_DPOTF2_MAX_N / NB)
 #define THREADS 256
 #define PANEL 2        /* the careful factor's and solve's panels (2, 4, 8, 16 measured: 2) */
-#define PHASE1 6       /* the fast factor's pairs before the solvers start, */
-#define PHASE2 12      /* and before their second phase (measured: 6 and 12, docs/performance.md) */
+#define PHASE1 7       /* the fast factor's pairs before the solvers start, and before their */
+#define PHASE2 13      /* second phase (measured 4-8 and 8-16: 7 and 13, docs/performance.md) */
 #define FULL 0xffffffffu
 
 /* The workspace of one stream: the ticket counter, and per tile (r, c) (r * TMAX + c) its flag
@@ -278,10 +279,12 @@ __device__ __forceinline__ static void factor_pairs(double (&a)[NB], int lane,
 }
 
 /* x (a row per lane) = x L^-T, L by rows in sL and 1 / L(c, c) in srs, in the factor's panels;
- * the panels of columns [C0, C1) of it (the whole solve: 0, NB). */
+ * the panels of columns [C0, C1) of it (the whole solve: 0, NB); with sx, those columns, final,
+ * stored there (sx[c][lane] = x[c]). */
 template <int W, int C0 = 0, int C1 = NB>
 __device__ __forceinline__ static void solve(double (&x)[NB], const double (*sL)[NB + 2],
-                                             const double *srs)
+                                             const double *srs, double (*sx)[NB + 2] = NULL,
+                                             int lane = 0)
 {
 #pragma unroll
     for (int c0 = C0; c0 < C1; c0 += W) {
@@ -301,6 +304,11 @@ __device__ __forceinline__ static void solve(double (&x)[NB], const double (*sL)
                 x[c2] = fma(-x[c0 + m + 1], l.y, x[c2]);
             }
         }
+    }
+    if (sx) {
+#pragma unroll
+        for (int c = C0; c < C1; c++)
+            sx[c][lane] = x[c];
     }
 }
 
@@ -392,12 +400,12 @@ hyt_dpotf2_kernel(int n, double *A, int lda, int *info, potf2_ws *ws)
             if (warp == 0)
                 factor_pairs<PHASE1, PHASE2>(a, lane, sL, srs, pst);
             else if (solver)
-                solve<PANEL, 0, 2 * PHASE1>(x, sL, srs);
+                solve<PANEL, 0, 2 * PHASE1>(x, sL, srs, sX[warp - 1], lane);
             __syncthreads();
             if (warp == 0)
                 factor_pairs<PHASE2, NB / 2>(a, lane, sL, srs, pst);
             else if (solver)
-                solve<PANEL, 2 * PHASE1, 2 * PHASE2>(x, sL, srs);
+                solve<PANEL, 2 * PHASE1, 2 * PHASE2>(x, sL, srs, sX[warp - 1], lane);
         } else if (warp == 0) { /* the last diagonal tile: nothing to solve */
             factor_pairs<PHASE1, NB / 2>(a, lane, sL, srs, pst);
         }
@@ -415,17 +423,14 @@ hyt_dpotf2_kernel(int n, double *A, int lda, int *info, potf2_ws *ws)
         __syncthreads();
         const int fail = sfail, cf = scareful; /* L(k, k) in sLs[cf], 1 / L(c, c) in srss[cf] */
         if (fail == NB && solver) {
-            if (!cf) {
-                solve<PANEL, 2 * PHASE2, NB>(x, sL, srs);
+            if (!cf) { /* the solved columns go to sX as they are final */
+                solve<PANEL, 2 * PHASE2, NB>(x, sL, srs, sX[warp - 1], lane);
             } else { /* its first pairs were solved with a failed fast factor: again, from A */
                 load_rows<UP>(A, lda, vec, rw, k0, lane, x,
                               [=](int r, int) { return rw + r < n; },
                               [](int, int) { return 0.0; });
-                solve<PANEL>(x, sLs[1], srss[1]);
+                solve<PANEL>(x, sLs[1], srss[1], sX[warp - 1], lane);
             }
-#pragma unroll
-            for (int c = 0; c < NB; c++)
-                sX[warp - 1][c][lane] = x[c];
         }
         __syncthreads();
         /* this block has read tiles (k, k), (i, k), (j, k): count it (the results are used
