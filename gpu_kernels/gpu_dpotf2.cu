@@ -60,7 +60,7 @@
  * (docs/performance.md, "Third version" and "pairs of columns"): 0.122 ms lower, 0.115 ms
  * upper for n = 512; on an H100 with the flags polled in parallel 0.117-0.119 / 0.111-0.113,
  * with the solvers in three phases 0.094-0.097 / 0.096-0.0995 on three machines (the code
- * before: 0.107-0.108 / 0.109-0.111 on one of them).
+ * before: 0.106-0.108 / 0.109-0.111 on two others).
  */
 #include "hyt_cuda_check.h"
 #include "hyt_gpu_kernels.h"
