@@ -384,14 +384,15 @@ hyt_dpotf2_kernel(int n, double *A, int lda, int *info, potf2_ws *ws)
         /* warp 0: the diagonal tile, factored; warps 1 and 2: the row tiles i and j, loaded */
         auto ok = [=](int r, int c) { return r < kb && c <= r; };
         auto fill = [](int r, int c) { return c == r ? 1.0 : 0.0; };
-        const int rw = (warp == 1 ? i : j) * NB;
+        const int rw = (warp == 1 ? i : j) * NB; /* a solver's row tile: rows rw .. rw + 31 */
+        auto row_ok = [=](int r, int) { return rw + r < n; };
+        auto zero = [](int, int) { return 0.0; };
         pair_state pst;
         if (warp == 0) {
             load_rows<UP>(A, lda, vec, k0, k0, lane, a, ok, fill);
             factor_pairs<0, PHASE1>(a, lane, sL, srs, pst);
         } else if (solver) {
-            load_rows<UP>(A, lda, vec, rw, k0, lane, x,
-                          [=](int r, int) { return rw + r < n; }, [](int, int) { return 0.0; });
+            load_rows<UP>(A, lda, vec, rw, k0, lane, x, row_ok, zero);
         }
         if (rows) {
             /* the factor's first pairs are out: the solvers solve with them while warp 0
@@ -426,9 +427,7 @@ hyt_dpotf2_kernel(int n, double *A, int lda, int *info, potf2_ws *ws)
             if (!cf) { /* the solved columns go to sX as they are final */
                 solve<PANEL, 2 * PHASE2, NB>(x, sL, srs, sX[warp - 1], lane);
             } else { /* its first pairs were solved with a failed fast factor: again, from A */
-                load_rows<UP>(A, lda, vec, rw, k0, lane, x,
-                              [=](int r, int) { return rw + r < n; },
-                              [](int, int) { return 0.0; });
+                load_rows<UP>(A, lda, vec, rw, k0, lane, x, row_ok, zero);
                 solve<PANEL>(x, sLs[1], srss[1], sX[warp - 1], lane);
             }
         }
