@@ -5,11 +5,13 @@
  * in ONE launch of at most nctas CTAs; ws: hyt_panel_leaf_ws_bytes(m) bytes (the publication
  * slots, then the tall kernel's column-major copy of the leaf).
  *
- * Short leaves (at most 16 x 512 rows, one CTA per 512 rows, no more CTAs than nctas) on a
- * device that launches thread-block clusters (compute capability 9.0 and up) go to
- * hyt_dgetrf_leaf_cluster_kernel: one cluster, a thread per row, its barriers and slots in
- * shared memory (see that kernel).  The others go to one of three cooperative kernels, by the
- * rows per warp and per thread (hyt_panel_leaf_rpw, hyt_panel_leaf_rpt):
+ * Leaves of at most 512 rows go to hyt_dgetrf_leaf_cta_kernel (compute capability 8.0 and up):
+ * one CTA, a thread per row, one CTA barrier per column.  Other short leaves (at most 16 x 512
+ * rows, one CTA per 512 rows, no more CTAs than nctas) on a device that launches thread-block
+ * clusters (compute capability 9.0 and up) go to hyt_dgetrf_leaf_cluster_kernel: one cluster, a
+ * thread per row, its barriers and slots in shared memory (see that kernel).  The others go to
+ * one of three cooperative kernels, by the rows per warp and per thread (hyt_panel_leaf_rpw,
+ * hyt_panel_leaf_rpt):
  * - up to HYT_PANEL_LEAF_RPW_MAX rows a warp (short leaves): a warp per row, a lane per column
  *   of the leaf (a leaf row is w <= 32 contiguous doubles: one coalesced access).  Global warp
  *   gw owns rows j0 + gw + k*tw (tw warps in all), kept in registers (a[k]) for the whole leaf;
@@ -801,6 +803,57 @@ hyt_dgetrf_leaf_rows_kernel(double *A, int m, int n, int nb, int j0, int w, int 
     leaf_interchange_rest(A, n, nb, j0, w, spiv);
 }
 
+/* The thread-per-row leaves that keep a leaf row in registers (x, LEAF_W entries; mine: the
+ * thread has a row): the row in from the panel through the warp's shared tile, ... */
+__device__ __forceinline__ static void leaf_row_in(double (&x)[LEAF_W], double *tile,
+                                                   const double *A, int nb, int j0, int w, int R,
+                                                   int base, bool mine)
+{
+    const int lane = threadIdx.x & 31;
+    leaf_tile_in(tile, A, nb, j0, w, R, base);
+#pragma unroll
+    for (int k = 0; k < LEAF_W; k++)
+        x[k] = mine && k < w ? tile[lane * LEAF_TILE_LD + k] : 0.0;
+}
+
+/* ... column jj's interchange and update (u: the pivot row p, d: the diagonal row jj before
+ * the interchange, pv = u[jj]): the owners of rows jj and p swap, every row below jj scales its
+ * entry jj by the pivot (unscaled when it is 0: INFO) and updates its entries right of jj, ... */
+__device__ __forceinline__ static void leaf_row_step(double (&x)[LEAF_W], int r, int jj, int p,
+                                                     double pv, const double *u,
+                                                     const double *d, bool mine)
+{
+    if (mine && (r == jj || (r == p && p != jj))) {
+        const bool isj = r == jj;
+#pragma unroll
+        for (int k = 0; k < LEAF_W; k++)
+            x[k] = isj ? u[k] : d[k];
+    }
+    if (mine && r > jj) {
+        double l = x[jj];
+        if (pv != 0.0)
+            l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
+        x[jj] = l;
+#pragma unroll
+        for (int k = jj + 1; k < LEAF_W; k++)
+            x[k] = __fma_rn(-l, u[k], x[k]);
+    }
+}
+
+/* ... and the row back to the panel. */
+__device__ __forceinline__ static void leaf_row_out(const double (&x)[LEAF_W], double *tile,
+                                                    double *A, int nb, int j0, int w, int R,
+                                                    int base, bool mine)
+{
+    const int lane = threadIdx.x & 31;
+    if (mine)
+#pragma unroll
+        for (int k = 0; k < LEAF_W; k++)
+            if (k < w)
+                tile[lane * LEAF_TILE_LD + k] = x[k];
+    leaf_tile_out(tile, A, nb, j0, w, R, base);
+}
+
 /* Short leaves (at most LEAF_CLUSTER_MAX * LEAF_THREADS rows, and no more CTAs than the caller
  * allows): ONE thread-block cluster of P = ceil(R / LEAF_THREADS) CTAs, a thread per row with
  * its row's 32 entries in registers for the whole leaf, the column loop fully unrolled (no
@@ -841,6 +894,16 @@ __device__ __forceinline__ static int leaf_key_argmax(unsigned hi, unsigned lo, 
     return __ffs(__ballot_sync(0xffffffffu, hi == *mh && lo == *ml)) - 1;
 }
 
+/* The warp's candidate for a leaf column from its lanes' entries v (cand: the lane offers v):
+ * the key of |v| (0: no candidate) into *mh, *ml, and the first lane holding the largest. */
+__device__ __forceinline__ static int leaf_warp_candidate(double v, bool cand, unsigned *mh,
+                                                          unsigned *ml)
+{
+    const unsigned long long bits = (unsigned long long)__double_as_longlong(fabs(v));
+    return leaf_key_argmax(cand ? (unsigned)(bits >> 32) + 1u : 0u, cand ? (unsigned)bits : 0u,
+                           mh, ml);
+}
+
 __global__ void __launch_bounds__(LEAF_THREADS, 1)
 hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv,
                                int *info, double *ws, int nctas)
@@ -861,11 +924,8 @@ hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, i
     const int R = m - j0, base = c * LEAF_THREADS + wid * 32, r = base + lane;
     const bool mine = r < R;
     double *const tile = tiles + wid * 32 * LEAF_TILE_LD;
-    leaf_tile_in(tile, A, nb, j0, w, R, base);
     double x[LEAF_W];
-#pragma unroll
-    for (int k = 0; k < LEAF_W; k++)
-        x[k] = mine && k < w ? tile[lane * LEAF_TILE_LD + k] : 0.0;
+    leaf_row_in(x, tile, A, nb, j0, w, R, base, mine);
 
 #pragma unroll
     for (int jj = 0; jj < LEAF_W; jj++) {
@@ -873,12 +933,8 @@ hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, i
             break;
         const int par = jj & 1;
         /* 1. the warp's candidate */
-        const bool cand = mine && r >= jj && !isnan(x[jj]);
-        const unsigned long long bits = (unsigned long long)__double_as_longlong(fabs(x[jj]));
-        const unsigned hi = cand ? (unsigned)(bits >> 32) + 1u : 0u;
-        const unsigned lo = cand ? (unsigned)bits : 0u;
         unsigned mh, ml;
-        const int wl = leaf_key_argmax(hi, lo, &mh, &ml);
+        const int wl = leaf_warp_candidate(x[jj], mine && r >= jj && !isnan(x[jj]), &mh, &ml);
         if (lane == wl) {
 #pragma unroll
             for (int k = 0; k < LEAF_W; k++)
@@ -944,35 +1000,130 @@ hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, i
                     *info = j0 + jj + 1;
             }
         }
-        if (mine && (r == jj || (r == p && p != jj))) {
-            const bool isj = r == jj;
-#pragma unroll
-            for (int k = 0; k < LEAF_W; k++)
-                x[k] = isj ? su[k] : sd[k];
-        }
-        if (mine && r > jj) {
-            double l = x[jj];
-            if (pv != 0.0)
-                l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
-            x[jj] = l;
-#pragma unroll
-            for (int k = jj + 1; k < LEAF_W; k++)
-                x[k] = __fma_rn(-l, su[k], x[k]);
-        }
+        leaf_row_step(x, r, jj, p, pv, su, sd, mine);
     }
 
-    if (mine)
-#pragma unroll
-        for (int k = 0; k < LEAF_W; k++)
-            if (k < w)
-                tile[lane * LEAF_TILE_LD + k] = x[k];
-    leaf_tile_out(tile, A, nb, j0, w, R, base);
+    leaf_row_out(x, tile, A, nb, j0, w, R, base, mine);
     leaf_interchange_rest(A, n, nb, j0, w, spiv);
     cl.sync(); /* no CTA leaves while another may still read its shared memory */
 #else
     (void)A, (void)m, (void)n, (void)nb, (void)j0, (void)w, (void)ipiv, (void)info, (void)ws;
     (void)nctas;
 #endif
+}
+
+/* Leaves of at most LEAF_THREADS rows: ONE CTA, a thread per row with its row's 32 entries in
+ * registers, the column loop fully unrolled, and ONE CTA barrier per column (the cluster kernel
+ * above passes two CTA barriers and a cluster barrier).  Column jj:
+ *   1. each warp's candidate by the cluster kernel's key (leaf_key_argmax); the winner copies
+ *      its row and key to the warp's slot of parity jj & 1; the diagonal row's owner its row;
+ *   2. CTA barrier;
+ *   3. EVERY warp reduces the warps' keys itself and reads the pivot row and the diagonal row
+ *      from the slots (the same pivot in every warp: the diagonal row when its entry is NaN or
+ *      nobody offers one), so no second barrier;
+ *   4. the owners of rows jj and p swap; every row below jj scales and updates its entries.
+ * Parity-two slots suffice: a warp writes parity p again after the next barrier, which every
+ * warp passes only after reading parity p.  The cluster kernel's operations in its order, so the
+ * same factors, pivots and INFO.  A 512 x 512 panel 1.75 -> 1.30 ms on an H100
+ * (docs/performance.md, thirty-sixth stop). */
+__global__ void __launch_bounds__(LEAF_THREADS, 1)
+hyt_dgetrf_leaf_cta_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv, int *info,
+                           double *ws, int nctas)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    (void)ws;
+    (void)nctas;
+    extern __shared__ double tiles[]; /* [LEAF_WARPS][32][LEAF_TILE_LD] */
+    __shared__ double crow[2][LEAF_WARPS][LEAF_W], drow[2][LEAF_W];
+    __shared__ unsigned whi[2][LEAF_WARPS], wlo[2][LEAF_WARPS];
+    __shared__ int wr[2][LEAF_WARPS], spiv[LEAF_W];
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    const int R = m - j0, base = wid * 32, r = base + lane;
+    const bool mine = r < R;
+    double *const tile = tiles + wid * 32 * LEAF_TILE_LD;
+    double x[LEAF_W];
+    leaf_row_in(x, tile, A, nb, j0, w, R, base, mine);
+
+#pragma unroll
+    for (int jj = 0; jj < LEAF_W; jj++) {
+        if (jj >= w)
+            break;
+        const int par = jj & 1;
+        /* 1. the warp's candidate */
+        unsigned mh, ml;
+        const int wl = leaf_warp_candidate(x[jj], mine && r >= jj && !isnan(x[jj]), &mh, &ml);
+        if (lane == wl) {
+#pragma unroll
+            for (int k = 0; k < LEAF_W; k++)
+                crow[par][wid][k] = x[k];
+            whi[par][wid] = mh;
+            wlo[par][wid] = ml;
+            wr[par][wid] = r;
+        }
+        if (threadIdx.x == jj)
+#pragma unroll
+            for (int k = 0; k < LEAF_W; k++)
+                drow[par][k] = x[k];
+        __syncthreads(); /* 2. */
+        /* 3. the pivot, in every warp */
+        unsigned bh, bl;
+        const int bw = leaf_key_argmax(lane < LEAF_WARPS ? whi[par][lane] : 0u,
+                                       lane < LEAF_WARPS ? wlo[par][lane] : 0u, &bh, &bl);
+        const double *const d = drow[par];
+        const double *u = d;
+        int p = jj;
+        if (!isnan(d[jj]) && bh != 0u) {
+            p = wr[par][bw];
+            u = crow[par][bw];
+        }
+        const double pv = u[jj];
+        if (threadIdx.x == 0) {
+            spiv[jj] = j0 + p;
+            ipiv[j0 + jj] = j0 + p + 1;
+            if (pv == 0.0 && *info == 0)
+                *info = j0 + jj + 1;
+        }
+        /* 4. the interchange, the multipliers, the update */
+        leaf_row_step(x, r, jj, p, pv, u, d, mine);
+    }
+
+    leaf_row_out(x, tile, A, nb, j0, w, R, base, mine);
+    leaf_interchange_rest(A, n, nb, j0, w, spiv);
+#else
+    (void)A, (void)m, (void)n, (void)nb, (void)j0, (void)w, (void)ipiv, (void)info, (void)ws;
+    (void)nctas;
+#endif
+}
+
+/* Whether the one-CTA kernel serves a leaf of R rows on this device: R <= LEAF_THREADS, and
+ * the device runs the kernel's code (compute capability 8.0 and up, the library built for it). */
+static bool leaf_cta_usable(int R)
+{
+    /* by device ordinal: 0 not asked yet, 1 yes, -1 no (threads of several devices ask) */
+    static signed char usable[64];
+    const void *f = (const void *)hyt_dgetrf_leaf_cta_kernel;
+    int ordinal;
+    if (R > LEAF_THREADS || cudaGetDevice(&ordinal) != cudaSuccess || ordinal < 0 ||
+        ordinal >= 64) {
+        cudaGetLastError();
+        return false;
+    }
+    signed char u = __atomic_load_n(&usable[ordinal], __ATOMIC_RELAXED);
+    if (!u) {
+        int cc = 0;
+        cudaFuncAttributes fa;
+        u = cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, ordinal) ==
+                        cudaSuccess &&
+                    cc >= 8 && cudaFuncGetAttributes(&fa, f) == cudaSuccess &&
+                    fa.binaryVersion >= 80 && fa.ptxVersion >= 80 &&
+                    cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)LEAF_TALL_SMEM) == cudaSuccess
+                ? 1
+                : -1;
+        cudaGetLastError();
+        __atomic_store_n(&usable[ordinal], u, __ATOMIC_RELAXED);
+    }
+    return u > 0;
 }
 
 /* The cluster kernel's launch for a leaf of R rows on this stream, when it applies: R fits
@@ -1100,6 +1251,12 @@ extern "C" int hyt_cuda_dgetrf_leaf(hyt_device_t *dev, void *stream, double *A, 
         (int64_t)(m - j0) * LEAF_W > INT_MAX) /* the tall kernel's int offsets in W */
         return hyt_error(HYT_ERR_INVALID, "hyt_cuda_dgetrf_leaf: invalid arguments (m = %d, "
                          "n = %d, nb = %d, j0 = %d, w = %d, nctas = %d)", m, n, nb, j0, w, nctas);
+    if (leaf_cta_usable(m - j0)) {
+        hyt_dgetrf_leaf_cta_kernel<<<1, LEAF_THREADS, LEAF_TALL_SMEM, (cudaStream_t)stream>>>(
+            A, m, n, nb, j0, w, ipiv, info, ws, nctas);
+        HYT_CUDA_LAUNCHED(dev);
+        return HYT_SUCCESS;
+    }
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute at[1];
     if (leaf_cluster_config((cudaStream_t)stream, m - j0, nctas, &cfg, at)) {

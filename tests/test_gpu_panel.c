@@ -6,9 +6,10 @@
  * data) the backward error ||PA - LU||_1 / (||A||_1 n eps) < 30, not bitwise equality.  Shapes:
  * m < nb, m not a multiple of anything, n = 1, n not a multiple of the leaf width, n > m (the
  * extra columns' U), tall panels whose rows do not fit in registers, 1, a few and the default
- * number of CTAs, leaves in one thread-block cluster and cooperative leaves in one panel.  Data: random; many equal |values| across rows, threads and CTAs (the first
- * row must win); exact zero columns (INFO, no scaling by zero); NaN and Inf (pivots in range,
- * no hang).
+ * number of CTAs, leaves in one thread-block cluster and cooperative leaves in one panel, leaves
+ * of at most 512 rows in one CTA.  Data: random; many equal |values| across rows, threads and
+ * CTAs (the first row must win); exact zero columns (INFO, no scaling by zero); NaN and Inf
+ * (pivots in range, no hang).
  *
  * Without arguments it runs on a host device (the reference against itself through the
  * dispatcher: arguments, workspace, the task plumbing); with 'cuda' on the first GPU, exiting
@@ -313,6 +314,11 @@ int main(int argc, char **argv)
          * apart across its CTAs; 8193 rows: the first leaf cooperative, the second a cluster;
          * 3 CTAs allowed: clusters up to 1536 rows */
         {8192, 40, 64, 16, 4}, {8193, 33, 64, 16, 0}, {1536, 64, 64, 3, 3}, {1537, 40, 64, 3, 2},
+        /* leaves of at most 512 rows (one CTA): every leaf of a 512 x 512 panel; the later
+         * leaves after cooperative or cluster ones, with NaN / Inf, zero columns, ties; n > m
+         * (the last three not in the small set that compute-sanitizer runs: racecheck is slow) */
+        {512, 512, 512, 0, 0}, {700, 290, 300, 2, 2}, {700, 600, 640, 1, 3}, {660, 480, 512, 0, 4},
+        {300, 1100, 1152, 0, 0},
     };
     test_rng_t rng = {1234};
     /* host and small: not the large cases (the host runs the reference against itself) */
