@@ -151,6 +151,25 @@ static void swap_solve(const panel_t *P, int r, int k, int c1, int c2)
 }
 
 /* First row of my segment at or after row R (as an offset in the segment), or rows. */
+/* The first index of the largest |a| of col[0..n) that is not NaN, -1 when all are NaN (LAPACK's
+ * idamax from an entry that is not NaN).  BLAS idamax (vectorized) when no entry is NaN: with a
+ * NaN in the column, OpenBLAS's (0.3.21) answers the NaN's index or an entry smaller than the
+ * largest.  The NaN test is BLAS dasum (vectorized; the compiler does not vectorize a loop of
+ * compares for baseline x86-64): a sum of |a| is NaN exactly when an entry is NaN. */
+static int iamax_not_nan(const double *col, int n)
+{
+    if (!isnan(cblas_dasum(n, col, 1)))
+        return (int)cblas_idamax(n, col, 1);
+    int best = -1;
+    double bv = -1.0;
+    for (int i = 0; i < n; i++)
+        if (fabs(col[i]) > bv) { /* never for NaN */
+            bv = fabs(col[i]);
+            best = i;
+        }
+    return best;
+}
+
 static inline int first_from(const seg_t *sg, int64_t R)
 {
     return R <= sg->R0 ? 0 : R >= sg->R0 + sg->rows ? sg->rows : (int)(R - sg->R0);
@@ -182,15 +201,15 @@ static void leaf(panel_t *P, int s, int w)
     const int64_t ld = my->ld;
     for (int j = s; j < s + w; j++) {
         piv_slot_t *slots = P->slots + (j & 1) * P->size, *mine = &slots[P->rank];
-        /* local pivot search on own rows >= j: BLAS idamax (vectorized, first index of the
-         * largest |a|); a NaN it reports is no candidate */
+        /* local pivot search on own rows >= j: the first index of the largest |a|, NaN no
+         * candidate */
         mine->v = -1.0;
         mine->idx = -1;
         int lo = first_from(my, j);
         if (lo < my->rows) {
             const double *col = my->base + j * ld + lo;
-            int r = (int)cblas_idamax(my->rows - lo, col, 1);
-            if (fabs(col[r]) >= 0.0) {
+            int r = iamax_not_nan(col, my->rows - lo);
+            if (r >= 0) {
                 mine->v = fabs(col[r]);
                 mine->idx = my->R0 + lo + r;
                 get_row(my, mine->idx, s, w, mine->row);

@@ -115,6 +115,35 @@ static void check_getrf_seq(int m, int n, int zero_col)
     free(rpiv);
 }
 
+/* NaN below the diagonal of the first column (rows nan_rows[0..nn)), the largest |a| of that
+ * column at its last row: LAPACK's pivots (NaN never a candidate below the diagonal), where
+ * OpenBLAS's idamax (0.3.21) answers a NaN's index or a smaller entry. */
+static void check_getrf_seq_nan(int m, int n, const int *nan_rows, int nn)
+{
+    int ld = m, mn = m < n ? m : n;
+    double *a = random_matrix(m, n, ld), *ref = malloc(sizeof(double) * ld * n);
+    int *ipiv = calloc(mn + 1, sizeof(int)), *rpiv = calloc(mn + 1, sizeof(int));
+    REQUIRE(ref && ipiv && rpiv, "out of memory");
+    for (int q = 0; q < nn; q++)
+        a[nan_rows[q]] = NAN;
+    a[m - 1] = 4.0;
+    memcpy(ref, a, sizeof(double) * ld * n);
+    ref_getrf(m, n, ref, ld, rpiv);
+    hyt_core_dgetrf_seq(m, n, a, ld, ipiv);
+    CHECK(ipiv[0] == m, "dgetrf_seq %d x %d, NaN at row %d: ipiv[0] = %d, LAPACK's %d", m, n,
+          nan_rows[0], ipiv[0], m);
+    for (int q = 0; q < mn; q++)
+        if (ipiv[q] != rpiv[q]) {
+            CHECK(0, "dgetrf_seq %d x %d, NaN at row %d: ipiv[%d] = %d, reference %d", m, n,
+                  nan_rows[0], q, ipiv[q], rpiv[q]);
+            break;
+        }
+    free(a);
+    free(ref);
+    free(ipiv);
+    free(rpiv);
+}
+
 /* ---- hyt_insert_dgetrf_rec: panel k of a CCRB matrix as a gang task of nthreads ------------- */
 static void check_getrf_rec(hyt_context_t *ctx, int m, int n, int nb, int k, int nthreads,
                             int zero_col)
@@ -306,6 +335,10 @@ int main(void)
         check_getrf_seq(shapes[s][0], shapes[s][1], -1);
     check_getrf_seq(30, 20, 4);
     check_getrf_seq(30, 20, 0);
+    static const int nan_rows[][3] = {{2}, {1}, {12}, {5, 9, 40}, {70, 3}};
+    static const int nan_shapes[][3] = {{8, 3, 1}, {8, 8, 1}, {16, 4, 1}, {64, 5, 3}, {100, 20, 2}};
+    for (int s = 0; s < 5; s++)
+        check_getrf_seq_nan(nan_shapes[s][0], nan_shapes[s][1], nan_rows[s], nan_shapes[s][2]);
 
     hyt_context_t *ctx = test_context(4, "none", NULL);
     /* gang panels: edge tiles, a narrow last column, a panel wider than tall, INFO */
