@@ -14,10 +14,12 @@
 # dgesv_ and dposv_ through the ABI against OpenBLAS; "hplmax": the main job at the largest N
 # the GPUs' memory allows, hpl.seconds lifted); NS, NS1, CHOL_NS, CHOL_DMAT_NS, TRACE_N,
 # ABI_N the sizes; MG the blocks of cusolverMg's runs on several GPUs (default 256,512; 512 was
-# the faster on 2 and 4 GPUs, 2026-11-27); LIMIT the seconds a step may take (default 300; 580 for "sanitize", which took
-# 268-350 s on one H200 before its mixed-panel runs and over 540 s after: with a device call
-# limited to 600 s, run it in two calls, e.g. STEPS=sanitize HYTILE_SANITIZE_TOOLS="memcheck
-# racecheck", then "synccheck initcheck"; see tests/gpu-sanitize.sh).
+# the faster on 2 and 4 GPUs, 2026-11-27); LIMIT the seconds a step may take (default 300; 580
+# for "sanitize", which took 268-350 s on one H200 before its mixed-panel runs and over 540 s
+# after; on one H100 on 2026-11-28 racecheck alone took 477 s and the other three tools 29 s,
+# and the panel test's one-CTA shapes came after that: with a device call limited to 600 s, run
+# it in two calls, STEPS=sanitize HYTILE_SANITIZE_TOOLS=racecheck, then "memcheck synccheck
+# initcheck"; see tests/gpu-sanitize.sh).
 set -u
 out=${OUT:-/tmp/hytile-gpu}
 mkdir -p "$out"
