@@ -150,7 +150,6 @@ static void swap_solve(const panel_t *P, int r, int k, int c1, int c2)
                     1.0, s0->base + r + r * ld0, (int)ld0, s0->base + r + ca * ld0, (int)ld0);
 }
 
-/* First row of my segment at or after row R (as an offset in the segment), or rows. */
 /* The first index of the largest |a| of col[0..n) that is not NaN, -1 when all are NaN (LAPACK's
  * idamax from an entry that is not NaN).  BLAS idamax (vectorized) when no entry is NaN: with a
  * NaN in the column, OpenBLAS's (0.3.21) answers the NaN's index or an entry smaller than the
@@ -170,6 +169,7 @@ static int iamax_not_nan(const double *col, int n)
     return best;
 }
 
+/* First row of my segment at or after row R (as an offset in the segment), or rows. */
 static inline int first_from(const seg_t *sg, int64_t R)
 {
     return R <= sg->R0 ? 0 : R >= sg->R0 + sg->rows ? sg->rows : (int)(R - sg->R0);
