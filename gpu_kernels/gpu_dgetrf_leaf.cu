@@ -1024,7 +1024,7 @@ hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, i
  *   4. the owners of rows jj and p swap; every row below jj scales and updates its entries.
  * Parity-two slots suffice: a warp writes parity p again after the next barrier, which every
  * warp passes only after reading parity p.  The cluster kernel's operations in its order, so the
- * same factors, pivots and INFO.  A 512 x 512 panel 1.75 -> 1.30 ms on an H100
+ * same factors, pivots and INFO.  A 512 x 512 panel 1.75 -> 1.33 ms on an H100
  * (docs/performance.md, thirty-sixth stop). */
 __global__ void __launch_bounds__(LEAF_THREADS, 1)
 hyt_dgetrf_leaf_cta_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv, int *info,
