@@ -60,6 +60,15 @@ static int ref_getrf(int m, int n, double *a, int ld, int *ipiv)
     return info;
 }
 
+/* The first q < n where ipiv[q] != off + rpiv[q], or -1 when the pivots agree. */
+static int pivot_diff(const int *ipiv, const int *rpiv, int n, int off)
+{
+    for (int q = 0; q < n; q++)
+        if (ipiv[q] != off + rpiv[q])
+            return q;
+    return -1;
+}
+
 /* ||x - ref||_F / ||ref||_F over an m x n block (0 when both are zero). */
 static double relerr(int m, int n, const double *x, int ldx, const double *ref, int ldr)
 {
@@ -102,11 +111,8 @@ static void check_getrf_seq(int m, int n, int zero_col)
     int rinfo = ref_getrf(m, n, ref, ld, rpiv);
     int info = hyt_core_dgetrf_seq(m, n, a, ld, ipiv);
     CHECK(info == rinfo, "dgetrf_seq %d x %d: info %d, reference %d", m, n, info, rinfo);
-    for (int q = 0; q < mn; q++)
-        if (ipiv[q] != rpiv[q]) {
-            CHECK(0, "dgetrf_seq %d x %d: ipiv[%d] = %d, reference %d", m, n, q, ipiv[q], rpiv[q]);
-            break;
-        }
+    int q = pivot_diff(ipiv, rpiv, mn, 0);
+    CHECK(q < 0, "dgetrf_seq %d x %d: ipiv[%d] = %d, reference %d", m, n, q, ipiv[q], rpiv[q]);
     double e = relerr(m, n, a, ld, ref, ld);
     CHECK(e < TOL, "dgetrf_seq %d x %d: relative error %.3g", m, n, e);
     free(a);
@@ -132,12 +138,9 @@ static void check_getrf_seq_nan(int m, int n, const int *nan_rows, int nn)
     hyt_core_dgetrf_seq(m, n, a, ld, ipiv);
     CHECK(ipiv[0] == m, "dgetrf_seq %d x %d, NaN at row %d: ipiv[0] = %d, LAPACK's %d", m, n,
           nan_rows[0], ipiv[0], m);
-    for (int q = 0; q < mn; q++)
-        if (ipiv[q] != rpiv[q]) {
-            CHECK(0, "dgetrf_seq %d x %d, NaN at row %d: ipiv[%d] = %d, reference %d", m, n,
-                  nan_rows[0], q, ipiv[q], rpiv[q]);
-            break;
-        }
+    int q = pivot_diff(ipiv, rpiv, mn, 0);
+    CHECK(q < 0, "dgetrf_seq %d x %d, NaN at row %d: ipiv[%d] = %d, reference %d", m, n,
+          nan_rows[0], q, ipiv[q], rpiv[q]);
     free(a);
     free(ref);
     free(ipiv);
@@ -174,12 +177,9 @@ static void check_getrf_rec(hyt_context_t *ctx, int m, int n, int nb, int k, int
     CHECK(info == (rinfo ? r0 + rinfo : 0),
           "%s %d x %d nb %d k %d, %d threads: info %d, reference %d", what, m, n, nb, k,
           nthreads, info, rinfo ? r0 + rinfo : 0);
-    for (int q = 0; q < (rows < w ? rows : w); q++)
-        if (ipiv[r0 + q] != r0 + rpiv[q]) {
-            CHECK(0, "%s %d x %d nb %d k %d, %d threads: ipiv[%d] = %d, reference %d", what, m, n,
-                  nb, k, nthreads, r0 + q, ipiv[r0 + q], r0 + rpiv[q]);
-            break;
-        }
+    int q = pivot_diff(ipiv + r0, rpiv, rows < w ? rows : w, r0);
+    CHECK(q < 0, "%s %d x %d nb %d k %d, %d threads: ipiv[%d] = %d, reference %d", what, m, n,
+          nb, k, nthreads, r0 + q, ipiv[r0 + q], r0 + rpiv[q]);
     double *got = malloc(sizeof(double) * m * n);
     REQUIRE(got, "out of memory");
     desc_get(&A, got);
