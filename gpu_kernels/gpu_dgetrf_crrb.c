@@ -12,6 +12,9 @@
  *   A22 -= A21 U12                A22^T -= U12^T A21^T: GEMM (n2 x rows x n1)
  *   factor [j0+n1, j0+w)          its interchanges reach the left columns as well
  *
+ * A node of at most 512 rows (and more than one leaf) is factored whole by one launch of the
+ * short-panel kernel (gpu_dgetrf_short.cu) instead, where the device runs it.
+ *
  * Pivots are 1-based rows of the panel, INFO the first exactly-zero pivot (LAPACK's dgetrf).
  * A panel wider than tall (n > m) gets its extra columns' U by one more TRSM, as dgetrf.
  */
@@ -47,11 +50,15 @@ static int rec(const crrb_t *P, int j0, int w)
     if (w <= HYT_PANEL_LEAF_W)
         return hyt_cuda_dgetrf_leaf(P->dev, P->st, P->A, P->m, P->n, P->nb, j0, w, P->ipiv,
                                     P->info, P->ws, P->nctas);
+    int rc = hyt_cuda_dgetrf_short(P->dev, P->st, P->A, P->m, P->n, P->nb, j0, w, P->ipiv,
+                                   P->info, P->ws, P->nctas);
+    if (rc <= 0)
+        return rc;
     const int n1 = (w / 2 + HYT_PANEL_LEAF_W - 1) / HYT_PANEL_LEAF_W * HYT_PANEL_LEAF_W;
     const int n2 = w - n1, rows = P->m - j0 - n1;
     const int64_t nb = P->nb;
     const double one = 1.0, mone = -1.0;
-    int rc = rec(P, j0, n1);
+    rc = rec(P, j0, n1);
     if (!rc)
         rc = solve_u(P, j0, n1, j0 + n1, n2);
     if (rc)

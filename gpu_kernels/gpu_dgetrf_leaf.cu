@@ -40,6 +40,7 @@
 #include "hyt_cuda_check.h"
 #include "hyt_gpu_geometry.h"
 #include "hyt_gpu_kernels.h"
+#include "hyt_gpu_leaf.cuh"
 
 #include <cooperative_groups.h>
 #include <cuda.h>
@@ -47,10 +48,6 @@
 #include <limits.h>
 
 namespace cg = cooperative_groups;
-
-#define LEAF_W HYT_PANEL_LEAF_W
-#define LEAF_THREADS HYT_PANEL_LEAF_THREADS
-#define LEAF_WARPS (LEAF_THREADS / 32)
 
 /* The publication slots in the workspace (doubles, then ints). */
 struct leaf_ws {
@@ -171,53 +168,6 @@ __device__ static void leaf_publish(const leaf_ws &S, int nctas, int par, double
         S.v[par * nctas + blockIdx.x] = bv;
         S.idx[par * nctas + blockIdx.x] = bi;
     }
-}
-
-/* Warp 0: the interchanges of pivots q < cnt (row r0 + q with piv[q], both panel rows, each
- * piv[q] >= r0 + q) composed into one permutation: row to[e] receives the old row from[e],
- * e < *ne <= 2 cnt (cnt <= 32).  Other warps: nothing. */
-__device__ static void leaf_compose(const int *piv, int r0, int cnt, int *to, int *from, int *ne)
-{
-    const int lane = threadIdx.x & 31;
-    if (threadIdx.x >= 32)
-        return;
-    int to_a = r0 + lane, from_a = to_a, to_b = -1, from_b = -1, nb_extra = 0;
-    for (int q = 0; q < cnt; q++) {
-        const int p = piv[q];
-        if (p == r0 + q)
-            continue;
-        int fq = __shfl_sync(0xffffffffu, from_a, q), fp;
-        if (p < r0 + cnt) {
-            fp = __shfl_sync(0xffffffffu, from_a, p - r0);
-            if (lane == p - r0)
-                from_a = fq;
-        } else {
-            unsigned hit = __ballot_sync(0xffffffffu, to_b == p);
-            int e = hit ? __ffs(hit) - 1 : nb_extra;
-            if (!hit) {
-                if (lane == e) {
-                    to_b = p;
-                    from_b = p;
-                }
-                nb_extra++;
-            }
-            fp = __shfl_sync(0xffffffffu, from_b, e);
-            if (lane == e)
-                from_b = fq;
-        }
-        if (lane == q)
-            from_a = fp;
-    }
-    if (lane < cnt) {
-        to[lane] = to_a;
-        from[lane] = from_a;
-    }
-    if (lane < nb_extra) {
-        to[cnt + lane] = to_b;
-        from[cnt + lane] = from_b;
-    }
-    if (lane == 0)
-        *ne = cnt + nb_extra;
 }
 
 /* After the last column: the leaf's w pivots (spiv, complete in every CTA) composed into one
@@ -804,7 +754,8 @@ hyt_dgetrf_leaf_rows_kernel(double *A, int m, int n, int nb, int j0, int w, int 
 }
 
 /* The thread-per-row leaves that keep a leaf row in registers (x, LEAF_W entries; mine: the
- * thread has a row): the row in from the panel through the warp's shared tile, ... */
+ * thread has a row): the row in from the panel through the warp's shared tile (the columns:
+ * leaf_row_step, hyt_gpu_leaf.cuh) ... */
 __device__ __forceinline__ static void leaf_row_in(double (&x)[LEAF_W], double *tile,
                                                    const double *A, int nb, int j0, int w, int R,
                                                    int base, bool mine)
@@ -814,30 +765,6 @@ __device__ __forceinline__ static void leaf_row_in(double (&x)[LEAF_W], double *
 #pragma unroll
     for (int k = 0; k < LEAF_W; k++)
         x[k] = mine && k < w ? tile[lane * LEAF_TILE_LD + k] : 0.0;
-}
-
-/* ... column jj's interchange and update (u: the pivot row p, d: the diagonal row jj before
- * the interchange, pv = u[jj]): the owners of rows jj and p swap, every row below jj scales its
- * entry jj by the pivot (unscaled when it is 0: INFO) and updates its entries right of jj, ... */
-__device__ __forceinline__ static void leaf_row_step(double (&x)[LEAF_W], int r, int jj, int p,
-                                                     double pv, const double *u,
-                                                     const double *d, bool mine)
-{
-    if (mine && (r == jj || (r == p && p != jj))) {
-        const bool isj = r == jj;
-#pragma unroll
-        for (int k = 0; k < LEAF_W; k++)
-            x[k] = isj ? u[k] : d[k];
-    }
-    if (mine && r > jj) {
-        double l = x[jj];
-        if (pv != 0.0)
-            l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
-        x[jj] = l;
-#pragma unroll
-        for (int k = jj + 1; k < LEAF_W; k++)
-            x[k] = __fma_rn(-l, u[k], x[k]);
-    }
 }
 
 /* ... and the row back to the panel. */
@@ -883,26 +810,6 @@ struct leaf_cl_slots {
     double crow[2][LEAF_WARPS][LEAF_W];
     double drow[2][LEAF_W];
 };
-
-/* The warp's largest key (hi, lo), compared as one 64-bit number, into *mh and *ml, and the
- * first lane that holds it (every lane of the warp calls it). */
-__device__ __forceinline__ static int leaf_key_argmax(unsigned hi, unsigned lo, unsigned *mh,
-                                                      unsigned *ml)
-{
-    *mh = __reduce_max_sync(0xffffffffu, hi);
-    *ml = __reduce_max_sync(0xffffffffu, hi == *mh ? lo : 0u);
-    return __ffs(__ballot_sync(0xffffffffu, hi == *mh && lo == *ml)) - 1;
-}
-
-/* The warp's candidate for a leaf column from its lanes' entries v (cand: the lane offers v):
- * the key of |v| (0: no candidate) into *mh, *ml, and the first lane holding the largest. */
-__device__ __forceinline__ static int leaf_warp_candidate(double v, bool cand, unsigned *mh,
-                                                          unsigned *ml)
-{
-    const unsigned long long bits = (unsigned long long)__double_as_longlong(fabs(v));
-    return leaf_key_argmax(cand ? (unsigned)(bits >> 32) + 1u : 0u, cand ? (unsigned)bits : 0u,
-                           mh, ml);
-}
 
 __global__ void __launch_bounds__(LEAF_THREADS, 1)
 hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv,
@@ -1013,19 +920,10 @@ hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, i
 }
 
 /* Leaves of at most LEAF_THREADS rows: ONE CTA, a thread per row with its row's 32 entries in
- * registers, the column loop fully unrolled, and ONE CTA barrier per column (the cluster kernel
- * above passes two CTA barriers and a cluster barrier).  Column jj:
- *   1. each warp's candidate by the cluster kernel's key (leaf_key_argmax); the winner copies
- *      its row and key to the warp's slot of parity jj & 1; the diagonal row's owner its row;
- *   2. CTA barrier;
- *   3. EVERY warp reduces the warps' keys itself and reads the pivot row and the diagonal row
- *      from the slots (the same pivot in every warp: the diagonal row when its entry is NaN or
- *      nobody offers one), so no second barrier;
- *   4. the owners of rows jj and p swap; every row below jj scales and updates its entries.
- * Parity-two slots suffice: a warp writes parity p again after the next barrier, which every
- * warp passes only after reading parity p.  The cluster kernel's operations in its order, so the
- * same factors, pivots and INFO.  A 512 x 512 panel 1.75 -> 1.33 ms on an H100
- * (docs/performance.md, thirty-sixth stop). */
+ * registers, the column loop fully unrolled, and ONE CTA barrier per column (leaf_cta_columns;
+ * the cluster kernel above passes two CTA barriers and a cluster barrier).  The cluster
+ * kernel's operations in its order, so the same factors, pivots and INFO.  A 512 x 512 panel
+ * 1.75 -> 1.33 ms on an H100 (docs/performance.md, thirty-sixth stop). */
 __global__ void __launch_bounds__(LEAF_THREADS, 1)
 hyt_dgetrf_leaf_cta_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv, int *info,
                            double *ws, int nctas)
@@ -1034,59 +932,15 @@ hyt_dgetrf_leaf_cta_kernel(double *A, int m, int n, int nb, int j0, int w, int *
     (void)ws;
     (void)nctas;
     extern __shared__ double tiles[]; /* [LEAF_WARPS][32][LEAF_TILE_LD] */
-    __shared__ double crow[2][LEAF_WARPS][LEAF_W], drow[2][LEAF_W];
-    __shared__ unsigned whi[2][LEAF_WARPS], wlo[2][LEAF_WARPS];
-    __shared__ int wr[2][LEAF_WARPS], spiv[LEAF_W];
+    __shared__ leaf_cta_slots S;
+    __shared__ int spiv[LEAF_W];
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
     const int R = m - j0, base = wid * 32, r = base + lane;
     const bool mine = r < R;
     double *const tile = tiles + wid * 32 * LEAF_TILE_LD;
     double x[LEAF_W];
     leaf_row_in(x, tile, A, nb, j0, w, R, base, mine);
-
-#pragma unroll
-    for (int jj = 0; jj < LEAF_W; jj++) {
-        if (jj >= w)
-            break;
-        const int par = jj & 1;
-        /* 1. the warp's candidate */
-        unsigned mh, ml;
-        const int wl = leaf_warp_candidate(x[jj], mine && r >= jj && !isnan(x[jj]), &mh, &ml);
-        if (lane == wl) {
-#pragma unroll
-            for (int k = 0; k < LEAF_W; k++)
-                crow[par][wid][k] = x[k];
-            whi[par][wid] = mh;
-            wlo[par][wid] = ml;
-            wr[par][wid] = r;
-        }
-        if (threadIdx.x == jj)
-#pragma unroll
-            for (int k = 0; k < LEAF_W; k++)
-                drow[par][k] = x[k];
-        __syncthreads(); /* 2. */
-        /* 3. the pivot, in every warp */
-        unsigned bh, bl;
-        const int bw = leaf_key_argmax(lane < LEAF_WARPS ? whi[par][lane] : 0u,
-                                       lane < LEAF_WARPS ? wlo[par][lane] : 0u, &bh, &bl);
-        const double *const d = drow[par];
-        const double *u = d;
-        int p = jj;
-        if (!isnan(d[jj]) && bh != 0u) {
-            p = wr[par][bw];
-            u = crow[par][bw];
-        }
-        const double pv = u[jj];
-        if (threadIdx.x == 0) {
-            spiv[jj] = j0 + p;
-            ipiv[j0 + jj] = j0 + p + 1;
-            if (pv == 0.0 && *info == 0)
-                *info = j0 + jj + 1;
-        }
-        /* 4. the interchange, the multipliers, the update */
-        leaf_row_step(x, r, jj, p, pv, u, d, mine);
-    }
-
+    leaf_cta_columns(x, r, mine, w, j0, S, spiv, ipiv, info);
     leaf_row_out(x, tile, A, nb, j0, w, R, base, mine);
     leaf_interchange_rest(A, n, nb, j0, w, spiv);
 #else
@@ -1095,35 +949,50 @@ hyt_dgetrf_leaf_cta_kernel(double *A, int m, int n, int nb, int j0, int w, int *
 #endif
 }
 
-/* Whether the one-CTA kernel serves a leaf of R rows on this device: R <= LEAF_THREADS, and
- * the device runs the kernel's code (compute capability 8.0 and up, the library built for it). */
-static bool leaf_cta_usable(int R)
+/* Whether this device runs the kernel f: compute capability cc_min and up, the library built
+ * for it (built only for an older architecture, a kernel's body is empty, and a PTX JIT would
+ * keep that body), smem bytes of dynamic shared memory granted, and with cluster thread-block
+ * clusters of more than 8 CTAs.  cache: the caller's answers by device ordinal (0 not asked
+ * yet, 1 yes, -1 no; threads of several devices ask). */
+extern "C" int hyt_cuda_kernel_usable(signed char *cache, const void *f, int cc_min, size_t smem,
+                                      int cluster)
 {
-    /* by device ordinal: 0 not asked yet, 1 yes, -1 no (threads of several devices ask) */
-    static signed char usable[64];
-    const void *f = (const void *)hyt_dgetrf_leaf_cta_kernel;
     int ordinal;
-    if (R > LEAF_THREADS || cudaGetDevice(&ordinal) != cudaSuccess || ordinal < 0 ||
-        ordinal >= 64) {
+    if (cudaGetDevice(&ordinal) != cudaSuccess || ordinal < 0 || ordinal >= 64) {
         cudaGetLastError();
-        return false;
+        return 0;
     }
-    signed char u = __atomic_load_n(&usable[ordinal], __ATOMIC_RELAXED);
+    signed char u = __atomic_load_n(&cache[ordinal], __ATOMIC_RELAXED);
     if (!u) {
-        int cc = 0;
+        int cc = 0, cl = 1;
         cudaFuncAttributes fa;
-        u = cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, ordinal) ==
-                        cudaSuccess &&
-                    cc >= 8 && cudaFuncGetAttributes(&fa, f) == cudaSuccess &&
-                    fa.binaryVersion >= 80 && fa.ptxVersion >= 80 &&
+        if (cluster &&
+            cudaDeviceGetAttribute(&cl, cudaDevAttrClusterLaunch, ordinal) != cudaSuccess)
+            cl = 0;
+        u = cl && cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, ordinal) ==
+                          cudaSuccess &&
+                    cc >= cc_min && cudaFuncGetAttributes(&fa, f) == cudaSuccess &&
+                    fa.binaryVersion >= 10 * cc_min && fa.ptxVersion >= 10 * cc_min &&
                     cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)LEAF_TALL_SMEM) == cudaSuccess
+                                         (int)smem) == cudaSuccess &&
+                    (!cluster ||
+                     cudaFuncSetAttribute(f, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ==
+                         cudaSuccess)
                 ? 1
                 : -1;
         cudaGetLastError();
-        __atomic_store_n(&usable[ordinal], u, __ATOMIC_RELAXED);
+        __atomic_store_n(&cache[ordinal], u, __ATOMIC_RELAXED);
     }
     return u > 0;
+}
+
+/* Whether the one-CTA kernel serves a leaf of R rows on this device. */
+static bool leaf_cta_usable(int R)
+{
+    static signed char usable[64];
+    return R <= LEAF_THREADS &&
+           hyt_cuda_kernel_usable(usable, (const void *)hyt_dgetrf_leaf_cta_kernel, 8,
+                                  LEAF_TALL_SMEM, 0);
 }
 
 /* The cluster kernel's launch for a leaf of R rows on this stream, when it applies: R fits
@@ -1133,38 +1002,11 @@ static bool leaf_cta_usable(int R)
 static int leaf_cluster_config(cudaStream_t stream, int R, int nctas, cudaLaunchConfig_t *cfg,
                                cudaLaunchAttribute *at)
 {
-    /* by device ordinal: 0 not asked yet, 1 yes, -1 no (threads of several devices ask) */
     static signed char usable[64];
     const int P = (R + LEAF_THREADS - 1) / LEAF_THREADS;
     const void *f = (const void *)hyt_dgetrf_leaf_cluster_kernel;
-    int ordinal;
     if (P > LEAF_CLUSTER_MAX || P > nctas ||
-        cudaGetDevice(&ordinal) != cudaSuccess || ordinal < 0 || ordinal >= 64) {
-        cudaGetLastError();
-        return 0;
-    }
-    signed char u = __atomic_load_n(&usable[ordinal], __ATOMIC_RELAXED);
-    if (!u) {
-        /* the kernel's code for this device must be sm_90 or later: built only for an older
-         * architecture, its body is empty (and a PTX JIT would keep that body) */
-        int cc = 0, ok = 0;
-        cudaFuncAttributes fa;
-        u = cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, ordinal) ==
-                    cudaSuccess &&
-                    cudaDeviceGetAttribute(&ok, cudaDevAttrClusterLaunch, ordinal) ==
-                        cudaSuccess &&
-                    cc >= 9 && ok && cudaFuncGetAttributes(&fa, f) == cudaSuccess &&
-                    fa.binaryVersion >= 90 && fa.ptxVersion >= 90 &&
-                    cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)LEAF_TALL_SMEM) == cudaSuccess &&
-                    cudaFuncSetAttribute(f, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ==
-                        cudaSuccess
-                ? 1
-                : -1;
-        cudaGetLastError();
-        __atomic_store_n(&usable[ordinal], u, __ATOMIC_RELAXED);
-    }
-    if (u < 0)
+        !hyt_cuda_kernel_usable(usable, f, 9, LEAF_TALL_SMEM, 1))
         return 0;
     *cfg = cudaLaunchConfig_t{};
     at[0].id = cudaLaunchAttributeClusterDimension;

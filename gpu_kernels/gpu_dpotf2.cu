@@ -64,6 +64,7 @@
  */
 #include "hyt_cuda_check.h"
 #include "hyt_gpu_kernels.h"
+#include "hyt_gpu_sync.cuh"
 
 #include <float.h>
 
@@ -83,18 +84,6 @@ struct potf2_ws {
     unsigned cnt[TMAX * TMAX];
 };
 static_assert(sizeof(potf2_ws) <= HYT_DPOTF2_WS_BYTES, "HYT_DPOTF2_WS_BYTES too small");
-
-__device__ __forceinline__ static unsigned ld_acquire(const unsigned *p)
-{
-    unsigned v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-__device__ __forceinline__ static void st_release(unsigned *p, unsigned v)
-{
-    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
 
 /* Adds one to a counter (the ticket; the readers of a tile) and returns the old value.  Relaxed:
  * a reader's loads of the tile have returned before it counts (their values were used before

@@ -203,11 +203,14 @@ HYT_GEOM_FN size_t hyt_panel_leaf_slots_bytes(int64_t rows)
 }
 
 /* Bytes of the leaves' workspace for panels of at most `rows` rows: the slots, then a
- * column-major copy of a tall leaf (rows x HYT_PANEL_LEAF_W doubles). */
+ * column-major copy of a tall leaf (rows x HYT_PANEL_LEAF_W doubles) or the short-panel
+ * kernel's copies of its leaves' L (at most HYT_PANEL_LEAF_THREADS rows and columns). */
 HYT_GEOM_FN size_t hyt_panel_leaf_ws_bytes(int64_t rows)
 {
-    return hyt_panel_leaf_slots_bytes(rows) +
-           (size_t)(rows > 0 ? rows : 0) * HYT_PANEL_LEAF_W * sizeof(double);
+    const int64_t r = rows > 0 ? rows : 0;
+    const int64_t s = r < HYT_PANEL_LEAF_THREADS ? r : HYT_PANEL_LEAF_THREADS;
+    const int64_t copy = r * HYT_PANEL_LEAF_W > s * s ? r * HYT_PANEL_LEAF_W : s * s;
+    return hyt_panel_leaf_slots_bytes(rows) + (size_t)copy * sizeof(double);
 }
 
 #endif

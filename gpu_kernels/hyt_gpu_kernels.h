@@ -219,6 +219,15 @@ int hyt_cuda_dgetrf_crrb(hyt_device_t *dev, void *stream, void *cublas, double *
 int hyt_cuda_stream_sms(hyt_device_t *dev, void *stream, int *sms);
 int hyt_cuda_dgetrf_leaf(hyt_device_t *dev, void *stream, double *A, int m, int n, int nb,
                          int j0, int w, int *ipiv, int *info, double *ws, int nctas);
+/* A short node of it: columns [j0, j0+w) when m - j0 <= 512 and 32 < w <= m - j0, in one
+ * launch of ceil(w / 32) CTAs (gpu_dgetrf_short.cu); 1 (nothing launched) where it does not
+ * apply, else HYT_SUCCESS or an error. */
+int hyt_cuda_dgetrf_short(hyt_device_t *dev, void *stream, double *A, int m, int n, int nb,
+                          int j0, int w, int *ipiv, int *info, double *ws, int nctas);
+/* Whether this device runs kernel f (gpu_dgetrf_leaf.cu); cache: 64 zeroed entries, static at
+ * the caller. */
+int hyt_cuda_kernel_usable(signed char *cache, const void *f, int cc_min, size_t smem,
+                           int cluster);
 struct hyt_hpl_dist; /* hyt_gpu_hpl.h */
 int hyt_cuda_dplghpl(hyt_device_t *dev, void *stream, const struct hyt_hpl_dist *D, double *cols,
                      double *b);

@@ -7,7 +7,8 @@
  * m < nb, m not a multiple of anything, n = 1, n not a multiple of the leaf width, n > m (the
  * extra columns' U), tall panels whose rows do not fit in registers, 1, a few and the default
  * number of CTAs, leaves in one thread-block cluster and cooperative leaves in one panel, leaves
- * of at most 512 rows in one CTA.  Data: random; many equal |values| across rows, threads and
+ * of at most 512 rows in one CTA, nodes of at most 512 rows in one short-panel launch (the whole
+ * panel, a right half after taller leaves, extra columns outside the node left and right).  Data: random; many equal |values| across rows, threads and
  * CTAs (the first row must win); exact zero columns (INFO, no scaling by zero); NaN and Inf
  * (pivots in range, no hang).
  *
