@@ -8,9 +8,9 @@
  * extra columns' U), tall panels whose rows do not fit in registers, 1, a few and the default
  * number of CTAs, leaves in one thread-block cluster and cooperative leaves in one panel, leaves
  * of at most 512 rows in one CTA, nodes of at most 512 rows in one short-panel launch (the whole
- * panel, a right half after taller leaves, extra columns outside the node left and right).  Data: random; many equal |values| across rows, threads and
- * CTAs (the first row must win); exact zero columns (INFO, no scaling by zero); NaN and Inf
- * (pivots in range, no hang).
+ * panel, a right half after taller leaves, columns outside the node on its left or right).
+ * Data: random; many equal |values| across rows, threads and CTAs (the first row must win);
+ * exact zero columns (INFO, no scaling by zero); NaN and Inf (pivots in range, no hang).
  *
  * Without arguments it runs on a host device (the reference against itself through the
  * dispatcher: arguments, workspace, the task plumbing); with 'cuda' on the first GPU, exiting
@@ -266,6 +266,11 @@ static void test_geometry(void)
                       hyt_panel_leaf_ws_bytes(rows[i]) >= hyt_panel_leaf_slots_bytes(rows[i]) +
                           (size_t)rows[i] * HYT_PANEL_LEAF_W * sizeof(double),
                   "%lld rows: workspace too small", (long long)rows[i]);
+            /* the short-panel kernel's L copies: R x w doubles, w <= R <= min(rows, 512) */
+            const int64_t sr = rows[i] < HYT_PANEL_LEAF_THREADS ? rows[i] : HYT_PANEL_LEAF_THREADS;
+            CHECK(hyt_panel_leaf_ws_bytes(rows[i]) >= hyt_panel_leaf_slots_bytes(rows[i]) +
+                      (size_t)(sr * sr) * sizeof(double),
+                  "%lld rows: workspace too small for the short-panel kernel", (long long)rows[i]);
         }
 }
 
