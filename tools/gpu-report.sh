@@ -17,7 +17,8 @@
 # the faster on 2 and 4 GPUs, 2026-11-27); LIMIT the seconds a step may take (default 300; 580
 # for "sanitize", which took 268-350 s on one H200 before its mixed-panel runs and over 540 s
 # after; on one H100 on 2026-11-28 racecheck alone took 477 s and the other three tools 29 s,
-# and the panel test's one-CTA shapes came after that: with a device call limited to 600 s, run
+# and the panel test's one-CTA shapes came after that (racecheck on that test's small set: 208 s,
+# 234 s with the short-panel kernel): with a device call limited to 600 s, run
 # it in two calls, STEPS=sanitize HYTILE_SANITIZE_TOOLS=racecheck, then "memcheck synccheck
 # initcheck"; see tests/gpu-sanitize.sh).
 set -u
