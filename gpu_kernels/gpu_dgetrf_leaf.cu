@@ -178,26 +178,12 @@ __device__ static void leaf_interchange_rest(double *A, int n, int nb, int j0, i
     __shared__ int perm_to[2 * LEAF_W], perm_from[2 * LEAF_W];
     __shared__ int perm_n;
     __shared__ double buf[2 * LEAF_W][33];
-    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
     if (n <= w)
         return;
     __syncthreads(); /* spiv complete */
     leaf_compose(spiv, j0, w, perm_to, perm_from, &perm_n);
     __syncthreads();
-    const int ne = perm_n, nout = n - w, nchunk = (nout + 31) / 32;
-    for (int ch = blockIdx.x; ch < nchunk; ch += gridDim.x) {
-        const int cl = ch * 32 + lane; /* the chunk's columns, skipping the leaf's */
-        const int c = cl < j0 ? cl : cl + w;
-        const bool ok = cl < nout;
-        for (int e = wid; e < ne; e += LEAF_WARPS)
-            if (ok)
-                buf[e][lane] = A[(int64_t)perm_from[e] * nb + c];
-        __syncthreads();
-        for (int e = wid; e < ne; e += LEAF_WARPS)
-            if (ok)
-                A[(int64_t)perm_to[e] * nb + c] = buf[e][lane];
-        __syncthreads();
-    }
+    leaf_permute_outside(A, n, nb, j0, w, blockIdx.x, gridDim.x, perm_to, perm_from, perm_n, buf);
 }
 
 template <int RPW>
@@ -840,20 +826,8 @@ hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, i
             break;
         const int par = jj & 1;
         /* 1. the warp's candidate */
-        unsigned mh, ml;
-        const int wl = leaf_warp_candidate(x[jj], mine && r >= jj && !isnan(x[jj]), &mh, &ml);
-        if (lane == wl) {
-#pragma unroll
-            for (int k = 0; k < LEAF_W; k++)
-                S.crow[par][wid][k] = x[k];
-            whi[wid] = mh;
-            wlo[wid] = ml;
-            wr[wid] = r;
-        }
-        if (c == 0 && threadIdx.x == jj)
-#pragma unroll
-            for (int k = 0; k < LEAF_W; k++)
-                S.drow[par][k] = x[k];
+        leaf_offer(x, r, jj, mine, c == 0 && threadIdx.x == jj, S.crow[par][wid], &whi[wid],
+                   &wlo[wid], &wr[wid], S.drow[par]);
         __syncthreads();
         /* 2. the CTA's */
         if (wid == 0) {

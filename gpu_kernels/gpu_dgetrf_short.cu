@@ -88,27 +88,6 @@ __device__ static void short_permute_chunk(double *ch, int wc, int j0, const int
     __syncthreads();
 }
 
-/* ... and on the panel's columns outside the node [j0, j0+w): chunks of 32 of those n - w
- * columns, chunk s here when s % q == c, a warp per row moved. */
-__device__ static void short_permute_outside(double *A, int n, int nb, int j0, int w, int c,
-                                             int q, const int *to, const int *from, int ne,
-                                             double (*buf)[LEAF_W])
-{
-    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nout = n - w;
-    for (int s = c; s * LEAF_W < nout; s += q) {
-        const int cl = s * LEAF_W + lane, col = cl < j0 ? cl : cl + w;
-        const bool ok = cl < nout;
-        for (int e = wid; e < ne; e += LEAF_WARPS)
-            if (ok)
-                buf[e][lane] = A[(int64_t)from[e] * nb + col];
-        __syncthreads();
-        for (int e = wid; e < ne; e += LEAF_WARPS)
-            if (ok)
-                A[(int64_t)to[e] * nb + col] = buf[e][lane];
-        __syncthreads();
-    }
-}
-
 __global__ void __launch_bounds__(LEAF_THREADS, 1)
 hyt_dgetrf_short_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv, int *info,
                         unsigned *flags, double *lt)
@@ -225,7 +204,7 @@ hyt_dgetrf_short_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipi
         if (k > c)
             short_permute_chunk(ch, wc, j0, to, from, ne_s, buf);
         if (outside)
-            short_permute_outside(A, n, nb, j0, w, c, q, to, from, ne_s, buf);
+            leaf_permute_outside(A, n, nb, j0, w, c, q, to, from, ne_s, buf);
     }
     for (int i = t; i < R * LEAF_W; i += LEAF_THREADS) { /* the chunk back */
         const int r = i / LEAF_W, qq = i % LEAF_W;

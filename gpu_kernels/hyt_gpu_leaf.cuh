@@ -107,6 +107,55 @@ __device__ __forceinline__ static int leaf_warp_candidate(double v, bool cand, u
                            mh, ml);
 }
 
+/* A composed permutation (row to[e] receives row from[e], e < ne, panel rows) on the panel's
+ * columns outside [j0, j0+w): 32 of those n - w columns at a time, chunks first, first + step,
+ * ... of them here, a warp per moved row, through buf (all reads, CTA barrier, all writes). */
+template <int LD>
+__device__ __forceinline__ static void leaf_permute_outside(double *A, int n, int nb, int j0,
+                                                            int w, int first, int step,
+                                                            const int *to, const int *from,
+                                                            int ne, double (*buf)[LD])
+{
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nout = n - w;
+    for (int ch = first; ch * LEAF_W < nout; ch += step) {
+        const int cl = ch * LEAF_W + lane; /* the chunk's columns, skipping [j0, j0+w) */
+        const int c = cl < j0 ? cl : cl + w;
+        const bool ok = cl < nout;
+        for (int e = wid; e < ne; e += LEAF_WARPS)
+            if (ok)
+                buf[e][lane] = A[(int64_t)from[e] * nb + c];
+        __syncthreads();
+        for (int e = wid; e < ne; e += LEAF_WARPS)
+            if (ok)
+                A[(int64_t)to[e] * nb + c] = buf[e][lane];
+        __syncthreads();
+    }
+}
+
+/* Step 1 of a thread-per-row leaf's column jj (x: the thread's row r; mine: it has one): the
+ * warp's candidate (leaf_warp_candidate) copies its row and key to the warp's slot (crow, *hi,
+ * *lo, *row); the diagonal row's owner (diag) copies its row to drow. */
+__device__ __forceinline__ static void leaf_offer(const double (&x)[LEAF_W], int r, int jj,
+                                                  bool mine, bool diag, double *crow,
+                                                  unsigned *hi, unsigned *lo, int *row,
+                                                  double *drow)
+{
+    unsigned mh, ml;
+    const int wl = leaf_warp_candidate(x[jj], mine && r >= jj && !isnan(x[jj]), &mh, &ml);
+    if ((threadIdx.x & 31) == wl) {
+#pragma unroll
+        for (int k = 0; k < LEAF_W; k++)
+            crow[k] = x[k];
+        *hi = mh;
+        *lo = ml;
+        *row = r;
+    }
+    if (diag)
+#pragma unroll
+        for (int k = 0; k < LEAF_W; k++)
+            drow[k] = x[k];
+}
+
 /* The one-CTA column loop's slots (shared memory), of parities 0 and 1: each warp's candidate
  * row and key, the diagonal row. */
 struct leaf_cta_slots {
@@ -140,20 +189,8 @@ __device__ __forceinline__ static void leaf_cta_columns(double (&x)[LEAF_W], int
             break;
         const int par = jj & 1;
         /* 1. the warp's candidate */
-        unsigned mh, ml;
-        const int wl = leaf_warp_candidate(x[jj], mine && r >= jj && !isnan(x[jj]), &mh, &ml);
-        if (lane == wl) {
-#pragma unroll
-            for (int k = 0; k < LEAF_W; k++)
-                S.crow[par][wid][k] = x[k];
-            S.whi[par][wid] = mh;
-            S.wlo[par][wid] = ml;
-            S.wr[par][wid] = r;
-        }
-        if (threadIdx.x == jj)
-#pragma unroll
-            for (int k = 0; k < LEAF_W; k++)
-                S.drow[par][k] = x[k];
+        leaf_offer(x, r, jj, mine, threadIdx.x == jj, S.crow[par][wid], &S.whi[par][wid],
+                   &S.wlo[par][wid], &S.wr[par][wid], S.drow[par]);
         __syncthreads(); /* 2. */
         /* 3. the pivot, in every warp */
         unsigned bh, bl;
