@@ -44,6 +44,25 @@
 
 __device__ long long d_cycles; // thread 0's cycles in the column loop, last launch
 
+// Thread t's row of A (R x 32, row-major) into x, and x back to row `to`.
+__device__ __forceinline__ static void row_in(double (&x)[LEAF_W], const double *A, int t,
+                                              bool mine, int w)
+{
+#pragma unroll
+    for (int q = 0; q < LEAF_W; q++)
+        x[q] = mine && q < w ? A[t * LEAF_W + q] : 0.0;
+}
+
+__device__ __forceinline__ static void row_out(const double (&x)[LEAF_W], double *A, int to,
+                                               bool mine, int w)
+{
+    if (mine)
+#pragma unroll
+        for (int q = 0; q < LEAF_W; q++)
+            if (q < w)
+                A[to * LEAF_W + q] = x[q];
+}
+
 // The library's column loop (leaf_cta_columns), rows in from and out to A (R x 32, row-major).
 __global__ void __launch_bounds__(LEAF_THREADS, 1)
 k_library(double *A, int R, int w, int *ipiv, int *info)
@@ -53,20 +72,14 @@ k_library(double *A, int R, int w, int *ipiv, int *info)
     const int t = threadIdx.x;
     const bool mine = t < R;
     double x[LEAF_W];
-#pragma unroll
-    for (int q = 0; q < LEAF_W; q++)
-        x[q] = mine && q < w ? A[t * LEAF_W + q] : 0.0;
+    row_in(x, A, t, mine, w);
     __syncthreads();
     const long long c0 = clock64();
     leaf_cta_columns(x, t, mine, w, 0, S, spiv, ipiv, info);
     __syncthreads();
     if (t == 0)
         d_cycles = clock64() - c0;
-    if (mine)
-#pragma unroll
-        for (int q = 0; q < LEAF_W; q++)
-            if (q < w)
-                A[t * LEAF_W + q] = x[q];
+    row_out(x, A, t, mine, w);
 }
 
 struct logical_slots {
@@ -84,9 +97,7 @@ k_logical(double *A, int R, int w, int *ipiv, int *info)
     const bool mine = t < R;
     int lr = t; // this thread's row's place in LAPACK's order
     double x[LEAF_W];
-#pragma unroll
-    for (int q = 0; q < LEAF_W; q++)
-        x[q] = mine && q < w ? A[t * LEAF_W + q] : 0.0;
+    row_in(x, A, t, mine, w);
     __syncthreads();
     const long long c0 = clock64();
 #pragma unroll
@@ -97,7 +108,8 @@ k_logical(double *A, int R, int w, int *ipiv, int *info)
         /* 1. the warp's candidate: the largest key, then the lowest logical row */
         const bool cand = mine && lr >= jj && !isnan(x[jj]);
         const unsigned long long bits = (unsigned long long)__double_as_longlong(fabs(x[jj]));
-        const unsigned hi = cand ? (unsigned)(bits >> 32) + 1u : 0u, lo = cand ? (unsigned)bits : 0u;
+        const unsigned hi = cand ? (unsigned)(bits >> 32) + 1u : 0u;
+        const unsigned lo = cand ? (unsigned)bits : 0u;
         const unsigned mh = __reduce_max_sync(full, hi);
         const unsigned ml = __reduce_max_sync(full, hi == mh ? lo : 0u);
         const bool top = hi == mh && lo == ml;
@@ -162,11 +174,7 @@ k_logical(double *A, int R, int w, int *ipiv, int *info)
     __syncthreads();
     if (t == 0)
         d_cycles = clock64() - c0;
-    if (mine)
-#pragma unroll
-        for (int q = 0; q < LEAF_W; q++)
-            if (q < w)
-                A[lr * LEAF_W + q] = x[q];
+    row_out(x, A, lr, mine, w);
 }
 
 // Host dgetf2 with the library's rule (the diagonal row when its entry is NaN or every
@@ -293,8 +301,8 @@ int main(int argc, char **argv)
                               !memcmp(out[0].data(), out[1].data(), bytes);
             const bool ref = piv[0] == hp && info[0] == hinfo;
             bad += !same || !ref;
-            printf("R %3d kind %d: library %7.1f cycles/column %.4f ms | logical %7.1f cycles/column"
-                   " %.4f ms | same bits %s, pivots as the host's %s\n",
+            printf("R %3d kind %d: library %7.1f cycles/column %.4f ms | logical %7.1f "
+                   "cycles/column %.4f ms | same bits %s, pivots as the host's %s\n",
                    R, kind, (double)cyc[0] / LEAF_W, ms[0], (double)cyc[1] / LEAF_W, ms[1],
                    same ? "yes" : "NO", ref ? "yes" : "NO");
             CK(cudaStreamDestroy(st));
