@@ -894,10 +894,11 @@ hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, i
 }
 
 /* Leaves of at most LEAF_THREADS rows: ONE CTA, a thread per row with its row's 32 entries in
- * registers, the column loop fully unrolled, and ONE CTA barrier per column (leaf_cta_columns;
- * the cluster kernel above passes two CTA barriers and a cluster barrier).  The cluster
- * kernel's operations in its order, so the same factors, pivots and INFO.  A 512 x 512 panel
- * 1.75 -> 1.33 ms on an H100 (docs/performance.md, thirty-sixth stop). */
+ * registers, the column loop fully unrolled, two CTA barriers per column and the interchanges
+ * as relabellings (leaf_cta_columns; the cluster kernel above passes two CTA barriers and a
+ * cluster barrier, and moves rows).  The cluster kernel's operations in its order, so the same
+ * factors, pivots and INFO.  A 512 x 512 panel 1.75 -> 1.33 ms on an H100 (docs/performance.md,
+ * thirty-sixth stop). */
 __global__ void __launch_bounds__(LEAF_THREADS, 1)
 hyt_dgetrf_leaf_cta_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv, int *info,
                            double *ws, int nctas)
@@ -914,8 +915,14 @@ hyt_dgetrf_leaf_cta_kernel(double *A, int m, int n, int nb, int j0, int w, int *
     double *const tile = tiles + wid * 32 * LEAF_TILE_LD;
     double x[LEAF_W];
     leaf_row_in(x, tile, A, nb, j0, w, R, base, mine);
-    leaf_cta_columns(x, r, mine, w, j0, S, spiv, ipiv, info);
-    leaf_row_out(x, tile, A, nb, j0, w, R, base, mine);
+    const int lr = leaf_cta_columns(x, r, mine, w, j0, S, spiv, ipiv, info);
+    if (mine) /* the rows to their places in the warps' tiles (tiles: one R x LEAF_TILE_LD) */
+#pragma unroll
+        for (int k = 0; k < LEAF_W; k++)
+            if (k < w)
+                tiles[lr * LEAF_TILE_LD + k] = x[k];
+    __syncthreads();
+    leaf_tile_out(tile, A, nb, j0, w, R, base);
     leaf_interchange_rest(A, n, nb, j0, w, spiv);
 #else
     (void)A, (void)m, (void)n, (void)nb, (void)j0, (void)w, (void)ipiv, (void)info, (void)ws;

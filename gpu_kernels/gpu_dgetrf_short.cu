@@ -30,11 +30,10 @@
  *
  * A 512 x 512 panel: 0.89 ms alone, 1.44 beside the update's DGEMMs, where the recursion took
  * 1.32 / 3.1 and cusolverDnDgetrf 1.05 / 2.15 (an H100, docs/performance.md, thirty-seventh
- * stop).  Its own clock: ~40 us of each 32-column leaf (~1.2 us a column, whatever its rows),
- * up to ~16 us of the next chunk's update: the leaves' column chain is what is left.  Nsight
- * Compute: 84% of the warps' time is spent waiting at CTA barriers for sibling warps (warp 0
- * owns the leaf's diagonal rows, and alone composes the interchanges and solves the TRSM);
- * shared memory, L2 and the FP64 pipe are far from busy.
+ * stop); 0.61 / 0.86-0.88 on an H200 since the leaf's interchanges are relabellings (0.88 / 1.31
+ * before, cuSOLVER 0.94 / 2.07; thirty-eighth stop).  Its own clock then: ~40 us of each
+ * 32-column leaf (~1.2 us a column, whatever its rows), up to ~16 us of the next chunk's
+ * update; the leaf column now ~1300 cycles, ~0.34 ms of the 0.61.
  */
 #include "hyt_cuda_check.h"
 #include "hyt_gpu_geometry.h"
@@ -175,11 +174,11 @@ hyt_dgetrf_short_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipi
 #pragma unroll
         for (int q = 0; q < LEAF_W; q++)
             x[q] = mine ? ch[(c0 + t) * SHORT_LD + q] : 0.0;
-        leaf_cta_columns(x, t, mine, wc, j0 + c0, S, spiv, ipiv, info);
-        if (mine)
+        const int lr = leaf_cta_columns(x, t, mine, wc, j0 + c0, S, spiv, ipiv, info);
+        if (mine) /* every row was read before the loop's first barrier */
 #pragma unroll
             for (int q = 0; q < LEAF_W; q++)
-                ch[(c0 + t) * SHORT_LD + q] = x[q];
+                ch[(c0 + lr) * SHORT_LD + q] = x[q];
     }
     __syncthreads();
     {

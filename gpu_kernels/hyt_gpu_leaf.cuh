@@ -62,10 +62,24 @@ __device__ static void leaf_compose(const int *piv, int r0, int cnt, int *to, in
         *ne = cnt + nb_extra;
 }
 
+/* A row below a leaf's diagonal at column jj (x, LEAF_W entries; u: the pivot row, pv = u[jj]):
+ * its entry jj scaled by the pivot (unscaled when it is 0: INFO), its entries right of jj
+ * updated. */
+__device__ __forceinline__ static void leaf_row_update(double (&x)[LEAF_W], int jj, double pv,
+                                                       const double *u)
+{
+    double l = x[jj];
+    if (pv != 0.0)
+        l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
+    x[jj] = l;
+#pragma unroll
+    for (int k = jj + 1; k < LEAF_W; k++)
+        x[k] = __fma_rn(-l, u[k], x[k]);
+}
+
 /* A thread-per-row leaf's column jj (x: the thread's row r, LEAF_W entries; mine: the thread has
  * a row; u: the pivot row p, d: the diagonal row jj before the interchange, pv = u[jj]): the
- * owners of rows jj and p swap, every row below jj scales its entry jj by the pivot (unscaled
- * when it is 0: INFO) and updates its entries right of jj. */
+ * owners of rows jj and p swap, every row below jj is updated (leaf_row_update). */
 __device__ __forceinline__ static void leaf_row_step(double (&x)[LEAF_W], int r, int jj, int p,
                                                      double pv, const double *u,
                                                      const double *d, bool mine)
@@ -76,15 +90,8 @@ __device__ __forceinline__ static void leaf_row_step(double (&x)[LEAF_W], int r,
         for (int k = 0; k < LEAF_W; k++)
             x[k] = isj ? u[k] : d[k];
     }
-    if (mine && r > jj) {
-        double l = x[jj];
-        if (pv != 0.0)
-            l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
-        x[jj] = l;
-#pragma unroll
-        for (int k = jj + 1; k < LEAF_W; k++)
-            x[k] = __fma_rn(-l, u[k], x[k]);
-    }
+    if (mine && r > jj)
+        leaf_row_update(x, jj, pv, u);
 }
 
 /* The warp's largest key (hi, lo), compared as one 64-bit number, into *mh and *ml, and the
@@ -97,14 +104,23 @@ __device__ __forceinline__ static int leaf_key_argmax(unsigned hi, unsigned lo, 
     return __ffs(__ballot_sync(0xffffffffu, hi == *mh && lo == *ml)) - 1;
 }
 
+/* A leaf column's pivot key of v (cand: v is a candidate): (hi, lo) compared as one 64-bit
+ * number, |v|'s bits with hi + 1 (|a| >= 0 orders as its bit pattern); 0: no candidate. */
+__device__ __forceinline__ static void leaf_key(double v, bool cand, unsigned *hi, unsigned *lo)
+{
+    const unsigned long long bits = (unsigned long long)__double_as_longlong(fabs(v));
+    *hi = cand ? (unsigned)(bits >> 32) + 1u : 0u;
+    *lo = cand ? (unsigned)bits : 0u;
+}
+
 /* The warp's candidate for a leaf column from its lanes' entries v (cand: the lane offers v):
- * the key of |v| (0: no candidate) into *mh, *ml, and the first lane holding the largest. */
+ * the largest key into *mh, *ml, and the first lane holding it. */
 __device__ __forceinline__ static int leaf_warp_candidate(double v, bool cand, unsigned *mh,
                                                           unsigned *ml)
 {
-    const unsigned long long bits = (unsigned long long)__double_as_longlong(fabs(v));
-    return leaf_key_argmax(cand ? (unsigned)(bits >> 32) + 1u : 0u, cand ? (unsigned)bits : 0u,
-                           mh, ml);
+    unsigned hi, lo;
+    leaf_key(v, cand, &hi, &lo);
+    return leaf_key_argmax(hi, lo, mh, ml);
 }
 
 /* A composed permutation (row to[e] receives row from[e], e < ne, panel rows) on the panel's
@@ -156,63 +172,96 @@ __device__ __forceinline__ static void leaf_offer(const double (&x)[LEAF_W], int
             drow[k] = x[k];
 }
 
-/* The one-CTA column loop's slots (shared memory), of parities 0 and 1: each warp's candidate
- * row and key, the diagonal row. */
+/* The one-CTA column loop's slots (shared memory): each warp's candidate (key and logical row),
+ * whether the diagonal entry is NaN, the pivot row (its entries from the column on). */
 struct leaf_cta_slots {
-    double crow[2][LEAF_WARPS][LEAF_W], drow[2][LEAF_W];
-    unsigned whi[2][LEAF_WARPS], wlo[2][LEAF_WARPS];
-    int wr[2][LEAF_WARPS];
+    double urow[LEAF_W];
+    unsigned whi[LEAF_WARPS], wlo[LEAF_WARPS];
+    int wr[LEAF_WARPS], dnan;
 };
 
 /* The columns of a leaf of at most LEAF_THREADS rows in ONE CTA of LEAF_THREADS threads: thread
- * r owns leaf row r (mine: r is a row of the leaf), its w <= LEAF_W entries in x; row0 is the
- * panel row (and column) of the leaf's row 0 and column 0.  ONE CTA barrier per column jj:
- *   1. each warp's candidate by its key (leaf_warp_candidate); the winner copies its row and
- *      key to the warp's slot of parity jj & 1; the diagonal row's owner its row;
+ * r owns leaf row r (mine: r is a row of the leaf; the others hold zeros), its w <= LEAF_W
+ * entries in x; row0 is the panel row (and column) of the leaf's row 0 and column 0.  The rows
+ * never move between threads: each thread keeps its row's place in LAPACK's order (its logical
+ * row, r at first), and an interchange is a relabelling.  Column jj:
+ *   1. each warp's candidate among its rows of logical row >= jj (NaN never is one): the largest
+ *      key (leaf_warp_candidate's), then the lowest logical row holding it; its key and logical
+ *      row to the warp's slot; the thread of logical row jj says whether its entry is NaN;
  *   2. CTA barrier;
- *   3. EVERY warp reduces the warps' keys itself and reads the pivot row and the diagonal row
- *      from the slots (the same pivot in every warp: the diagonal row when its entry is NaN or
- *      nobody offers one, else the largest |a|, the lowest row on ties), so no second barrier;
- *   4. the owners of rows jj and p swap; every row below jj scales and updates its entries.
- * Parity-two slots suffice: a warp writes parity p again after the next barrier, which every
- * warp passes only after reading parity p.  Pivots: spiv[jj] (panel row) and ipiv[row0 + jj]
- * (1-based); INFO: the first exactly zero pivot (an atomic: several CTAs of the short-panel
- * kernel record theirs in column order). */
-__device__ __forceinline__ static void leaf_cta_columns(double (&x)[LEAF_W], int r, bool mine,
-                                                        int w, int row0, leaf_cta_slots &S,
-                                                        int *spiv, int *ipiv, int *info)
+ *   3. EVERY warp reduces the warps' slots the same way, so every warp has the pivot p: the
+ *      diagonal row (jj) when its entry is NaN or nobody offers one, else the largest |a|, the
+ *      lowest row on ties (LAPACK's rule); the thread of logical row p stores its row (entries jj
+ *      and right) to urow;
+ *   4. CTA barrier;
+ *   5. the rows of logical rows p and jj swap labels; every row below jj scales its entry jj by
+ *      the pivot (unscaled when it is 0: INFO) and updates its entries right of jj.
+ * Two barriers, one row stored a column: with the earlier one barrier a column every warp's
+ * candidate stored its row (a lane's store of 16 bytes costs the SM 4 cycles), the diagonal
+ * row's owner its row, and those two threads swapped rows; the leaf column took ~2550 cycles
+ * against ~1320 now, the same bits (tools/leaf_logical.cu; docs/performance.md, thirty-eighth
+ * stop).  Single slots suffice: a slot is written again only after the barrier that follows
+ * every warp's last read of it.  Pivots: spiv[jj] (panel row) and ipiv[row0 + jj] (1-based);
+ * INFO: the first exactly zero pivot (an atomic: the short-panel kernel's CTAs record theirs in
+ * column order).  Returns the thread's logical row: the leaf row that its x now is. */
+__device__ __forceinline__ static int leaf_cta_columns(double (&x)[LEAF_W], int r, bool mine,
+                                                       int w, int row0, leaf_cta_slots &S,
+                                                       int *spiv, int *ipiv, int *info)
 {
+    const unsigned full = 0xffffffffu;
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    int lr = r;
 #pragma unroll
     for (int jj = 0; jj < LEAF_W; jj++) {
         if (jj >= w)
             break;
-        const int par = jj & 1;
         /* 1. the warp's candidate */
-        leaf_offer(x, r, jj, mine, threadIdx.x == jj, S.crow[par][wid], &S.whi[par][wid],
-                   &S.wlo[par][wid], &S.wr[par][wid], S.drow[par]);
+        unsigned hi, lo;
+        leaf_key(x[jj], mine && lr >= jj && !isnan(x[jj]), &hi, &lo);
+        const unsigned mh = __reduce_max_sync(full, hi);
+        const unsigned ml = __reduce_max_sync(full, hi == mh ? lo : 0u);
+        const bool top = hi == mh && lo == ml;
+        const unsigned mr = __reduce_min_sync(full, top ? (unsigned)lr : 0xffffffffu);
+        if (top && (unsigned)lr == mr) {
+            S.whi[wid] = mh;
+            S.wlo[wid] = ml;
+            S.wr[wid] = lr;
+        }
+        if (lr == jj)
+            S.dnan = isnan(x[jj]);
         __syncthreads(); /* 2. */
         /* 3. the pivot, in every warp */
-        unsigned bh, bl;
-        const int bw = leaf_key_argmax(lane < LEAF_WARPS ? S.whi[par][lane] : 0u,
-                                       lane < LEAF_WARPS ? S.wlo[par][lane] : 0u, &bh, &bl);
-        const double *const d = S.drow[par];
-        const double *u = d;
-        int p = jj;
-        if (!isnan(d[jj]) && bh != 0u) {
-            p = S.wr[par][bw];
-            u = S.crow[par][bw];
-        }
-        const double pv = u[jj];
+        const unsigned h = lane < LEAF_WARPS ? S.whi[lane] : 0u;
+        const unsigned l = lane < LEAF_WARPS ? S.wlo[lane] : 0u;
+        const unsigned bh = __reduce_max_sync(full, h);
+        const unsigned bl = __reduce_max_sync(full, h == bh ? l : 0u);
+        const bool wtop = lane < LEAF_WARPS && h == bh && l == bl;
+        const unsigned br =
+            __reduce_min_sync(full, wtop ? (unsigned)S.wr[lane] : 0xffffffffu);
+        const int p = S.dnan || bh == 0u ? jj : (int)br;
+        if (lr == p)
+#pragma unroll
+            for (int k = jj; k < LEAF_W; k++)
+                S.urow[k] = x[k];
+        __syncthreads(); /* 4. */
+        const double pv = S.urow[jj];
         if (threadIdx.x == 0) {
             spiv[jj] = row0 + p;
             ipiv[row0 + jj] = row0 + p + 1;
             if (pv == 0.0)
                 atomicCAS(info, 0, row0 + jj + 1);
         }
-        /* 4. the interchange, the multipliers, the update */
-        leaf_row_step(x, r, jj, p, pv, u, d, mine);
+        /* 5. the interchange as a relabelling, the multipliers, the update */
+        if (mine) {
+            if (lr == p)
+                lr = jj;
+            else if (lr == jj)
+                lr = p;
+        }
+        if (mine && lr > jj)
+            leaf_row_update(x, jj, pv, S.urow);
     }
+    return lr;
 }
 
 #endif

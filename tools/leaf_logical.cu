@@ -1,35 +1,24 @@
 // The one-CTA leaf's column loop (R <= 512 rows x 32 columns, a thread per row, LAPACK's pivot
-// rule) with the interchanges kept as LOGICAL row numbers instead of moving rows between
-// threads: is the column chain shorter?  (experiment, not built by meson):
+// rule): variants of its chain, timed and checked for the same bits (experiment, not built by
+// meson):
 //   nvcc -O3 -gencode=arch=compute_90,code=sm_90 -Xptxas -v tools/leaf_logical.cu \
 //        -o /tmp/leaf_logical && /tmp/leaf_logical            (on a Hopper GPU)
 //   /tmp/leaf_logical host                                    (the host reference alone)
 //
-// docs/performance.md (thirty-seventh stop): in the short-panel kernel (gpu_dgetrf_short.cu) a
-// leaf column costs ~2500 cycles whatever the leaf's rows; Nsight Compute finds the warps at
-// the column's CTA barrier 84% of the time, waiting for the warp that owns the diagonal row,
-// which (leaf_cta_columns, hyt_gpu_leaf.cuh) copies that row to shared memory before the
-// barrier and, after it, takes the pivot row in its place (the pivot row's owner takes the old
-// diagonal row).  Here every thread keeps its row and a logical row number lr instead:
-//   1. the candidates are the rows with lr >= j (NaN is none); a warp's candidate is the
-//      largest key (the library's: |a|'s bits), then the lowest lr among the lanes holding it
-//      (a third warp reduction, where the library relies on lanes ascending with rows); its
-//      row and key go to the warp's slot; the thread with lr == j says whether its entry is
-//      NaN;
-//   2. CTA barrier;
-//   3. every warp picks the best warp's slot the same way (largest key, lowest lr); when the
-//      diagonal entry is NaN or nobody offers one (every candidate NaN) the diagonal row is the
-//      pivot: a uniform, rare branch where its owner copies it and the CTA passes a second
-//      barrier;
-//   4. the interchange is a relabelling (lr p <-> j), no data moves; every row with lr > j
-//      scales and updates its entries as the library does (the same FMAs, so the same bits).
-// At the end each thread writes its row to row lr.  Prints, for R = 512, 256, 64 and data with
-// ties and NaN: whether both loops give the same pivots, INFO and bits (and the pivots of a
-// host dgetf2 with the same rule), and each loop's cycles a column (clock64 of thread 0 around
-// the loop, best of REPS launches) and best launch time.
-//
-// Status: written 2026-11-28 (thirty-seventh stop), compiled, NOT RUN on a GPU (no device time
-// left); the host reference ran.
+// The thirty-seventh stop's loop moved rows between threads and passed one CTA barrier a
+// column: every warp's candidate copied its row to shared memory before the barrier, the
+// diagonal row's owner its row, and after it the two owners swapped rows; ~2500 cycles a
+// column whatever the leaf's rows.  k_logical keeps each thread's row and a logical row
+// number lr instead (the interchange is a relabelling lr p <-> j; a warp's candidate is the
+// largest key, then the lowest lr), with bits (ABL) that time ablations (wrong answers) and
+// candidate improvements (same answers); k_rolled rolls the column loop in groups of U columns
+// (is the unrolled loop's instruction fetch the cost?  No).  The library's loop
+// (leaf_cta_columns, hyt_gpu_leaf.cuh) is k_logical<A_TWOBAR> since the thirty-eighth stop.
+// Prints for R = 512, 256, 64, 32 and data with ties, NaN and a zero column: whether the
+// library's pivots and INFO are a host dgetf2's with the same rule, and for each variant its
+// cycles a column (clock64 of thread 0 around the loop, best of REPS launches), best launch
+// time, and whether it gave the library's bits (the ablations: R = 512 and 32, random data).
+// Results: docs/performance.md, thirty-eighth stop.
 #include "tool_cuda.h"
 
 #include "../gpu_kernels/hyt_gpu_leaf.cuh"
@@ -63,7 +52,8 @@ __device__ __forceinline__ static void row_out(const double (&x)[LEAF_W], double
                 A[to * LEAF_W + q] = x[q];
 }
 
-// The library's column loop (leaf_cta_columns), rows in from and out to A (R x 32, row-major).
+// The library's column loop (leaf_cta_columns), rows in from and out to A (R x 32, row-major;
+// each row out to its logical place).
 __global__ void __launch_bounds__(LEAF_THREADS, 1)
 k_library(double *A, int R, int w, int *ipiv, int *info)
 {
@@ -75,11 +65,11 @@ k_library(double *A, int R, int w, int *ipiv, int *info)
     row_in(x, A, t, mine, w);
     __syncthreads();
     const long long c0 = clock64();
-    leaf_cta_columns(x, t, mine, w, 0, S, spiv, ipiv, info);
+    const int lr = leaf_cta_columns(x, t, mine, w, 0, S, spiv, ipiv, info);
     __syncthreads();
     if (t == 0)
         d_cycles = clock64() - c0;
-    row_out(x, A, t, mine, w);
+    row_out(x, A, lr, mine, w);
 }
 
 struct logical_slots {
@@ -88,10 +78,25 @@ struct logical_slots {
     int wr[2][LEAF_WARPS], dnan[2];
 };
 
+// ABL: bits that change the logical loop.  Timing-only ablations (wrong answers, to see what a
+// column's time is made of): A_NOSTORE the winner stores its key, not its row; A_NOWARPRED no
+// warp reduction (lane 0 offers); A_NOCTARED no reduction of the warps' keys (warp 0's slot
+// wins); A_NORCP the multiplier x * pv (no reciprocal); A_NOFMA no rank-1 update; A_NOBAR no
+// barrier.  Same answers (candidate improvements): A_QUIET a warp with no candidate stores a zero
+// key and no row, and skips the update when it has no row below the diagonal; A_PRERCP every
+// candidate computes 1 / x beside the warp's reductions, and the winner's goes with its row;
+// A_TWOBAR the warps store their keys only, and after the barrier the pivot row's owner stores
+// its row, then a second barrier (one row stored a column instead of one a warp).
+enum {
+    A_NOSTORE = 1, A_NOWARPRED = 2, A_NOCTARED = 4, A_NORCP = 8, A_NOFMA = 16, A_NOBAR = 32,
+    A_QUIET = 64, A_PRERCP = 128, A_TWOBAR = 256
+};
+template <int ABL>
 __global__ void __launch_bounds__(LEAF_THREADS, 1)
 k_logical(double *A, int R, int w, int *ipiv, int *info)
 {
     __shared__ logical_slots S;
+    __shared__ double srcp[2][LEAF_WARPS];
     const unsigned full = 0xffffffffu;
     const int t = threadIdx.x, lane = t & 31, wid = t >> 5;
     const bool mine = t < R;
@@ -110,35 +115,68 @@ k_logical(double *A, int R, int w, int *ipiv, int *info)
         const unsigned long long bits = (unsigned long long)__double_as_longlong(fabs(x[jj]));
         const unsigned hi = cand ? (unsigned)(bits >> 32) + 1u : 0u;
         const unsigned lo = cand ? (unsigned)bits : 0u;
-        const unsigned mh = __reduce_max_sync(full, hi);
-        const unsigned ml = __reduce_max_sync(full, hi == mh ? lo : 0u);
-        const bool top = hi == mh && lo == ml;
-        const unsigned mr = __reduce_min_sync(full, top ? (unsigned)lr : 0xffffffffu);
+        double rc = 0.0;
+        if (ABL & A_PRERCP)
+            rc = 1.0 / x[jj];
+        unsigned mh = hi, ml = lo, mr = lr;
+        bool top = lane == 0;
+        if (!(ABL & A_NOWARPRED)) {
+            mh = __reduce_max_sync(full, hi);
+            ml = __reduce_max_sync(full, hi == mh ? lo : 0u);
+            top = hi == mh && lo == ml;
+            mr = __reduce_min_sync(full, top ? (unsigned)lr : 0xffffffffu);
+        }
         if (top && (unsigned)lr == mr) {
+            if (!(ABL & (A_NOSTORE | A_TWOBAR)) && (!(ABL & A_QUIET) || mh != 0u)) {
 #pragma unroll
-            for (int k = 0; k < LEAF_W; k++)
-                S.crow[par][wid][k] = x[k];
+                for (int k = jj; k < LEAF_W; k++)
+                    S.crow[par][wid][k] = x[k];
+                if (ABL & A_PRERCP)
+                    srcp[par][wid] = rc;
+            }
             S.whi[par][wid] = mh;
             S.wlo[par][wid] = ml;
             S.wr[par][wid] = lr;
         }
         if (mine && lr == jj)
             S.dnan[par] = isnan(x[jj]);
-        __syncthreads(); /* 2. */
+        if (!(ABL & A_NOBAR))
+            __syncthreads(); /* 2. */
         /* 3. the pivot, in every warp */
-        const unsigned h = lane < LEAF_WARPS ? S.whi[par][lane] : 0u;
-        const unsigned l = lane < LEAF_WARPS ? S.wlo[par][lane] : 0u;
-        const unsigned bh = __reduce_max_sync(full, h);
-        const unsigned bl = __reduce_max_sync(full, h == bh ? l : 0u);
-        const bool wtop = lane < LEAF_WARPS && h == bh && l == bl;
-        const int wrl = lane < LEAF_WARPS ? S.wr[par][lane] : INT_MAX;
-        const unsigned br = __reduce_min_sync(full, wtop ? (unsigned)wrl : 0xffffffffu);
-        const int bw = __ffs(__ballot_sync(full, wtop && (unsigned)wrl == br)) - 1;
-        int p;
-        const double *u;
-        if (!S.dnan[par] && bh != 0u) {
+        unsigned bh;
+        int bw, p;
+        if (!(ABL & A_NOCTARED)) {
+            const unsigned h = lane < LEAF_WARPS ? S.whi[par][lane] : 0u;
+            const unsigned l = lane < LEAF_WARPS ? S.wlo[par][lane] : 0u;
+            bh = __reduce_max_sync(full, h);
+            const unsigned bl = __reduce_max_sync(full, h == bh ? l : 0u);
+            const bool wtop = lane < LEAF_WARPS && h == bh && l == bl;
+            const int wrl = lane < LEAF_WARPS ? S.wr[par][lane] : INT_MAX;
+            const unsigned br = __reduce_min_sync(full, wtop ? (unsigned)wrl : 0xffffffffu);
+            bw = __ffs(__ballot_sync(full, wtop && (unsigned)wrl == br)) - 1;
             p = (int)br;
+        } else {
+            bh = S.whi[par][0];
+            bw = 0;
+            p = S.wr[par][0];
+        }
+        const double *u;
+        double inv = 0.0;
+        if (!S.dnan[par] && bh != 0u) {
+            if (ABL & A_TWOBAR) {
+                bw = 0;
+                if (mine && lr == p) {
+#pragma unroll
+                    for (int k = jj; k < LEAF_W; k++)
+                        S.crow[par][0][k] = x[k];
+                    if (ABL & A_PRERCP)
+                        srcp[par][0] = rc;
+                }
+                __syncthreads();
+            }
             u = S.crow[par][bw];
+            if (ABL & A_PRERCP)
+                inv = srcp[par][bw];
         } else { /* the diagonal row is the pivot: rare (NaN), uniform across the CTA */
             p = jj;
             if (mine && lr == jj)
@@ -147,6 +185,7 @@ k_logical(double *A, int R, int w, int *ipiv, int *info)
                     S.drow[k] = x[k];
             __syncthreads();
             u = S.drow;
+            inv = 1.0 / u[jj];
         }
         const double pv = u[jj];
         if (t == 0) {
@@ -161,20 +200,146 @@ k_logical(double *A, int R, int w, int *ipiv, int *info)
             else if (lr == jj)
                 lr = p;
         }
+        if ((ABL & A_QUIET) && !__any_sync(full, mine && lr > jj))
+            continue;
         if (mine && lr > jj) {
             double m = x[jj];
-            if (pv != 0.0)
-                m = fabs(pv) >= DBL_MIN ? m * (1.0 / pv) : m / pv;
+            if (ABL & A_NORCP)
+                m *= pv;
+            else if (pv != 0.0)
+                m = fabs(pv) >= DBL_MIN ? m * ((ABL & A_PRERCP) ? inv : 1.0 / pv) : m / pv;
             x[jj] = m;
+            if (!(ABL & A_NOFMA))
 #pragma unroll
-            for (int k = jj + 1; k < LEAF_W; k++)
-                x[k] = __fma_rn(-m, u[k], x[k]);
+                for (int k = jj + 1; k < LEAF_W; k++)
+                    x[k] = __fma_rn(-m, u[k], x[k]);
         }
     }
     __syncthreads();
     if (t == 0)
         d_cycles = clock64() - c0;
     row_out(x, A, lr, mine, w);
+}
+
+// The logical-row loop ROLLED: the column loop is not unrolled 32 times but in groups of U
+// columns (the leaf kernels' unrolled loops are 100-400 KB of machine code, run once per leaf,
+// so every column's code may stream from L2: is the instruction fetch the chain?).  Registers
+// cannot be indexed at run time, so the rows still being updated keep their entries in a frame
+// that moves: x[k] is column g*U + k in group g, and after each group they shift left by U (the
+// freed entries hold junk that is updated but never read).  A multiplier goes to the thread's
+// row of Lbuf (shared memory) when it is made; a row that becomes the pivot of column jj keeps
+// its frame (fb) from then on.  Every FMA is the library's, so the bits are the same.
+#define LB_LD (LEAF_W + 1)
+template <int U>
+__global__ void __launch_bounds__(LEAF_THREADS, 1)
+k_rolled(double *A, int R, int w, int *ipiv, int *info)
+{
+    extern __shared__ double Lbuf[]; /* LEAF_THREADS x LB_LD */
+    __shared__ logical_slots S;
+    const unsigned full = 0xffffffffu;
+    const int t = threadIdx.x, lane = t & 31, wid = t >> 5;
+    const bool mine = t < R;
+    int lr = t, fb = 0;
+    double x[LEAF_W];
+    row_in(x, A, t, mine, w);
+    __syncthreads();
+    const long long c0 = clock64();
+#pragma unroll 1
+    for (int g = 0; g * U < w; g++) {
+#pragma unroll
+        for (int s = 0; s < U; s++) {
+            const int jj = g * U + s;
+            if (jj >= w)
+                break;
+            const int par = jj & 1;
+            const bool act = mine && lr >= jj;
+            const bool cand = act && !isnan(x[s]);
+            const unsigned long long bits =
+                (unsigned long long)__double_as_longlong(fabs(x[s]));
+            const unsigned hi = cand ? (unsigned)(bits >> 32) + 1u : 0u;
+            const unsigned lo = cand ? (unsigned)bits : 0u;
+            const unsigned mh = __reduce_max_sync(full, hi);
+            const unsigned ml = __reduce_max_sync(full, hi == mh ? lo : 0u);
+            const bool top = hi == mh && lo == ml;
+            const unsigned mr = __reduce_min_sync(full, top ? (unsigned)lr : 0xffffffffu);
+            if (top && (unsigned)lr == mr) {
+#pragma unroll
+                for (int k = s; k < LEAF_W; k++)
+                    S.crow[par][wid][k] = x[k];
+                S.whi[par][wid] = mh;
+                S.wlo[par][wid] = ml;
+                S.wr[par][wid] = lr;
+            }
+            if (mine && lr == jj)
+                S.dnan[par] = isnan(x[s]);
+            __syncthreads();
+            const unsigned h = lane < LEAF_WARPS ? S.whi[par][lane] : 0u;
+            const unsigned l = lane < LEAF_WARPS ? S.wlo[par][lane] : 0u;
+            const unsigned bh = __reduce_max_sync(full, h);
+            const unsigned bl = __reduce_max_sync(full, h == bh ? l : 0u);
+            const bool wtop = lane < LEAF_WARPS && h == bh && l == bl;
+            const int wrl = lane < LEAF_WARPS ? S.wr[par][lane] : INT_MAX;
+            const unsigned br = __reduce_min_sync(full, wtop ? (unsigned)wrl : 0xffffffffu);
+            const int bw = __ffs(__ballot_sync(full, wtop && (unsigned)wrl == br)) - 1;
+            int p;
+            const double *u;
+            if (!S.dnan[par] && bh != 0u) {
+                p = (int)br;
+                u = S.crow[par][bw];
+            } else {
+                p = jj;
+                if (mine && lr == jj)
+#pragma unroll
+                    for (int k = s; k < LEAF_W; k++)
+                        S.drow[k] = x[k];
+                __syncthreads();
+                u = S.drow;
+            }
+            const double pv = u[s];
+            if (t == 0) {
+                ipiv[jj] = p + 1;
+                if (pv == 0.0)
+                    atomicCAS(info, 0, jj + 1);
+            }
+            if (mine) {
+                if (lr == p)
+                    lr = jj;
+                else if (lr == jj)
+                    lr = p;
+                if (lr == jj)
+                    fb = g * U;
+            }
+            if (mine && lr > jj) {
+                double m = x[s];
+                if (pv != 0.0)
+                    m = fabs(pv) >= DBL_MIN ? m * (1.0 / pv) : m / pv;
+                Lbuf[t * LB_LD + jj] = m;
+#pragma unroll
+                for (int k = s + 1; k < LEAF_W; k++)
+                    x[k] = __fma_rn(-m, u[k], x[k]);
+            }
+        }
+        if (mine && lr >= (g + 1) * U) {
+#pragma unroll
+            for (int k = 0; k < LEAF_W; k++)
+                x[k] = k + U < LEAF_W ? x[k + U] : 0.0;
+        }
+    }
+    __syncthreads();
+    if (t == 0)
+        d_cycles = clock64() - c0;
+    if (mine) {
+        double *out = A + (size_t)lr * LEAF_W;
+        const int nl = lr < w ? lr : w;
+        for (int c = 0; c < nl; c++)
+            out[c] = Lbuf[t * LB_LD + c];
+#pragma unroll
+        for (int k = 0; k < LEAF_W; k++) {
+            const int c = fb + k;
+            if (lr < w && c >= lr && c < w)
+                out[c] = x[k];
+        }
+    }
 }
 
 // Host dgetf2 with the library's rule (the diagonal row when its entry is NaN or every
@@ -234,11 +399,43 @@ static void make(std::vector<double> &A, int R, int kind, unsigned seed)
             A[r * LEAF_W + 4] = 0.0;
 }
 
+typedef void (*leaf_fn)(double *, int, int, int *, int *);
+static const struct {
+    const char *name;
+    leaf_fn k;
+    bool rolled, checked;
+} variants[] = {
+    {"library", k_library, false, true},
+    {"logical", k_logical<0>, false, true},
+    {"logical quiet", k_logical<A_QUIET>, false, true},
+    {"logical prercp", k_logical<A_PRERCP>, false, true},
+    {"logical quiet prercp", k_logical<A_QUIET | A_PRERCP>, false, true},
+    {"logical twobar", k_logical<A_TWOBAR>, false, true},
+    {"logical twobar prercp", k_logical<A_TWOBAR | A_PRERCP>, false, true},
+    {"logical twobar quiet prercp", k_logical<A_TWOBAR | A_QUIET | A_PRERCP>, false, true},
+    {"rolled 4", k_rolled<4>, true, true},
+    {"rolled 8", k_rolled<8>, true, true},
+    {"no row store", k_logical<A_NOSTORE>, false, false},
+    {"no warp reduction", k_logical<A_NOWARPRED>, false, false},
+    {"no CTA reduction", k_logical<A_NOCTARED>, false, false},
+    {"no reciprocal", k_logical<A_NORCP>, false, false},
+    {"no FMAs", k_logical<A_NOFMA>, false, false},
+    {"no barrier", k_logical<A_NOBAR>, false, false},
+    {"barrier only", k_logical<A_NOSTORE | A_NOWARPRED | A_NOCTARED | A_NORCP | A_NOFMA>,
+     false, false},
+    {"nothing", k_logical<63>, false, false},
+};
+
 int main(int argc, char **argv)
 {
     const bool host = argc > 1 && !strcmp(argv[1], "host");
-    const int Rs[] = {512, 256, 64};
+    const int Rs[] = {512, 256, 64, 32};
     int bad = 0;
+    if (!host) {
+        const int lsm = LEAF_THREADS * LB_LD * (int)sizeof(double);
+        CK(cudaFuncSetAttribute(k_rolled<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, lsm));
+        CK(cudaFuncSetAttribute(k_rolled<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, lsm));
+    }
     for (int R : Rs)
         for (int kind = 0; kind < 4; kind++) {
             std::vector<double> A0, H;
@@ -261,21 +458,25 @@ int main(int argc, char **argv)
             CK(cudaMemcpy(dA0, A0.data(), bytes, cudaMemcpyHostToDevice));
             cudaStream_t st;
             CK(cudaStreamCreate(&st));
-            std::vector<double> out[2];
-            std::vector<int> piv[2];
-            int info[2];
-            double ms[2];
-            long long cyc[2];
-            for (int v = 0; v < 2; v++) {
+            const int NV = (int)(sizeof variants / sizeof variants[0]);
+            std::vector<double> out[NV];
+            std::vector<int> piv[NV];
+            int info[NV];
+            double ms[NV];
+            long long cyc[NV];
+            const int lsm = LEAF_THREADS * LB_LD * (int)sizeof(double);
+            for (int v = 0; v < NV; v++) {
                 auto pre = [&] {
                     CK(cudaMemcpyAsync(dA, dA0, bytes, cudaMemcpyDeviceToDevice, st));
                     CK(cudaMemsetAsync(di, 0, sizeof(int), st));
                 };
+                if (!variants[v].checked && (kind != 0 || (R != 512 && R != 32))) {
+                    cyc[v] = -1;
+                    continue;
+                }
                 auto op = [&] {
-                    if (v == 0)
-                        k_library<<<1, LEAF_THREADS, 0, st>>>(dA, R, LEAF_W, dp, di);
-                    else
-                        k_logical<<<1, LEAF_THREADS, 0, st>>>(dA, R, LEAF_W, dp, di);
+                    variants[v].k<<<1, LEAF_THREADS, variants[v].rolled ? lsm : 0, st>>>(
+                        dA, R, LEAF_W, dp, di);
                     CK(cudaGetLastError());
                 };
                 long long best = LLONG_MAX;
@@ -297,14 +498,24 @@ int main(int argc, char **argv)
                 CK(cudaMemcpy(piv[v].data(), dp, LEAF_W * sizeof(int), cudaMemcpyDeviceToHost));
                 CK(cudaMemcpy(&info[v], di, sizeof(int), cudaMemcpyDeviceToHost));
             }
-            const bool same = piv[0] == piv[1] && info[0] == info[1] &&
-                              !memcmp(out[0].data(), out[1].data(), bytes);
             const bool ref = piv[0] == hp && info[0] == hinfo;
-            bad += !same || !ref;
-            printf("R %3d kind %d: library %7.1f cycles/column %.4f ms | logical %7.1f "
-                   "cycles/column %.4f ms | same bits %s, pivots as the host's %s\n",
-                   R, kind, (double)cyc[0] / LEAF_W, ms[0], (double)cyc[1] / LEAF_W, ms[1],
-                   same ? "yes" : "NO", ref ? "yes" : "NO");
+            bad += !ref;
+            printf("R %3d kind %d: library's pivots as the host's %s\n", R, kind,
+                   ref ? "yes" : "NO");
+            for (int v = 0; v < NV; v++) {
+                if (cyc[v] < 0)
+                    continue;
+                if (!variants[v].checked) {
+                    printf("  %-24s %7.1f cycles/column %.4f ms  (ablation: timing only)\n",
+                           variants[v].name, (double)cyc[v] / LEAF_W, ms[v]);
+                    continue;
+                }
+                const bool same = piv[0] == piv[v] && info[0] == info[v] &&
+                                  !memcmp(out[0].data(), out[v].data(), bytes);
+                bad += !same;
+                printf("  %-24s %7.1f cycles/column %.4f ms  same bits as the library's %s\n",
+                       variants[v].name, (double)cyc[v] / LEAF_W, ms[v], same ? "yes" : "NO");
+            }
             CK(cudaStreamDestroy(st));
             CK(cudaFree(dA));
             CK(cudaFree(dA0));
