@@ -775,14 +775,17 @@ __device__ __forceinline__ static void leaf_row_out(const double (&x)[LEAF_W], d
  *      bit pattern, so the key is the high word + 1 (0: no candidate, NaN never is one), then
  *      the low word among the lanes with the largest high word, then the lowest such lane by a
  *      ballot (rows ascend with the lane, the warp and the CTA, so the lowest lane is LAPACK's
- *      lowest row on ties); the winner copies its row to the warp's shared slot;
- *   2. CTA barrier; warp 0 reduces the warps' keys into the CTA's slot (parity jj & 1); the
- *      diagonal row's owner (CTA 0: jj < 32) copied that row to its slot in step 1;
+ *      lowest row on ties); the winner stores its key and row number to the warp's slot; the
+ *      diagonal row's owner (CTA 0: jj < 32) stores its row to its CTA's slot;
+ *   2. CTA barrier; every warp reduces the warps' keys the same way; the CTA's winner stores its
+ *      row to the CTA's slot (parity jj & 1), thread 0 the key and row number;
  *   3. cluster barrier (release / acquire);
  *   4. warp 0 of every CTA reads the P slots through distributed shared memory and picks the
  *      same pivot as every other kernel (the diagonal row when its entry is NaN or nobody offers
  *      one), copies the pivot row and the diagonal row to local shared memory; CTA barrier;
  *   5. the owners of rows jj and p swap; every row below jj scales and updates its entries.
+ * One row stored a CTA and a column (every warp's candidate stored its row until the
+ * thirty-eighth stop: a lane's 16-byte shared store costs the SM 4 cycles, docs/performance.md).
  * Parity-two slots suffice: a CTA writes parity p again only after the next cluster barrier,
  * which every CTA passes only after its warp 0 has read parity p.  The copy in and out and the
  * interchanges on the panel's other columns are the other kernels'.  Short panels alone are
@@ -792,8 +795,8 @@ __device__ __forceinline__ static void leaf_row_out(const double (&x)[LEAF_W], d
 
 struct leaf_cl_slots {
     unsigned hi[2], lo[2]; /* the CTA's best key (hi 0: none) */
-    int r[2], w[2];        /* its leaf row and warp */
-    double crow[2][LEAF_WARPS][LEAF_W];
+    int r[2];              /* its leaf row */
+    double crow[2][LEAF_W]; /* that row */
     double drow[2][LEAF_W];
 };
 
@@ -825,21 +828,37 @@ hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, i
         if (jj >= w)
             break;
         const int par = jj & 1;
-        /* 1. the warp's candidate */
-        leaf_offer(x, r, jj, mine, c == 0 && threadIdx.x == jj, S.crow[par][wid], &whi[wid],
-                   &wlo[wid], &wr[wid], S.drow[par]);
+        /* 1. the warp's candidate (its key); the diagonal row's owner's row */
+        {
+            unsigned mh, ml;
+            const int wl = leaf_warp_candidate(x[jj], mine && r >= jj && !isnan(x[jj]), &mh,
+                                               &ml);
+            if (lane == wl) {
+                whi[wid] = mh;
+                wlo[wid] = ml;
+                wr[wid] = r;
+            }
+            if (c == 0 && threadIdx.x == jj)
+#pragma unroll
+                for (int k = 0; k < LEAF_W; k++)
+                    S.drow[par][k] = x[k];
+        }
         __syncthreads();
-        /* 2. the CTA's */
-        if (wid == 0) {
+        /* 2. the CTA's, in every warp; its row's owner stores the row to the CTA's slot */
+        {
             const unsigned h = lane < LEAF_WARPS ? whi[lane] : 0u;
             const unsigned l = lane < LEAF_WARPS ? wlo[lane] : 0u;
             unsigned bh, bl;
             const int bw = leaf_key_argmax(h, l, &bh, &bl);
-            if (lane == 0) {
+            const int br = wr[bw];
+            if (bh != 0u && r == br)
+#pragma unroll
+                for (int k = 0; k < LEAF_W; k++)
+                    S.crow[par][k] = x[k];
+            if (threadIdx.x == 0) {
                 S.hi[par] = bh;
                 S.lo[par] = bl;
-                S.r[par] = wr[bw];
-                S.w[par] = bw;
+                S.r[par] = br;
             }
         }
         /* 3. the cluster's */
@@ -862,7 +881,7 @@ hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, i
             if (!isnan(djj) && bh != 0u) {
                 const leaf_cl_slots *Q = cl.map_shared_rank(&S, bc);
                 p = Q->r[par];
-                ul = Q->crow[par][Q->w[par]][lane];
+                ul = Q->crow[par][lane];
             }
             su[lane] = ul;
             sd[lane] = dl;

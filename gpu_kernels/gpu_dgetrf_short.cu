@@ -44,7 +44,7 @@
 #include <float.h>
 
 #define SHORT_LD (LEAF_W + 1) /* a chunk row's stride in doubles */
-#define SHORT_GW 16 /* columns of A22 a thread updates at once (8: register spills) */
+#define SHORT_GW 16 /* columns of A22 a thread updates (two rows of them) */
 #define SHORT_SMEM ((size_t)LEAF_THREADS * SHORT_LD * sizeof(double))
 
 /* Every thread of the CTA: once leaf k is flagged (its pivots in ipiv, its L in lt). */
@@ -141,27 +141,37 @@ hyt_dgetrf_short_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipi
             }
         }
         __syncthreads();
-        const int i = r0 + LEAF_W + t; /* A22 -= L21 U12, thread t row i */
-        if (i < R) {
-            double l[LEAF_W];
+        /* A22 -= L21 U12: rows [r0 + 32, R), thread t rows i, i + 1 (i = r0 + 32 + 2 (t % 256))
+         * and columns [16 (t / 256), +16): each U12 load feeds two rows (from shared memory
+         * the loads, not the FMAs, were the limit: a thread per row took 9.5 us on 480 rows) */
+        {
+            const int g = (t / 256) * SHORT_GW, i = r0 + LEAF_W + 2 * (t % 256);
+            if (i < R) {
+                const bool two = i + 1 < R;
+                double *const row0 = ch + i * SHORT_LD + g, *const row1 = row0 + SHORT_LD;
+                double a0[SHORT_GW], a1[SHORT_GW];
 #pragma unroll
-            for (int b = 0; b < LEAF_W; b++)
-                l[b] = __ldcg(lk + (size_t)b * R + i);
-            double *const row = ch + i * SHORT_LD;
+                for (int e = 0; e < SHORT_GW; e++) {
+                    a0[e] = row0[e];
+                    a1[e] = two ? row1[e] : 0.0;
+                }
+#pragma unroll 4
+                for (int b = 0; b < LEAF_W; b++) {
+                    const double l0 = __ldcg(lk + (size_t)b * R + i);
+                    const double l1 = two ? __ldcg(lk + (size_t)b * R + i + 1) : 0.0;
 #pragma unroll
-            for (int g = 0; g < LEAF_W; g += SHORT_GW) {
-                double acc[SHORT_GW];
+                    for (int e = 0; e < SHORT_GW; e++) {
+                        const double u = U12[b][g + e];
+                        a0[e] = __fma_rn(-l0, u, a0[e]);
+                        a1[e] = __fma_rn(-l1, u, a1[e]);
+                    }
+                }
 #pragma unroll
-                for (int e = 0; e < SHORT_GW; e++)
-                    acc[e] = row[g + e];
-#pragma unroll
-                for (int b = 0; b < LEAF_W; b++)
-#pragma unroll
-                    for (int e = 0; e < SHORT_GW; e++)
-                        acc[e] = __fma_rn(-l[b], U12[b][g + e], acc[e]);
-#pragma unroll
-                for (int e = 0; e < SHORT_GW; e++)
-                    row[g + e] = acc[e];
+                for (int e = 0; e < SHORT_GW; e++) {
+                    row0[e] = a0[e];
+                    if (two)
+                        row1[e] = a1[e];
+                }
             }
         }
         __syncthreads();

@@ -16,50 +16,40 @@
 #define LEAF_WARPS (LEAF_THREADS / 32)
 
 /* Warp 0: the interchanges of pivots q < cnt (row r0 + q with piv[q], both panel rows, each
- * piv[q] >= r0 + q) composed into one permutation: row to[e] receives the old row from[e],
- * e < *ne <= 2 cnt (cnt <= 32).  Other warps: nothing. */
+ * piv[q] >= r0 + q; piv readable by warp 0) composed into one permutation: row to[e] receives
+ * the old row from[e], e < *ne <= 2 cnt (cnt <= 32): e < cnt the rows r0 + e, then the rows
+ * below r0 + cnt that some piv[q] names, in the order of their first q.  Other warps: nothing.
+ * Each lane traces its row back through the interchanges, last to first, so the lanes work
+ * at once (the thirty-eighth stop's version; the one before passed the interchanges one at a
+ * time through the warp's shuffles, a chain of ~32 x 100 cycles). */
 __device__ static void leaf_compose(const int *piv, int r0, int cnt, int *to, int *from, int *ne)
 {
+    const unsigned full = 0xffffffffu;
     const int lane = threadIdx.x & 31;
     if (threadIdx.x >= 32)
         return;
-    int to_a = r0 + lane, from_a = to_a, to_b = -1, from_b = -1, nb_extra = 0;
-    for (int q = 0; q < cnt; q++) {
-        const int p = piv[q];
-        if (p == r0 + q)
-            continue;
-        int fq = __shfl_sync(0xffffffffu, from_a, q), fp;
-        if (p < r0 + cnt) {
-            fp = __shfl_sync(0xffffffffu, from_a, p - r0);
-            if (lane == p - r0)
-                from_a = fq;
-        } else {
-            unsigned hit = __ballot_sync(0xffffffffu, to_b == p);
-            int e = hit ? __ffs(hit) - 1 : nb_extra;
-            if (!hit) {
-                if (lane == e) {
-                    to_b = p;
-                    from_b = p;
-                }
-                nb_extra++;
-            }
-            fp = __shfl_sync(0xffffffffu, from_b, e);
-            if (lane == e)
-                from_b = fq;
-        }
-        if (lane == q)
-            from_a = fp;
+    const int mine = lane < cnt ? piv[lane] : -1;
+    /* an extra row: named first by this lane's pivot and below the block */
+    const unsigned same = __match_any_sync(full, mine);
+    const bool extra = mine >= r0 + cnt && __ffs(same) - 1 == lane;
+    int xa = r0 + lane, xb = mine; /* where the rows now at r0 + lane and at mine come from */
+    for (int q = cnt - 1; q >= 0; q--) {
+        const int a = r0 + q, p = piv[q];
+        xa = xa == a ? p : xa == p ? a : xa;
+        xb = xb == a ? p : xb == p ? a : xb;
     }
+    const unsigned eb = __ballot_sync(full, extra);
     if (lane < cnt) {
-        to[lane] = to_a;
-        from[lane] = from_a;
+        to[lane] = r0 + lane;
+        from[lane] = xa;
     }
-    if (lane < nb_extra) {
-        to[cnt + lane] = to_b;
-        from[cnt + lane] = from_b;
+    if (extra) {
+        const int e = cnt + __popc(eb & ((1u << lane) - 1u));
+        to[e] = mine;
+        from[e] = xb;
     }
     if (lane == 0)
-        *ne = cnt + nb_extra;
+        *ne = cnt + __popc(eb);
 }
 
 /* A row below a leaf's diagonal at column jj (x, LEAF_W entries; u: the pivot row, pv = u[jj]):
@@ -146,30 +136,6 @@ __device__ __forceinline__ static void leaf_permute_outside(double *A, int n, in
                 A[(int64_t)to[e] * nb + c] = buf[e][lane];
         __syncthreads();
     }
-}
-
-/* Step 1 of a thread-per-row leaf's column jj (x: the thread's row r; mine: it has one): the
- * warp's candidate (leaf_warp_candidate) copies its row and key to the warp's slot (crow, *hi,
- * *lo, *row); the diagonal row's owner (diag) copies its row to drow. */
-__device__ __forceinline__ static void leaf_offer(const double (&x)[LEAF_W], int r, int jj,
-                                                  bool mine, bool diag, double *crow,
-                                                  unsigned *hi, unsigned *lo, int *row,
-                                                  double *drow)
-{
-    unsigned mh, ml;
-    const int wl = leaf_warp_candidate(x[jj], mine && r >= jj && !isnan(x[jj]), &mh, &ml);
-    if ((threadIdx.x & 31) == wl) {
-#pragma unroll
-        for (int k = 0; k < LEAF_W; k++)
-            crow[k] = x[k];
-        *hi = mh;
-        *lo = ml;
-        *row = r;
-    }
-    if (diag)
-#pragma unroll
-        for (int k = 0; k < LEAF_W; k++)
-            drow[k] = x[k];
 }
 
 /* The one-CTA column loop's slots (shared memory): each warp's candidate (key and logical row),
