@@ -6,10 +6,11 @@
  * slots, then the tall kernel's column-major copy of the leaf).
  *
  * Leaves of at most 512 rows go to hyt_dgetrf_leaf_cta_kernel (compute capability 8.0 and up):
- * one CTA, a thread per row, one CTA barrier per column.  Other short leaves (at most 16 x 512
- * rows, one CTA per 512 rows, no more CTAs than nctas) on a device that launches thread-block
- * clusters (compute capability 9.0 and up) go to hyt_dgetrf_leaf_cluster_kernel: one cluster, a
- * thread per row, its barriers and slots in shared memory (see that kernel).  The others go to
+ * one CTA, a thread per row, two CTA barriers per column (leaf_cta_columns).  Other short leaves
+ * (at most 16 x 512 rows, one CTA per 512 rows, no more CTAs than nctas) on a device that
+ * launches thread-block clusters (compute capability 9.0 and up) go to
+ * hyt_dgetrf_leaf_cluster_kernel: one cluster, a thread per row, its barriers and slots in
+ * shared memory (see that kernel).  The others go to
  * one of three cooperative kernels, by the rows per warp and per thread (hyt_panel_leaf_rpw,
  * hyt_panel_leaf_rpt):
  * - up to HYT_PANEL_LEAF_RPW_MAX rows a warp (short leaves): a warp per row, a lane per column
