@@ -12,7 +12,19 @@
 // global atomic on a flag (the pipeline's hand-off between CTAs).  The probes marked T are
 // throughputs: all 16 warps issue 16 independent instructions a step, and it prints the SM's
 // cycles per warp instruction.
+//
+// Between CTAs (thirty-eighth stop, written after the device time was spent: NOT RUN yet), for
+// the tall leaves (gpu_dgetrf_leaf.cu's cooperative kernels pass a grid barrier every column,
+// then read every CTA's slot from global memory): one cooperative launch of G = 8, 16, 32 CTAs
+// of 512 threads timing a chain of cg grid.sync(), and a chain of "publish and gather" steps
+// that would replace barrier and read: CTA c's thread 0 stores step i to its flag (release),
+// then lane k of warp 0 polls CTA k's flag (acquire) until it shows i, then a CTA barrier.
 #include "tool_cuda.h"
+
+#include "../gpu_kernels/hyt_gpu_sync.cuh"
+
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
 
 #define CHAIN 256
 #define THREADS 512
@@ -138,6 +150,33 @@ __global__ void __launch_bounds__(THREADS, 1) probe(int which, double seed, unsi
         d_sink = x + u;
 }
 
+#define CHAIN_G 64
+
+__device__ long long d_gcyc[2];
+
+__global__ void __launch_bounds__(THREADS, 1) probe_grid(int which, unsigned *flags)
+{
+    cg::grid_group grid = cg::this_grid();
+    const int G = (int)gridDim.x, c = (int)blockIdx.x, t = threadIdx.x;
+    grid.sync();
+    const long long c0 = clock64();
+    for (unsigned i = 1; i <= CHAIN_G; i++) {
+        if (which == 0) {
+            grid.sync();
+        } else {
+            if (t == 0)
+                st_release(flags + c, i);
+            if (t < G)
+                while (ld_acquire(flags + t) < i)
+                    ;
+            __syncthreads();
+        }
+    }
+    const long long c1 = clock64();
+    if (c == 0 && t == 0)
+        d_gcyc[which] = c1 - c0;
+}
+
 int main()
 {
     long long best[NPROBE];
@@ -158,5 +197,26 @@ int main()
             printf("%-32s %7.2f SM cycles an instruction (16 warps at once)\n", names[p],
                    (double)best[p] / CHAIN / 256);
     }
+    unsigned *flags;
+    CK(cudaMalloc(&flags, 64 * sizeof(unsigned)));
+    for (int G : {8, 16, 32}) {
+        long long best[2] = {-1, -1};
+        for (int w = 0; w < 2; w++)
+            for (int r = 0; r < 10; r++) {
+                CK(cudaMemset(flags, 0, 64 * sizeof(unsigned)));
+                int which = w;
+                void *args[] = {&which, &flags};
+                CK(cudaLaunchCooperativeKernel((const void *)probe_grid, dim3(G), dim3(THREADS),
+                                               args, 0, 0));
+                CK(cudaDeviceSynchronize());
+                long long cy[2];
+                CK(cudaMemcpyFromSymbol(cy, d_gcyc, sizeof cy));
+                if (best[w] < 0 || cy[w] < best[w])
+                    best[w] = cy[w];
+            }
+        printf("%2d CTAs: grid.sync() %7.1f cycles a step; publish and gather %7.1f cycles a step\n",
+               G, (double)best[0] / CHAIN_G, (double)best[1] / CHAIN_G);
+    }
+    CK(cudaFree(flags));
     return 0;
 }
