@@ -18,7 +18,8 @@
 // library's pivots and INFO are a host dgetf2's with the same rule, and for each variant its
 // cycles a column (clock64 of thread 0 around the loop, best of REPS launches), best launch
 // time, and whether it gave the library's bits (the ablations: R = 512 and 32, random data).
-// Results: docs/performance.md, thirty-eighth stop.
+// Results: docs/performance.md, thirty-eighth stop (all but "logical twobar fastkey", written
+// after that stop's device time was spent: NOT RUN yet).
 #include "tool_cuda.h"
 
 #include "../gpu_kernels/hyt_gpu_leaf.cuh"
@@ -86,10 +87,12 @@ struct logical_slots {
 // key and no row, and skips the update when it has no row below the diagonal; A_PRERCP every
 // candidate computes 1 / x beside the warp's reductions, and the winner's goes with its row;
 // A_TWOBAR the warps store their keys only, and after the barrier the pivot row's owner stores
-// its row, then a second barrier (one row stored a column instead of one a warp).
+// its row, then a second barrier (one row stored a column instead of one a warp); A_FASTKEY
+// (not run yet) one max-reduction of the keys' high words and a ballot, the second and third
+// reductions (low word, lowest logical row) only when several lanes hold that high word.
 enum {
     A_NOSTORE = 1, A_NOWARPRED = 2, A_NOCTARED = 4, A_NORCP = 8, A_NOFMA = 16, A_NOBAR = 32,
-    A_QUIET = 64, A_PRERCP = 128, A_TWOBAR = 256
+    A_QUIET = 64, A_PRERCP = 128, A_TWOBAR = 256, A_FASTKEY = 512
 };
 template <int ABL>
 __global__ void __launch_bounds__(LEAF_THREADS, 1)
@@ -120,7 +123,19 @@ k_logical(double *A, int R, int w, int *ipiv, int *info)
             rc = 1.0 / x[jj];
         unsigned mh = hi, ml = lo, mr = lr;
         bool top = lane == 0;
-        if (!(ABL & A_NOWARPRED)) {
+        if (ABL & A_FASTKEY) {
+            mh = __reduce_max_sync(full, hi);
+            const unsigned b = __ballot_sync(full, hi == mh);
+            if (mh == 0u || __popc(b) > 1) { /* ties (or no candidate): the full rule */
+                ml = __reduce_max_sync(full, hi == mh ? lo : 0u);
+                top = hi == mh && lo == ml;
+                mr = __reduce_min_sync(full, top ? (unsigned)lr : 0xffffffffu);
+            } else { /* one lane holds the largest high word: it wins */
+                top = lane == __ffs(b) - 1;
+                ml = lo;
+                mr = lr;
+            }
+        } else if (!(ABL & A_NOWARPRED)) {
             mh = __reduce_max_sync(full, hi);
             ml = __reduce_max_sync(full, hi == mh ? lo : 0u);
             top = hi == mh && lo == ml;
@@ -145,7 +160,24 @@ k_logical(double *A, int R, int w, int *ipiv, int *info)
         /* 3. the pivot, in every warp */
         unsigned bh;
         int bw, p;
-        if (!(ABL & A_NOCTARED)) {
+        if (ABL & A_FASTKEY) {
+            const unsigned h = lane < LEAF_WARPS ? S.whi[par][lane] : 0u;
+            const int wrl = lane < LEAF_WARPS ? S.wr[par][lane] : INT_MAX;
+            bh = __reduce_max_sync(full, h);
+            const unsigned b = __ballot_sync(full, lane < LEAF_WARPS && h == bh);
+            if (bh == 0u || __popc(b) > 1) {
+                const unsigned l = lane < LEAF_WARPS ? S.wlo[par][lane] : 0u;
+                const unsigned bl = __reduce_max_sync(full, h == bh ? l : 0u);
+                const bool wtop = lane < LEAF_WARPS && h == bh && l == bl;
+                const unsigned br =
+                    __reduce_min_sync(full, wtop ? (unsigned)wrl : 0xffffffffu);
+                bw = __ffs(__ballot_sync(full, wtop && (unsigned)wrl == br)) - 1;
+                p = (int)br;
+            } else {
+                bw = __ffs(b) - 1;
+                p = __shfl_sync(full, wrl, bw);
+            }
+        } else if (!(ABL & A_NOCTARED)) {
             const unsigned h = lane < LEAF_WARPS ? S.whi[par][lane] : 0u;
             const unsigned l = lane < LEAF_WARPS ? S.wlo[par][lane] : 0u;
             bh = __reduce_max_sync(full, h);
@@ -413,6 +445,7 @@ static const struct {
     {"logical twobar", k_logical<A_TWOBAR>, false, true},
     {"logical twobar prercp", k_logical<A_TWOBAR | A_PRERCP>, false, true},
     {"logical twobar quiet prercp", k_logical<A_TWOBAR | A_QUIET | A_PRERCP>, false, true},
+    {"logical twobar fastkey", k_logical<A_TWOBAR | A_FASTKEY>, false, true},
     {"rolled 4", k_rolled<4>, true, true},
     {"rolled 8", k_rolled<8>, true, true},
     {"no row store", k_logical<A_NOSTORE>, false, false},
