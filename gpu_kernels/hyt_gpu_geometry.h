@@ -193,6 +193,21 @@ HYT_GEOM_FN int hyt_panel_leaf_rpt(int64_t rows, int ctas)
     return need > HYT_PANEL_LEAF_RPT_MAX ? 0 : rpt;
 }
 
+/* The interchanges of pivots q < cnt (row r0 + q with piv[q], panel rows) applied in order: the
+ * rows now at *xa and at *xb came from the rows this leaves there (traced back from the last
+ * interchange; two at once, for leaf_compose's lanes, hyt_gpu_leaf.cuh). */
+HYT_GEOM_FN void hyt_panel_trace_back(const int *piv, int r0, int cnt, int *xa, int *xb)
+{
+    int a_ = *xa, b_ = *xb;
+    for (int q = cnt - 1; q >= 0; q--) {
+        const int a = r0 + q, p = piv[q];
+        a_ = a_ == a ? p : a_ == p ? a : a_;
+        b_ = b_ == a ? p : b_ == p ? a : b_;
+    }
+    *xa = a_;
+    *xb = b_;
+}
+
 /* Bytes of the leaves' publication slots for panels of at most `rows` rows: those of the most
  * CTAs a leaf of that many rows launches (hyt_panel_leaf_ctas), rounded up to 256 bytes. */
 HYT_GEOM_FN size_t hyt_panel_leaf_slots_bytes(int64_t rows)

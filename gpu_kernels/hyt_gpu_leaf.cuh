@@ -33,11 +33,7 @@ __device__ static void leaf_compose(const int *piv, int r0, int cnt, int *to, in
     const unsigned same = __match_any_sync(full, mine);
     const bool extra = mine >= r0 + cnt && __ffs(same) - 1 == lane;
     int xa = r0 + lane, xb = mine; /* where the rows now at r0 + lane and at mine come from */
-    for (int q = cnt - 1; q >= 0; q--) {
-        const int a = r0 + q, p = piv[q];
-        xa = xa == a ? p : xa == p ? a : xa;
-        xb = xb == a ? p : xb == p ? a : xb;
-    }
+    hyt_panel_trace_back(piv, r0, cnt, &xa, &xb);
     const unsigned eb = __ballot_sync(full, extra);
     if (lane < cnt) {
         to[lane] = r0 + lane;

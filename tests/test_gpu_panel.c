@@ -274,6 +274,36 @@ static void test_geometry(void)
         }
 }
 
+/* The trace behind the leaves' composed interchanges (leaf_compose): against the interchanges
+ * applied one by one to the rows' names, on random pivots (each piv[q] >= r0 + q, some below
+ * the block, repeats). */
+static void test_trace_back(void)
+{
+    unsigned long long s = 12345;
+    for (int t = 0; t < 2000; t++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        const int r0 = (int)((s >> 40) % 100), cnt = 1 + (int)((s >> 20) % 32);
+        const int span = (s >> 50) % 4 == 0 ? 0 : (int)((s >> 10) % 70);
+        int piv[32], at[200]; /* at[r]: the row that is now at r */
+        for (int r = 0; r < 200; r++)
+            at[r] = r;
+        for (int q = 0; q < cnt; q++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            piv[q] = r0 + q + (span ? (int)((s >> 33) % (unsigned)(span + 1)) : 0);
+            const int tmp = at[r0 + q];
+            at[r0 + q] = at[piv[q]];
+            at[piv[q]] = tmp;
+        }
+        for (int q = 0; q < cnt; q++) {
+            int xa = r0 + q, xb = piv[q];
+            hyt_panel_trace_back(piv, r0, cnt, &xa, &xb);
+            CHECK(xa == at[r0 + q] && xb == at[piv[q]],
+                  "trace back, r0 %d, %d pivots: row %d from %d (not %d), row %d from %d (not %d)",
+                  r0, cnt, r0 + q, xa, at[r0 + q], piv[q], xb, at[piv[q]]);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     use_cuda = argc > 1 && !strcmp(argv[1], "cuda");
@@ -300,8 +330,10 @@ int main(int argc, char **argv)
         return 77;
     }
     REQUIRE(!rc, "context: %s", hyt_last_error());
-    if (!use_cuda)
+    if (!use_cuda) {
         test_geometry();
+        test_trace_back();
+    }
 
     static const pcase_t fixed[] = {
         {1, 1, 1, 0, 0},      {5, 1, 4, 0, 0},      {7, 3, 3, 0, 0},       {20, 32, 32, 0, 0},
