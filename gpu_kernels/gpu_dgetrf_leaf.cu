@@ -10,9 +10,8 @@
  * (at most 16 x 512 rows, one CTA per 512 rows, no more CTAs than nctas) on a device that
  * launches thread-block clusters (compute capability 9.0 and up) go to
  * hyt_dgetrf_leaf_cluster_kernel: one cluster, a thread per row, its barriers and slots in
- * shared memory (see that kernel).  The others go to
- * one of three cooperative kernels, by the rows per warp and per thread (hyt_panel_leaf_rpw,
- * hyt_panel_leaf_rpt):
+ * shared memory (see that kernel).  The others go to one of three cooperative kernels, by the
+ * rows per warp and per thread (hyt_panel_leaf_rpw, hyt_panel_leaf_rpt):
  * - up to HYT_PANEL_LEAF_RPW_MAX rows a warp (short leaves): a warp per row, a lane per column
  *   of the leaf (a leaf row is w <= 32 contiguous doubles: one coalesced access).  Global warp
  *   gw owns rows j0 + gw + k*tw (tw warps in all), kept in registers (a[k]) for the whole leaf;

@@ -30,10 +30,11 @@
  *
  * A 512 x 512 panel: 0.89 ms alone, 1.44 beside the update's DGEMMs, where the recursion took
  * 1.32 / 3.1 and cusolverDnDgetrf 1.05 / 2.15 (an H100, docs/performance.md, thirty-seventh
- * stop); 0.61 / 0.86-0.88 on an H200 since the leaf's interchanges are relabellings (0.88 / 1.31
- * before, cuSOLVER 0.94 / 2.07; thirty-eighth stop).  Its own clock then: ~40 us of each
- * 32-column leaf (~1.2 us a column, whatever its rows), up to ~16 us of the next chunk's
- * update; the leaf column now ~1300 cycles, ~0.34 ms of the 0.61.
+ * stop).  Its own clock then: ~40 us of each 32-column leaf (~1.2 us a column, whatever its
+ * rows), up to ~16 us of the next chunk's update.  On an H200 (thirty-eighth stop): 0.88 / 1.31
+ * ms, then 0.61 / 0.87 with the leaf's interchanges as relabellings (a leaf column ~1300
+ * cycles, ~0.34 ms of the panel), then 0.53 / 0.81 with the update two rows a thread and the
+ * interchanges composed lane-parallel (cuSOLVER 0.95 / 2.09).
  */
 #include "hyt_cuda_check.h"
 #include "hyt_gpu_geometry.h"

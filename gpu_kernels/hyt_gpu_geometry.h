@@ -193,9 +193,9 @@ HYT_GEOM_FN int hyt_panel_leaf_rpt(int64_t rows, int ctas)
     return need > HYT_PANEL_LEAF_RPT_MAX ? 0 : rpt;
 }
 
-/* The interchanges of pivots q < cnt (row r0 + q with piv[q], panel rows) applied in order: the
- * rows now at *xa and at *xb came from the rows this leaves there (traced back from the last
- * interchange; two at once, for leaf_compose's lanes, hyt_gpu_leaf.cuh). */
+/* The interchanges of pivots q < cnt (row r0 + q with piv[q], panel rows) applied in order:
+ * *xa and *xb, two panel rows, become the rows whose contents end up there (traced back from
+ * the last interchange; two at once, for leaf_compose's lanes, hyt_gpu_leaf.cuh). */
 HYT_GEOM_FN void hyt_panel_trace_back(const int *piv, int r0, int cnt, int *xa, int *xb)
 {
     int a_ = *xa, b_ = *xb;
