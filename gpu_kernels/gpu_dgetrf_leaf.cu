@@ -23,10 +23,10 @@
  * The cooperative kernels pass one grid-wide barrier per column.  Before it, each CTA
  * publishes its pivot candidate for the next column (largest |a|, first row on ties; NaN is no
  * candidate) WITH the candidate row's leaf entries, and the owner of the next diagonal row
- * publishes that row, in global slots of parity (column & 1).  After it, every warp reads the slots and picks the same pivot: the
- * diagonal row when its entry is NaN, else the largest candidate, lowest row on ties (LAPACK's
- * idamax); no warp ever reads another warp's rows, so the owners of the diagonal and pivot rows
- * can swap them at once.  Two parities suffice: a CTA writes parity p again only after the
+ * publishes that row, in global slots of parity (column & 1).  After it, every warp reads the
+ * slots and picks the same pivot: the diagonal row when its entry is NaN, else the largest
+ * candidate, lowest row on ties (LAPACK's idamax); no warp ever reads another warp's rows, so
+ * the owners of the diagonal and pivot rows can swap them at once.  Two parities suffice: a CTA writes parity p again only after the
  * next barrier, which every CTA reaches after reading parity p.
  *
  * After the last column every CTA knows the w pivots, composes them into one permutation of at

@@ -214,8 +214,8 @@ int main()
                 if (best[w] < 0 || cy[w] < best[w])
                     best[w] = cy[w];
             }
-        printf("%2d CTAs: grid.sync() %7.1f cycles a step; publish and gather %7.1f cycles a step\n",
-               G, (double)best[0] / CHAIN_G, (double)best[1] / CHAIN_G);
+        printf("%2d CTAs: grid.sync() %7.1f cycles a step; publish and gather %7.1f cycles a "
+               "step\n", G, (double)best[0] / CHAIN_G, (double)best[1] / CHAIN_G);
     }
     CK(cudaFree(flags));
     return 0;
