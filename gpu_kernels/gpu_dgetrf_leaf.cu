@@ -26,8 +26,9 @@
  * publishes that row, in global slots of parity (column & 1).  After it, every warp reads the
  * slots and picks the same pivot: the diagonal row when its entry is NaN, else the largest
  * candidate, lowest row on ties (LAPACK's idamax); no warp ever reads another warp's rows, so
- * the owners of the diagonal and pivot rows can swap them at once.  Two parities suffice: a CTA writes parity p again only after the
- * next barrier, which every CTA reaches after reading parity p.
+ * the owners of the diagonal and pivot rows can swap them at once.  Two parities suffice: a CTA
+ * writes parity p again only after the next barrier, which every CTA reaches after reading
+ * parity p.
  *
  * After the last column every CTA knows the w pivots, composes them into one permutation of at
  * most 2w rows (warp 0, with ballots) and applies it to the panel's columns outside the leaf,
