@@ -742,7 +742,7 @@ hyt_dgetrf_leaf_rows_kernel(double *A, int m, int n, int nb, int j0, int w, int 
 
 /* The thread-per-row leaves that keep a leaf row in registers (x, LEAF_W entries; mine: the
  * thread has a row): the row in from the panel through the warp's shared tile (the columns:
- * leaf_row_step, hyt_gpu_leaf.cuh) ... */
+ * leaf_row_step or leaf_cta_columns, hyt_gpu_leaf.cuh) ... */
 __device__ __forceinline__ static void leaf_row_in(double (&x)[LEAF_W], double *tile,
                                                    const double *A, int nb, int j0, int w, int R,
                                                    int base, bool mine)

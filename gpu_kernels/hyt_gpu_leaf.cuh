@@ -90,6 +90,17 @@ __device__ __forceinline__ static int leaf_key_argmax(unsigned hi, unsigned lo, 
     return __ffs(__ballot_sync(0xffffffffu, hi == *mh && lo == *ml)) - 1;
 }
 
+/* Every lane of a warp: the largest key (hi, lo) among its lanes into *mh and *ml, and the
+ * lowest row among the lanes that hold it (row: the lane's row, unique in the warp, or
+ * 0xffffffff for none), LAPACK's rule on ties. */
+__device__ __forceinline__ static unsigned leaf_key_lowest(unsigned hi, unsigned lo, unsigned row,
+                                                           unsigned *mh, unsigned *ml)
+{
+    *mh = __reduce_max_sync(0xffffffffu, hi);
+    *ml = __reduce_max_sync(0xffffffffu, hi == *mh ? lo : 0u);
+    return __reduce_min_sync(0xffffffffu, hi == *mh && lo == *ml ? row : 0xffffffffu);
+}
+
 /* A leaf column's pivot key of v (cand: v is a candidate): (hi, lo) compared as one 64-bit
  * number, |v|'s bits with hi + 1 (|a| >= 0 orders as its bit pattern); 0: no candidate. */
 __device__ __forceinline__ static void leaf_key(double v, bool cand, unsigned *hi, unsigned *lo)
@@ -148,8 +159,9 @@ struct leaf_cta_slots {
  * never move between threads: each thread keeps its row's place in LAPACK's order (its logical
  * row, r at first), and an interchange is a relabelling.  Column jj:
  *   1. each warp's candidate among its rows of logical row >= jj (NaN never is one): the largest
- *      key (leaf_warp_candidate's), then the lowest logical row holding it; its key and logical
- *      row to the warp's slot; the thread of logical row jj says whether its entry is NaN;
+ *      key (leaf_key), then the lowest logical row holding it (leaf_key_lowest); its key and
+ *      logical row to the warp's slot; the thread of logical row jj says whether its entry is
+ *      NaN;
  *   2. CTA barrier;
  *   3. EVERY warp reduces the warps' slots the same way, so every warp has the pivot p: the
  *      diagonal row (jj) when its entry is NaN or nobody offers one, else the largest |a|, the
@@ -170,7 +182,6 @@ __device__ __forceinline__ static int leaf_cta_columns(double (&x)[LEAF_W], int 
                                                        int w, int row0, leaf_cta_slots &S,
                                                        int *spiv, int *ipiv, int *info)
 {
-    const unsigned full = 0xffffffffu;
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
     int lr = r;
 #pragma unroll
@@ -178,13 +189,9 @@ __device__ __forceinline__ static int leaf_cta_columns(double (&x)[LEAF_W], int 
         if (jj >= w)
             break;
         /* 1. the warp's candidate */
-        unsigned hi, lo;
+        unsigned hi, lo, mh, ml;
         leaf_key(x[jj], mine && lr >= jj && !isnan(x[jj]), &hi, &lo);
-        const unsigned mh = __reduce_max_sync(full, hi);
-        const unsigned ml = __reduce_max_sync(full, hi == mh ? lo : 0u);
-        const bool top = hi == mh && lo == ml;
-        const unsigned mr = __reduce_min_sync(full, top ? (unsigned)lr : 0xffffffffu);
-        if (top && (unsigned)lr == mr) {
+        if ((unsigned)lr == leaf_key_lowest(hi, lo, (unsigned)lr, &mh, &ml)) {
             S.whi[wid] = mh;
             S.wlo[wid] = ml;
             S.wr[wid] = lr;
@@ -193,13 +200,11 @@ __device__ __forceinline__ static int leaf_cta_columns(double (&x)[LEAF_W], int 
             S.dnan = isnan(x[jj]);
         __syncthreads(); /* 2. */
         /* 3. the pivot, in every warp */
-        const unsigned h = lane < LEAF_WARPS ? S.whi[lane] : 0u;
-        const unsigned l = lane < LEAF_WARPS ? S.wlo[lane] : 0u;
-        const unsigned bh = __reduce_max_sync(full, h);
-        const unsigned bl = __reduce_max_sync(full, h == bh ? l : 0u);
-        const bool wtop = lane < LEAF_WARPS && h == bh && l == bl;
+        unsigned bh, bl;
         const unsigned br =
-            __reduce_min_sync(full, wtop ? (unsigned)S.wr[lane] : 0xffffffffu);
+            leaf_key_lowest(lane < LEAF_WARPS ? S.whi[lane] : 0u,
+                            lane < LEAF_WARPS ? S.wlo[lane] : 0u,
+                            lane < LEAF_WARPS ? (unsigned)S.wr[lane] : 0xffffffffu, &bh, &bl);
         const int p = S.dnan || bh == 0u ? jj : (int)br;
         if (lr == p)
 #pragma unroll

@@ -136,10 +136,8 @@ k_logical(double *A, int R, int w, int *ipiv, int *info)
                 mr = lr;
             }
         } else if (!(ABL & A_NOWARPRED)) {
-            mh = __reduce_max_sync(full, hi);
-            ml = __reduce_max_sync(full, hi == mh ? lo : 0u);
+            mr = leaf_key_lowest(hi, lo, (unsigned)lr, &mh, &ml);
             top = hi == mh && lo == ml;
-            mr = __reduce_min_sync(full, top ? (unsigned)lr : 0xffffffffu);
         }
         if (top && (unsigned)lr == mr) {
             if (!(ABL & (A_NOSTORE | A_TWOBAR)) && (!(ABL & A_QUIET) || mh != 0u)) {
@@ -290,11 +288,8 @@ k_rolled(double *A, int R, int w, int *ipiv, int *info)
                 (unsigned long long)__double_as_longlong(fabs(x[s]));
             const unsigned hi = cand ? (unsigned)(bits >> 32) + 1u : 0u;
             const unsigned lo = cand ? (unsigned)bits : 0u;
-            const unsigned mh = __reduce_max_sync(full, hi);
-            const unsigned ml = __reduce_max_sync(full, hi == mh ? lo : 0u);
-            const bool top = hi == mh && lo == ml;
-            const unsigned mr = __reduce_min_sync(full, top ? (unsigned)lr : 0xffffffffu);
-            if (top && (unsigned)lr == mr) {
+            unsigned mh, ml;
+            if ((unsigned)lr == leaf_key_lowest(hi, lo, (unsigned)lr, &mh, &ml)) {
 #pragma unroll
                 for (int k = s; k < LEAF_W; k++)
                     S.crow[par][wid][k] = x[k];
