@@ -10,25 +10,24 @@
  * (at most 16 x 512 rows, one CTA per 512 rows, no more CTAs than nctas) on a device that
  * launches thread-block clusters (compute capability 9.0 and up) go to
  * hyt_dgetrf_leaf_cluster_kernel: one cluster, a thread per row, its barriers and slots in
- * shared memory (see that kernel).  The others go to one of three cooperative kernels, by the
- * rows per warp and per thread (hyt_panel_leaf_rpw, hyt_panel_leaf_rpt):
- * - up to HYT_PANEL_LEAF_RPW_MAX rows a warp (short leaves): a warp per row, a lane per column
- *   of the leaf (a leaf row is w <= 32 contiguous doubles: one coalesced access).  Global warp
- *   gw owns rows j0 + gw + k*tw (tw warps in all), kept in registers (a[k]) for the whole leaf;
- * - more, up to HYT_PANEL_LEAF_RPT_MAX rows a thread (tall leaves,
- *   hyt_dgetrf_leaf_rows_kernel): a thread per row, its rows in registers, the columns in
- *   sub-blocks, the rest of the leaf in a column-major copy (see that kernel);
+ * shared memory (see that kernel).  The others go to one of three cooperative kernels (all
+ * their CTAs resident at once):
+ * - one row a thread, when that takes at most LEAF_GRID_SPREAD * nctas CTAs
+ *   (hyt_dgetrf_leaf_grid_kernel): the one-CTA loop's relabellings, the CTAs' candidates through
+ *   tagged words in global memory (see that kernel);
+ * - up to HYT_PANEL_LEAF_RPT_MAX rows a thread on nctas CTAs (hyt_dgetrf_leaf_rows_kernel,
+ *   hyt_panel_leaf_rpt): its rows in registers, the columns in sub-blocks, the rest of the leaf
+ *   in a column-major copy (see that kernel);
  * - more (hyt_dgetrf_leaf_tall_kernel): the same copy, every column a pass over it.
  *
- * The cooperative kernels pass one grid-wide barrier per column.  Before it, each CTA
- * publishes its pivot candidate for the next column (largest |a|, first row on ties; NaN is no
- * candidate) WITH the candidate row's leaf entries, and the owner of the next diagonal row
- * publishes that row, in global slots of parity (column & 1).  After it, every warp reads the
- * slots and picks the same pivot: the diagonal row when its entry is NaN, else the largest
- * candidate, lowest row on ties (LAPACK's idamax); no warp ever reads another warp's rows, so
- * the owners of the diagonal and pivot rows can swap them at once.  Two parities suffice: a CTA
- * writes parity p again only after the next barrier, which every CTA reaches after reading
- * parity p.
+ * The last two pass one grid-wide barrier per column.  Before it, each CTA publishes its pivot
+ * candidate for the next column (largest |a|, first row on ties; NaN is no candidate) WITH the
+ * candidate row's leaf entries, and the owner of the next diagonal row publishes that row, in
+ * global slots of parity (column & 1).  After it, every warp reads the slots and picks the same
+ * pivot: the diagonal row when its entry is NaN, else the largest candidate, lowest row on ties
+ * (LAPACK's idamax); no warp ever reads another warp's rows, so the owners of the diagonal and
+ * pivot rows can swap them at once.  Two parities suffice: a CTA writes parity p again only
+ * after the next barrier, which every CTA reaches after reading parity p.
  *
  * After the last column every CTA knows the w pivots, composes them into one permutation of at
  * most 2w rows (warp 0, with ballots) and applies it to the panel's columns outside the leaf,
@@ -42,6 +41,7 @@
 #include "hyt_gpu_geometry.h"
 #include "hyt_gpu_kernels.h"
 #include "hyt_gpu_leaf.cuh"
+#include "hyt_gpu_sync.cuh"
 
 #include <cooperative_groups.h>
 #include <cuda.h>
@@ -187,111 +187,18 @@ __device__ static void leaf_interchange_rest(double *A, int n, int nb, int j0, i
     leaf_permute_outside(A, n, nb, j0, w, blockIdx.x, gridDim.x, perm_to, perm_from, perm_n, buf);
 }
 
-template <int RPW>
-__global__ void __launch_bounds__(LEAF_THREADS)
-hyt_dgetrf_leaf_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv, int *info,
-                       double *ws, int nctas)
-{
-    cg::grid_group grid = cg::this_grid();
-    __shared__ double cand_row[LEAF_WARPS][32];
-    __shared__ int spiv[LEAF_W];
-
-    const leaf_ws S = leaf_slots(ws, nctas);
-    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
-    const int tw = nctas * LEAF_WARPS, gw = blockIdx.x * LEAF_WARPS + wid;
-    const bool col_ok = lane < w;
-    /* rows of this warp: j0 + gw + k*tw for k < nk */
-    const int R = m - j0;
-    const int nk = gw < R ? (R - gw + tw - 1) / tw : 0;
-    double a[RPW];
-#pragma unroll
-    for (int k = 0; k < RPW; k++) {
-        int64_t i = (int64_t)j0 + gw + (int64_t)k * tw;
-        a[k] = k < nk && col_ok ? A[i * nb + j0 + lane] : 0.0;
-    }
-
-    for (int jj = -1; jj < w; jj++) {
-        const int j = j0 + jj; /* the pivot column (panel index); jj = -1: first candidates */
-        double u = 0.0, dr = 0.0, pv = 0.0, rpv = 0.0;
-        int piv = j;
-        bool scale = false, recip = false;
-        if (jj >= 0) {
-            piv = leaf_pivot(S, nctas, j0, jj, &u, &dr);
-            pv = __shfl_sync(0xffffffffu, u, jj);
-            scale = pv != 0.0;
-            recip = fabs(pv) >= DBL_MIN;
-            rpv = scale && recip ? 1.0 / pv : 0.0;
-            leaf_record(spiv, ipiv, info, j, jj, piv, pv);
-        }
-        const int nc = jj + 1; /* the next column, whose candidates this step finds */
-        double cv = -1.0, crow = 0.0;
-        int ci = -1;
-#pragma unroll
-        for (int k = 0; k < RPW; k++) {
-            if (k >= nk)
-                break;
-            const int i = j0 + gw + k * tw;
-            double x = a[k];
-            if (jj >= 0) {
-                if (i == j)
-                    x = u;
-                else if (i == piv)
-                    x = dr;
-                if (i > j) {
-                    double l = __shfl_sync(0xffffffffu, x, jj);
-                    if (scale)
-                        l = recip ? l * rpv : l / pv;
-                    if (lane == jj)
-                        x = l;
-                    else if (lane > jj)
-                        x -= l * u;
-                }
-                a[k] = x;
-            }
-            if (nc < w && i > j) {
-                if (i == j + 1)
-                    S.d[(nc & 1) * 32 + lane] = x;
-                double v = fabs(__shfl_sync(0xffffffffu, x, nc));
-                if (v > cv) { /* NaN never is; the first of equal values stays */
-                    cv = v;
-                    ci = i;
-                    crow = x;
-                }
-            }
-        }
-        if (nc >= w)
-            break;
-        /* the CTA's candidate from its warps' */
-        cand_row[wid][lane] = crow;
-        double bv;
-        int bi, bw;
-        leaf_cta_best(cv, ci, &bv, &bi, &bw);
-        if (wid == 0)
-            leaf_publish(S, nctas, nc & 1, bv, bi, bw >= 0 ? cand_row[bw][lane] : 0.0);
-        grid.sync();
-    }
-
-#pragma unroll
-    for (int k = 0; k < RPW; k++) {
-        int64_t i = (int64_t)j0 + gw + (int64_t)k * tw;
-        if (k < nk && col_ok)
-            A[i * nb + j0 + lane] = a[k];
-    }
-    leaf_interchange_rest(A, n, nb, j0, w, spiv);
-}
-
 /* Tall leaves (rows in global memory): the leaf is copied to a column-major workspace W (its
  * R = m - j0 rows, leading dimension R, after the slots), factored there with a THREAD per row,
  * and copied back.  In W a warp's 32 consecutive rows of one column are one coalesced access,
  * so a thread can read and write its own row's columns at full width; in the row-major panel a
- * row-per-thread access is 32 rows 8 KB apart per instruction (tried: 0.8x the warp-per-row
- * kernel) and a warp per row spends two shuffles on every row (a 65536 x 1024 panel on 16 CTAs
- * took 89 ms that way; docs/performance.md).  Thread gt owns the rows gt + k*T of W (T threads
- * in all); at column jj it loads the multiplier's entry and every entry right of it of each of
- * its rows at once, updates them with the pivot row (from shared memory) and stores them.  The
- * copies in and out go through a shared tile per warp (dynamic shared memory: LEAF_TALL_SMEM).
- * The slots and the pivot rule are the warp-per-row kernel's; the CTA's candidate row and the
- * next diagonal row are read back from W by warp 0 after the CTA's barrier. */
+ * row-per-thread access is 32 rows 8 KB apart per instruction (tried: 0.8x a warp-per-row
+ * kernel, since removed) and a warp per row spends two shuffles on every row (a 65536 x 1024
+ * panel on 16 CTAs took 89 ms that way; docs/performance.md).  Thread gt owns the rows
+ * gt + k*T of W (T threads in all); at column jj it loads the multiplier's entry and every
+ * entry right of it of each of its rows at once, updates them with the pivot row (from shared
+ * memory) and stores them.  The copies in and out go through a shared tile per warp (dynamic
+ * shared memory: LEAF_TALL_SMEM).  The CTA's candidate row and the next diagonal row are read
+ * back from W by warp 0 after the CTA's barrier. */
 #define LEAF_TILE_LD 33 /* a tile row's stride in doubles: no bank conflict either way */
 #define LEAF_TALL_SMEM (LEAF_WARPS * 32 * LEAF_TILE_LD * sizeof(double))
 
@@ -913,6 +820,203 @@ hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, i
 #endif
 }
 
+/* A leaf takes the grid kernel on up to LEAF_GRID_SPREAD times the CTAs the caller allows the
+ * other cooperative kernels (gpu.panel_ctas): with the default 16, leaves of up to 32768 rows
+ * on up to 64 CTAs.  Measured on one H200 (docs/performance.md, thirty-ninth stop): the LU at
+ * N = 32768 3% faster than with the rows kernel on 16 CTAs; at 65536, where the leaves of more
+ * than 32768 rows then take the rows kernel on 16 CTAs, a tie, where gpu.panel_ctas = 64 (the
+ * rows kernel on 64 CTAs, two rows a thread, for those leaves) was 1.3% slower. */
+#define LEAF_GRID_SPREAD 4
+
+struct leaf_grid_words {
+    unsigned long long *key;  /* [2][nctas][3]: the CTA's key (hi, lo; hi 0: none), its row */
+    unsigned long long *row;  /* [2][nctas][64]: that row, two words a double (low, high) */
+    unsigned long long *diag; /* [2][64]: the diagonal row */
+};
+
+/* A row's entries jj and right (x) into tagged words w, two a double (low word, high word). */
+__device__ __forceinline__ static void leaf_put_row(unsigned long long *w,
+                                                    const double (&x)[LEAF_W], int jj,
+                                                    unsigned tag)
+{
+#pragma unroll
+    for (int k = 0; k < LEAF_W; k++)
+        if (k >= jj) {
+            st_relaxed_u64(w + 2 * k, tagged(tag, (unsigned)__double2loint(x[k])));
+            st_relaxed_u64(w + 2 * k + 1, tagged(tag, (unsigned)__double2hiint(x[k])));
+        }
+}
+
+/* Entry k of a row in tagged words, once both words carry tag. */
+__device__ __forceinline__ static double leaf_get_entry(const unsigned long long *w, int k,
+                                                        unsigned tag)
+{
+    unsigned long long lo, hi;
+    do {
+        lo = ld_relaxed_u64(w + 2 * k);
+        hi = ld_relaxed_u64(w + 2 * k + 1);
+    } while ((unsigned)(lo >> 32) != tag || (unsigned)(hi >> 32) != tag);
+    return __hiloint2double((int)(unsigned)hi, (int)(unsigned)lo);
+}
+
+/* Leaves of one row a thread on at most LEAF_GRID_SPREAD * nctas CTAs (more than
+ * LEAF_CLUSTER_MAX * LEAF_THREADS rows, or no cluster on this device): P = ceil(R /
+ * LEAF_THREADS) CTAs of a cooperative launch (all resident at once), thread gt owning leaf row
+ * gt with its 32 entries in registers for the whole leaf, the column loop fully unrolled, and
+ * the interchanges as relabellings, as in the one-CTA loop (leaf_cta_columns): each thread
+ * keeps its row's place in LAPACK's order (lr, its logical row) and no row moves between
+ * threads.  The CTAs exchange tagged words (a 32-bit value and the column's tag in one 64-bit
+ * word, hyt_gpu_sync.cuh) instead of passing a grid barrier: a reader polls the words it needs
+ * until they carry the column's tag.  Column jj (tag jj + 1, words of parity jj & 1):
+ *   1. each warp's candidate (leaf_key_lowest over its rows of logical row >= jj) to its shared
+ *      slot; the thread of logical row jj writes its row (entries jj and right) to the diagonal
+ *      words;
+ *   2. CTA barrier; every warp reduces the warps' slots; the CTA's winner writes its row to the
+ *      CTA's row words, threads 0-2 the key and the logical row to its key words;
+ *   3. warp 0 polls the P CTAs' key words and the diagonal entry, picks the pivot p as every
+ *      kernel does (the diagonal row when its entry is NaN or nobody offers one, else the
+ *      largest |a|, the lowest row on ties), polls the pivot row's words (its CTA's row words,
+ *      or the diagonal words) into shared memory; CTA barrier;
+ *   4. the threads of logical rows p and jj swap labels; every row below jj scales and updates.
+ * Every word a reader waits for is written in the same column, and a CTA writes the words of
+ * parity p again (column jj + 2) only after it has read every CTA's words of column jj + 1,
+ * which each CTA writes after reading those of column jj: so a word never carries a later tag
+ * than the one awaited.  Each CTA zeroes its words before one grid barrier at the start, so no
+ * word from an earlier launch carries this launch's tags.  Each thread writes its row to its
+ * logical place at the end (every CTA has read its rows before that barrier).  A 32768 x 512
+ * panel on 64 CTAs: 2.4 ms against 4.4 with the rows kernel there (one row a thread, rows moved
+ * between threads, a grid barrier a column), 1.4x cuSOLVER's (docs/performance.md,
+ * thirty-ninth stop); a leaf of 32768 rows takes ~124 us, ~3.9 us a column, the same as with a
+ * grid barrier a column instead of the tagged words. */
+__global__ void __launch_bounds__(LEAF_THREADS, 1)
+hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv,
+                            int *info, double *ws, int nctas)
+{
+    cg::grid_group grid = cg::this_grid();
+    extern __shared__ double tiles[]; /* [LEAF_WARPS][32][LEAF_TILE_LD], the rows in */
+    __shared__ leaf_cta_slots S;
+    __shared__ int spiv[LEAF_W], piv_s;
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, c = (int)blockIdx.x;
+    const int R = m - j0, gt = c * LEAF_THREADS + threadIdx.x, base = gt - lane;
+    const bool mine = gt < R;
+    leaf_grid_words G;
+    G.key = (unsigned long long *)ws;
+    G.row = G.key + 2 * 3 * nctas;
+    G.diag = G.row + 2 * 64 * nctas;
+    double *const tile = tiles + wid * 32 * LEAF_TILE_LD;
+    double x[LEAF_W];
+    leaf_row_in(x, tile, A, nb, j0, w, R, base, mine);
+    for (int i = threadIdx.x; i < 2 * 67; i += LEAF_THREADS) { /* the CTA's words, 2 parities */
+        const int par = i / 67, e = i % 67;
+        st_relaxed_u64(e < 3 ? G.key + (par * nctas + c) * 3 + e
+                             : G.row + ((int64_t)par * nctas + c) * 64 + e - 3, 0ull);
+    }
+    if (c == 0)
+        for (int i = threadIdx.x; i < 2 * 64; i += LEAF_THREADS)
+            st_relaxed_u64(G.diag + i, 0ull);
+    grid.sync();
+    int lr = gt;
+
+#pragma unroll
+    for (int jj = 0; jj < LEAF_W; jj++) {
+        if (jj >= w)
+            break;
+        const int par = jj & 1;
+        const unsigned tag = (unsigned)jj + 1u;
+        unsigned long long *const kw = G.key + (int64_t)par * nctas * 3;
+        unsigned long long *const rw = G.row + (int64_t)par * nctas * 64;
+        unsigned long long *const dw = G.diag + par * 64;
+        /* 1. the warp's candidate; the diagonal row */
+        leaf_warp_slot(x, jj, lr, mine, wid, S);
+        if (mine && lr == jj)
+            leaf_put_row(dw, x, jj, tag);
+        __syncthreads();
+        /* 2. the CTA's, in every warp; its row and key to the CTA's words */
+        {
+            unsigned bh, bl;
+            const unsigned br = leaf_cta_pick(S, lane, &bh, &bl);
+            if (bh != 0u && (unsigned)lr == br)
+                leaf_put_row(rw + (int64_t)c * 64, x, jj, tag);
+            if (threadIdx.x < 3)
+                st_relaxed_u64(kw + c * 3 + threadIdx.x,
+                               tagged(tag, threadIdx.x == 0 ? bh : threadIdx.x == 1 ? bl : br));
+        }
+        /* 3. the pivot, the same in every CTA, and its row */
+        if (wid == 0) {
+            unsigned long long bk = 0ull;
+            unsigned brow = 0xffffffffu;
+            int bc = -1;
+            unsigned long long dlo, dhi; /* the diagonal entry, polled with the first keys */
+            for (int q0 = 0; q0 < nctas; q0 += 4 * 32) { /* four CTAs a lane in flight */
+                unsigned long long k3[4][3] = {};
+                bool ok;
+                do {
+                    ok = true;
+                    if (q0 == 0) {
+                        dlo = ld_relaxed_u64(dw + 2 * jj);
+                        dhi = ld_relaxed_u64(dw + 2 * jj + 1);
+                        ok = (unsigned)(dlo >> 32) == tag && (unsigned)(dhi >> 32) == tag;
+                    }
+#pragma unroll
+                    for (int i = 0; i < 4; i++) {
+                        const int q = q0 + i * 32 + lane;
+                        if (q < nctas)
+#pragma unroll
+                            for (int e = 0; e < 3; e++) {
+                                k3[i][e] = ld_relaxed_u64(kw + q * 3 + e);
+                                ok &= (unsigned)(k3[i][e] >> 32) == tag;
+                            }
+                    }
+                } while (!ok);
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    const int q = q0 + i * 32 + lane;
+                    const unsigned long long k =
+                        (unsigned long long)(unsigned)k3[i][0] << 32 | (unsigned)k3[i][1];
+                    const unsigned rq = (unsigned)k3[i][2];
+                    if (q < nctas && (unsigned)k3[i][0] != 0u &&
+                        (k > bk || (k == bk && rq < brow))) {
+                        bk = k;
+                        brow = rq;
+                        bc = q;
+                    }
+                }
+            }
+            const double djj = __hiloint2double((int)(unsigned)dhi, (int)(unsigned)dlo);
+            unsigned bh, bl;
+            const unsigned pr =
+                leaf_key_lowest((unsigned)(bk >> 32), (unsigned)bk, brow, &bh, &bl);
+            const bool diag = isnan(djj) || bh == 0u;
+            const int src = __ffs(__ballot_sync(0xffffffffu, bc >= 0 && brow == pr)) - 1;
+            const int pc = __shfl_sync(0xffffffffu, bc, src < 0 ? 0 : src);
+            S.urow[lane] =
+                lane < jj ? 0.0 : leaf_get_entry(diag ? dw : rw + (int64_t)pc * 64, lane, tag);
+            if (lane == 0)
+                piv_s = diag ? jj : (int)pr;
+        }
+        __syncthreads();
+        /* 4. the interchange as a relabelling, the multipliers, the update */
+        const int p = piv_s;
+        const double pv = S.urow[jj];
+        if (threadIdx.x == 0) {
+            spiv[jj] = j0 + p;
+            if (c == 0) {
+                ipiv[j0 + jj] = j0 + p + 1;
+                if (pv == 0.0 && *info == 0)
+                    *info = j0 + jj + 1;
+            }
+        }
+        leaf_relabel_update(x, lr, mine, jj, p, pv, S.urow);
+    }
+
+    if (mine) /* the row to its logical place */
+#pragma unroll
+        for (int k = 0; k < LEAF_W; k++)
+            if (k < w)
+                A[(int64_t)(j0 + lr) * nb + j0 + k] = x[k];
+    leaf_interchange_rest(A, n, nb, j0, w, spiv);
+}
+
 /* Leaves of at most LEAF_THREADS rows: ONE CTA, a thread per row with its row's 32 entries in
  * registers, the column loop fully unrolled, two CTA barriers per column and the interchanges
  * as relabellings (leaf_cta_columns; the cluster kernel above passes two CTA barriers and a
@@ -1030,24 +1134,12 @@ static int leaf_cluster_config(cudaStream_t stream, int R, int nctas, cudaLaunch
 
 typedef void (*leaf_fn)(double *, int, int, int, int, int, int *, int *, double *, int);
 
-static_assert(HYT_PANEL_LEAF_RPW_MAX == 16 && HYT_PANEL_LEAF_RPT_MAX == 16,
-              "leaf_variant and leaf_rows_variant instantiate 1..16 rows per warp / thread");
-
-static leaf_fn leaf_variant(int rpw)
-{
-    switch (rpw) {
-    case 1: return hyt_dgetrf_leaf_kernel<1>;
-    case 2: return hyt_dgetrf_leaf_kernel<2>;
-    case 4: return hyt_dgetrf_leaf_kernel<4>;
-    case 8: return hyt_dgetrf_leaf_kernel<8>;
-    default: return hyt_dgetrf_leaf_kernel<16>;
-    }
-}
+static_assert(HYT_PANEL_LEAF_RPT_MAX == 16,
+              "leaf_rows_variant instantiates 2..16 rows per thread");
 
 static leaf_fn leaf_rows_variant(int rpt)
 {
     switch (rpt) {
-    case 1: return hyt_dgetrf_leaf_rows_kernel<1>;
     case 2: return hyt_dgetrf_leaf_rows_kernel<2>;
     case 4: return hyt_dgetrf_leaf_rows_kernel<4>;
     case 8: return hyt_dgetrf_leaf_rows_kernel<8>;
@@ -1112,22 +1204,22 @@ extern "C" int hyt_cuda_dgetrf_leaf(hyt_device_t *dev, void *stream, double *A, 
     int rc = hyt_cuda_stream_sms(dev, stream, &sms);
     if (rc)
         return rc;
-    const int R = m - j0;
-    int ctas = hyt_panel_leaf_ctas(R, nctas);
+    const int R = m - j0, P = (R + LEAF_THREADS - 1) / LEAF_THREADS;
+    /* one row a thread on up to LEAF_GRID_SPREAD * nctas CTAs: the grid kernel; else several
+     * rows a thread on nctas */
+    int ctas = P <= LEAF_GRID_SPREAD * nctas && P <= HYT_PANEL_CTAS_MAX
+                   ? P : hyt_panel_leaf_ctas(R, nctas);
     leaf_fn f = NULL;
-    size_t smem = 0;
-    for (int cap = -1; cap != ctas;) { /* co-residency is what makes the grid barrier safe */
+    for (int cap = -1; cap != ctas;) { /* co-residency is what makes the CTAs' waits safe */
         if (cap >= 0)
-            ctas = cap;
-        const int rpw = hyt_panel_leaf_rpw(R, ctas);
-        f = rpw ? leaf_variant(rpw) : leaf_rows_variant(hyt_panel_leaf_rpt(R, ctas));
-        smem = rpw ? 0 : LEAF_TALL_SMEM;
-        if (smem)
-            HYT_CUDA_TRY(dev, cudaFuncSetAttribute((const void *)f,
-                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   (int)smem));
+            ctas = hyt_panel_leaf_ctas(R, cap < nctas ? cap : nctas);
+        f = ctas >= P ? hyt_dgetrf_leaf_grid_kernel
+                      : leaf_rows_variant(hyt_panel_leaf_rpt(R, ctas));
+        HYT_CUDA_TRY(dev, cudaFuncSetAttribute((const void *)f,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)LEAF_TALL_SMEM));
         HYT_CUDA_TRY(dev, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, LEAF_THREADS,
-                                                                        smem));
+                                                                        LEAF_TALL_SMEM));
         cap = ctas < per_sm * sms ? ctas : per_sm * sms;
         if (cap < 1)
             return hyt_error(HYT_ERR_DEVICE, "hyt_cuda_dgetrf_leaf: no CTA of %d threads fits "
@@ -1135,7 +1227,7 @@ extern "C" int hyt_cuda_dgetrf_leaf(hyt_device_t *dev, void *stream, double *A, 
     }
     void *args[] = {&A, &m, &n, &nb, &j0, &w, &ipiv, &info, &ws, &ctas};
     HYT_CUDA_TRY(dev, cudaLaunchCooperativeKernel((const void *)f, dim3(ctas), dim3(LEAF_THREADS),
-                                                  args, smem, (cudaStream_t)stream));
+                                                  args, LEAF_TALL_SMEM, (cudaStream_t)stream));
     HYT_CUDA_LAUNCHED(dev);
     return HYT_SUCCESS;
 }

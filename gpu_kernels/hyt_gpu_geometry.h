@@ -146,17 +146,12 @@ HYT_GEOM_FN int hyt_laswp_thread(int nb, int ncols, unsigned bx, unsigned by, un
 
 /* ---------------------------------------------------------------------------------------------
  * The native panel LU (gpu_dgetrf_leaf.cu, gpu_dgetrf_crrb.c): leaves of HYT_PANEL_LEAF_W
- * columns, each one cooperative launch of up to nctas CTAs of HYT_PANEL_LEAF_THREADS threads.  A
- * leaf of R rows takes at most ceil(R / (warps * 4)) CTAs (at least 4 rows per warp: fewer CTAs,
- * a cheaper grid barrier).  rpw: the rows per warp, rounded up to a power of two, when they are
- * at most HYT_PANEL_LEAF_RPW_MAX (a warp per row, the rows in registers), else 0 (a thread per
- * row: hyt_panel_leaf_rpt).  The limit is measured: on an H200 with 32 CTAs, 4096 x 1024 panels
- * (8 rows per warp) take 5.9 ms with a warp per row and 7.6-7.9 with a thread per row, 16384 x
- * 1024 (32) 11.5 and 8.2-8.3 (docs/performance.md).
+ * columns, each one launch of CTAs of HYT_PANEL_LEAF_THREADS threads.  A leaf of R rows with
+ * several rows a thread takes at most ceil(R / (warps * 4)) of the nctas CTAs it may have (at
+ * least 4 rows per warp: fewer CTAs, a cheaper grid barrier).
  */
 #define HYT_PANEL_LEAF_W 32
 #define HYT_PANEL_LEAF_THREADS 512
-#define HYT_PANEL_LEAF_RPW_MAX 16
 #define HYT_PANEL_LEAF_RPT_MAX 16
 #define HYT_PANEL_CTAS_MAX 4096
 
@@ -169,17 +164,7 @@ HYT_GEOM_FN int hyt_panel_leaf_ctas(int64_t rows, int nctas)
     return c < 1 ? 1 : (int)c;
 }
 
-HYT_GEOM_FN int hyt_panel_leaf_rpw(int64_t rows, int ctas)
-{
-    const int64_t tw = (int64_t)ctas * (HYT_PANEL_LEAF_THREADS / 32);
-    int64_t need = (rows + tw - 1) / tw;
-    int rpw = 1;
-    while (rpw < need && rpw < HYT_PANEL_LEAF_RPW_MAX)
-        rpw *= 2;
-    return need > HYT_PANEL_LEAF_RPW_MAX ? 0 : rpw;
-}
-
-/* For a leaf beyond HYT_PANEL_LEAF_RPW_MAX rows per warp: the rows per thread, rounded up to a
+/* For a leaf of more than one row a thread on ctas CTAs: the rows per thread, rounded up to a
  * power of two, when they are at most HYT_PANEL_LEAF_RPT_MAX (a thread per row, the rows in
  * registers, the columns in sub-blocks of 32 / rpt), else 0 (the tall kernel: every column a
  * pass over a column-major copy in global memory). */
@@ -208,12 +193,25 @@ HYT_GEOM_FN void hyt_panel_trace_back(const int *piv, int r0, int cnt, int *xa, 
     *xb = b_;
 }
 
+/* Bytes of the grid leaf kernel's tagged words (gpu_dgetrf_leaf.cu) for leaves of at most
+ * `rows` rows, on one CTA per HYT_PANEL_LEAF_THREADS rows (at most HYT_PANEL_CTAS_MAX): per
+ * parity and CTA, three words of key and 64 of row; per parity, 64 of the diagonal row. */
+HYT_GEOM_FN size_t hyt_panel_leaf_grid_bytes(int64_t rows)
+{
+    int64_t p = (rows + HYT_PANEL_LEAF_THREADS - 1) / HYT_PANEL_LEAF_THREADS;
+    p = p < 1 ? 1 : p > HYT_PANEL_CTAS_MAX ? HYT_PANEL_CTAS_MAX : p;
+    return (size_t)(2 * p * 67 + 2 * 64) * sizeof(unsigned long long);
+}
+
 /* Bytes of the leaves' publication slots for panels of at most `rows` rows: those of the most
- * CTAs a leaf of that many rows launches (hyt_panel_leaf_ctas), rounded up to 256 bytes. */
+ * CTAs a leaf of that many rows launches (hyt_panel_leaf_ctas), or the grid kernel's words
+ * when more, rounded up to 256 bytes. */
 HYT_GEOM_FN size_t hyt_panel_leaf_slots_bytes(int64_t rows)
 {
     size_t c = (size_t)hyt_panel_leaf_ctas(rows, HYT_PANEL_CTAS_MAX);
     size_t b = (2 * c * 33 + 64) * sizeof(double) + 2 * c * sizeof(int);
+    if (b < hyt_panel_leaf_grid_bytes(rows))
+        b = hyt_panel_leaf_grid_bytes(rows);
     return (b + 255) / 256 * 256;
 }
 

@@ -80,6 +80,23 @@ __device__ __forceinline__ static void leaf_row_step(double (&x)[LEAF_W], int r,
         leaf_row_update(x, jj, pv, u);
 }
 
+/* Column jj's interchange of logical rows jj and p as a relabelling (their threads swap labels:
+ * lr, the thread's logical row), then the multiplier and the update of a row below jj
+ * (leaf_row_update; u: the pivot row, pv = u[jj]). */
+__device__ __forceinline__ static void leaf_relabel_update(double (&x)[LEAF_W], int &lr,
+                                                           bool mine, int jj, int p, double pv,
+                                                           const double *u)
+{
+    if (mine) {
+        if (lr == p)
+            lr = jj;
+        else if (lr == jj)
+            lr = p;
+    }
+    if (mine && lr > jj)
+        leaf_row_update(x, jj, pv, u);
+}
+
 /* The warp's largest key (hi, lo), compared as one 64-bit number, into *mh and *ml, and the
  * first lane that holds it (every lane of the warp calls it). */
 __device__ __forceinline__ static int leaf_key_argmax(unsigned hi, unsigned lo, unsigned *mh,
@@ -153,6 +170,31 @@ struct leaf_cta_slots {
     int wr[LEAF_WARPS], dnan;
 };
 
+/* Column jj's first step in a thread-per-row leaf: the warp's candidate among its rows of
+ * logical row >= jj (NaN never is one), the largest key (leaf_key), then the lowest logical row
+ * holding it (leaf_key_lowest), into the warp's slot (lr: the thread's logical row). */
+__device__ __forceinline__ static void leaf_warp_slot(const double (&x)[LEAF_W], int jj, int lr,
+                                                      bool mine, int wid, leaf_cta_slots &S)
+{
+    unsigned hi, lo, mh, ml;
+    leaf_key(x[jj], mine && lr >= jj && !isnan(x[jj]), &hi, &lo);
+    if ((unsigned)lr == leaf_key_lowest(hi, lo, (unsigned)lr, &mh, &ml)) {
+        S.whi[wid] = mh;
+        S.wlo[wid] = ml;
+        S.wr[wid] = lr;
+    }
+}
+
+/* After the CTA's barrier, in every warp (lane: the thread's): the best of the warps' slots,
+ * its key into *bh, *bl (bh 0: no candidate) and its logical row returned. */
+__device__ __forceinline__ static unsigned leaf_cta_pick(const leaf_cta_slots &S, int lane,
+                                                         unsigned *bh, unsigned *bl)
+{
+    return leaf_key_lowest(lane < LEAF_WARPS ? S.whi[lane] : 0u,
+                           lane < LEAF_WARPS ? S.wlo[lane] : 0u,
+                           lane < LEAF_WARPS ? (unsigned)S.wr[lane] : 0xffffffffu, bh, bl);
+}
+
 /* The columns of a leaf of at most LEAF_THREADS rows in ONE CTA of LEAF_THREADS threads: thread
  * r owns leaf row r (mine: r is a row of the leaf; the others hold zeros), its w <= LEAF_W
  * entries in x; row0 is the panel row (and column) of the leaf's row 0 and column 0.  The rows
@@ -189,22 +231,13 @@ __device__ __forceinline__ static int leaf_cta_columns(double (&x)[LEAF_W], int 
         if (jj >= w)
             break;
         /* 1. the warp's candidate */
-        unsigned hi, lo, mh, ml;
-        leaf_key(x[jj], mine && lr >= jj && !isnan(x[jj]), &hi, &lo);
-        if ((unsigned)lr == leaf_key_lowest(hi, lo, (unsigned)lr, &mh, &ml)) {
-            S.whi[wid] = mh;
-            S.wlo[wid] = ml;
-            S.wr[wid] = lr;
-        }
+        leaf_warp_slot(x, jj, lr, mine, wid, S);
         if (lr == jj)
             S.dnan = isnan(x[jj]);
         __syncthreads(); /* 2. */
         /* 3. the pivot, in every warp */
         unsigned bh, bl;
-        const unsigned br =
-            leaf_key_lowest(lane < LEAF_WARPS ? S.whi[lane] : 0u,
-                            lane < LEAF_WARPS ? S.wlo[lane] : 0u,
-                            lane < LEAF_WARPS ? (unsigned)S.wr[lane] : 0xffffffffu, &bh, &bl);
+        const unsigned br = leaf_cta_pick(S, lane, &bh, &bl);
         const int p = S.dnan || bh == 0u ? jj : (int)br;
         if (lr == p)
 #pragma unroll
@@ -219,14 +252,7 @@ __device__ __forceinline__ static int leaf_cta_columns(double (&x)[LEAF_W], int 
                 atomicCAS(info, 0, row0 + jj + 1);
         }
         /* 5. the interchange as a relabelling, the multipliers, the update */
-        if (mine) {
-            if (lr == p)
-                lr = jj;
-            else if (lr == jj)
-                lr = p;
-        }
-        if (mine && lr > jj)
-            leaf_row_update(x, jj, pv, S.urow);
+        leaf_relabel_update(x, lr, mine, jj, p, pv, S.urow);
     }
     return lr;
 }

@@ -246,14 +246,9 @@ static void test_geometry(void)
     static const int req[] = {1, 7, 132, 264, 4096};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         for (size_t j = 0; j < sizeof req / sizeof req[0]; j++) {
-            int c = hyt_panel_leaf_ctas(rows[i], req[j]), rpw = hyt_panel_leaf_rpw(rows[i], c);
-            int64_t tw = (int64_t)c * (HYT_PANEL_LEAF_THREADS / 32);
+            int c = hyt_panel_leaf_ctas(rows[i], req[j]);
             CHECK(c >= 1 && c <= req[j], "%lld rows, %d CTAs asked: %d", (long long)rows[i],
                   req[j], c);
-            CHECK(rpw == 0 ? (rows[i] + tw - 1) / tw > HYT_PANEL_LEAF_RPW_MAX
-                           : rpw * tw >= rows[i] && rpw <= HYT_PANEL_LEAF_RPW_MAX &&
-                                 (rpw & (rpw - 1)) == 0,
-                  "%lld rows on %d CTAs: %d rows per warp", (long long)rows[i], c, rpw);
             int rpt = hyt_panel_leaf_rpt(rows[i], c);
             int64_t tt = (int64_t)c * HYT_PANEL_LEAF_THREADS;
             CHECK(rpt == 0 ? (rows[i] + tt - 1) / tt > HYT_PANEL_LEAF_RPT_MAX
@@ -266,6 +261,8 @@ static void test_geometry(void)
                       hyt_panel_leaf_ws_bytes(rows[i]) >= hyt_panel_leaf_slots_bytes(rows[i]) +
                           (size_t)rows[i] * HYT_PANEL_LEAF_W * sizeof(double),
                   "%lld rows: workspace too small", (long long)rows[i]);
+            CHECK(hyt_panel_leaf_grid_bytes(rows[i]) <= hyt_panel_leaf_slots_bytes(rows[i]),
+                  "%lld rows: the grid kernel's words beyond the slots", (long long)rows[i]);
             /* the short-panel kernel's L copies: R x w doubles, w <= R <= min(rows, 512) */
             const int64_t sr = rows[i] < HYT_PANEL_LEAF_THREADS ? rows[i] : HYT_PANEL_LEAF_THREADS;
             CHECK(hyt_panel_leaf_ws_bytes(rows[i]) >= hyt_panel_leaf_slots_bytes(rows[i]) +
@@ -343,15 +340,21 @@ int main(int argc, char **argv)
         {4000, 4, 64, 0, 1},  {4000, 6, 8, 5, 1},    {9000, 8, 8, 0, 1},   {600, 3, 600, 0, 1},
         {2500, 70, 96, 0, 2}, {40, 40, 40, 1, 2},   {3000, 100, 128, 0, 3}, {64, 64, 64, 2, 3},
         {30000, 32, 32, 0, 4}, {30000, 50, 64, 9, 4}, {1024, 1, 1, 0, 4},   {1000, 1, 8, 0, 3},
-        /* a thread per row (more than 16 rows a warp), columns in sub-blocks of 4 and 8, with
-         * NaN / Inf and with zero columns; 16 rows a thread (sub-blocks of 2, the second leaf
-         * one column wide); the tall kernel (more than 16 rows a thread) */
+        /* several rows a thread (more than 4 x nctas CTAs' worth of rows, or the grid kernel's
+         * CTAs not all resident: 70000 rows), columns in sub-blocks of 4 (with NaN / Inf), 8
+         * (70000 rows on 40 CTAs) and 16 (70000 on every SM, above), zero columns; 16 rows a
+         * thread (sub-blocks of 2, the second leaf one column wide); the tall kernel (more
+         * than 16 rows a thread); 3000 x 70 on 2 CTAs: the grid kernel on 6 */
         {5000, 40, 48, 2, 3}, {3000, 70, 96, 2, 2}, {7000, 40, 64, 1, 0}, {6000, 33, 64, 1, 3},
-        {14000, 40, 64, 1, 0}, {12000, 36, 40, 1, 2},
+        {14000, 40, 64, 1, 0}, {12000, 36, 40, 1, 2}, {70000, 40, 64, 40, 2},
         /* one thread-block cluster (on GPUs that launch them): 16 CTAs, the most; ties far
          * apart across its CTAs; 8193 rows: the first leaf cooperative, the second a cluster;
          * 3 CTAs allowed: clusters up to 1536 rows */
         {8192, 40, 64, 16, 4}, {8193, 33, 64, 16, 0}, {1536, 64, 64, 3, 3}, {1537, 40, 64, 3, 2},
+        /* one row a thread on more CTAs than a cluster holds (the grid kernel): ties far apart,
+         * NaN / Inf, zero columns, +-1 entries; 8700 x 33 in the small set */
+        {9000, 64, 64, 18, 0}, {20000, 33, 64, 40, 4}, {8700, 33, 64, 17, 3},
+        {12000, 70, 96, 24, 2}, {8193, 6, 8, 17, 1},
         /* leaves of at most 512 rows (one CTA): every leaf of a 512 x 512 panel; the later
          * leaves after cooperative or cluster ones, with NaN / Inf, zero columns, ties; n > m
          * (the last three not in the small set that compute-sanitizer runs: racecheck is slow) */
