@@ -13,7 +13,8 @@
 // throughputs: all 16 warps issue 16 independent instructions a step, and it prints the SM's
 // cycles per warp instruction.
 //
-// Between CTAs (thirty-eighth stop, written after the device time was spent: NOT RUN yet), for
+// Between CTAs (written at the thirty-eighth stop, run at the thirty-ninth: grid.sync() 1646 /
+// 2014 / 1985 cycles a step on 8 / 16 / 32 CTAs, publish and gather 1520 / 2043 / 2636), for
 // the tall leaves (gpu_dgetrf_leaf.cu's cooperative kernels pass a grid barrier every column,
 // then read every CTA's slot from global memory): one cooperative launch of G = 8, 16, 32 CTAs
 // of 512 threads timing a chain of cg grid.sync(), and a chain of "publish and gather" steps

@@ -17,8 +17,10 @@
 // largest |A22| entry, and how many entries differ in their bits (DMMA sums four products in
 // its own order; the CUDA cores sum them one FMA at a time).
 //
-// Status: written 2026-11-28 (thirty-eighth stop) after the device time was spent: compiled,
-// NOT RUN.
+// Status: written at the thirty-eighth stop, run at the thirty-ninth (one H200): n22 480: FMAs
+// 16885 cycles, DMMA 13853 (1.22x); 224: 9156 / 8899 (1.03x); 32: 8679 / 2339; the same bits
+// in every entry: at most ~1.5 us off each of the 512 x 512 panel's 15 update steps, not taken
+// up yet.
 #include "tool_cuda.h"
 
 #include <math.h>
