@@ -1,0 +1,392 @@
+// Where a column of the grid leaf kernel (gpu_dgetrf_leaf.cu, hyt_dgetrf_leaf_grid_kernel) goes
+// (experiment, not built by meson):
+//   nvcc -O3 -gencode=arch=compute_90,code=sm_90 -Xptxas -v tools/leaf_grid_phases.cu \
+//        -o /tmp/leaf_grid_phases && /tmp/leaf_grid_phases        (on a Hopper GPU)
+//
+// The thirty-ninth stop measured ~3.9 us a column for a 32768-row leaf on 64 CTAs (ncu: ~124 us
+// a leaf) where the one-CTA leaf takes ~0.65 us, and the same with a grid barrier a column as
+// with the tagged words: the hand-off between the CTAs is not where the time goes.  This tool
+// runs a copy of that kernel's column loop on an R x 32 row-major leaf (P = R / 512 CTAs of a
+// cooperative launch, one row a thread) with thread 0 of every CTA reading clock64 between the
+// column's steps:
+//   1 the warps' candidates to shared memory and the CTA barrier;
+//   2 the CTA's pick and its key words stored (the winner's row words beside them);
+//   3 warp 0's poll of the P CTAs' key words and the diagonal entry;
+//   4 its poll of the pivot row's words;
+//   5 the CTA barrier after it;
+//   6 the relabelling and the update,
+// and counting warp 0's polls that found a word without the column's tag (its slowest lane's).
+// It prints, for R = 8192, 32768 and 65536, the mean over the CTAs of each step's cycles a
+// column, the slowest CTA's total, the extra polls a column, the part before and after the
+// column loop (rows in from a row-major array one thread a row, not the library's tiles; the
+// words zeroed; the grid barrier / the rows out), the kernel's best time on CUDA events, and
+// whether its pivots and factors are a host dgetf2's (LAPACK's rule) bit for bit.  Variants:
+// the library's loop; with a grid barrier before step 3 (the first version's hand-off: the
+// polls then find every word at once); and two ablations that give wrong answers and only
+// time: no update (step 6 relabels only) and no other CTA (warp 0 polls its own CTA's words
+// only: the chain without the waits).  The clocks cost registers: the library's loop spills 4
+// bytes, this one 48 (sm_90, -Xptxas -v).
+// Status: written 2026-11-28 (thirty-ninth stop) after the device time was spent: compiled,
+// NOT RUN.
+#include "tool_cuda.h"
+
+#include "../gpu_kernels/hyt_gpu_leaf.cuh"
+#include "../gpu_kernels/hyt_gpu_sync.cuh"
+
+#include <cooperative_groups.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace cg = cooperative_groups;
+
+#define REPS 20
+#define NPH 6 /* the column's steps */
+
+enum { V_GRIDSYNC = 1, V_NOUPD = 2, V_LOCAL = 4 };
+
+// ph: per CTA, NPH step sums, then the extra polls, the cycles before and after the loop.
+template <int V>
+__global__ void __launch_bounds__(LEAF_THREADS, 1)
+k_grid(double *A, int R, int *ipiv, int *info, unsigned long long *ws, long long *ph)
+{
+    cg::grid_group grid = cg::this_grid();
+    __shared__ leaf_cta_slots S;
+    __shared__ int piv_s;
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, c = (int)blockIdx.x;
+    const int nctas = (int)gridDim.x, gt = c * LEAF_THREADS + threadIdx.x;
+    const bool mine = gt < R;
+    unsigned long long *const K = ws, *const RW = ws + 2 * 3 * nctas;
+    unsigned long long *const D = RW + 2 * 64 * nctas;
+    __shared__ long long st[NPH + 1]; /* thread 0's step sums, then the extra polls */
+    if (threadIdx.x <= NPH)
+        st[threadIdx.x] = 0;
+    const long long c0 = clock64();
+    double x[LEAF_W];
+#pragma unroll
+    for (int k = 0; k < LEAF_W; k++)
+        x[k] = mine ? A[(size_t)gt * LEAF_W + k] : 0.0;
+    for (int i = threadIdx.x; i < 2 * 67; i += LEAF_THREADS) {
+        const int par = i / 67, e = i % 67;
+        st_relaxed_u64(e < 3 ? K + (par * nctas + c) * 3 + e
+                             : RW + ((size_t)par * nctas + c) * 64 + e - 3, 0ull);
+    }
+    if (c == 0)
+        for (int i = threadIdx.x; i < 2 * 64; i += LEAF_THREADS)
+            st_relaxed_u64(D + i, 0ull);
+    grid.sync();
+    int lr = gt;
+    const long long c1 = clock64();
+
+#pragma unroll
+    for (int jj = 0; jj < LEAF_W; jj++) {
+        const int par = jj & 1;
+        const unsigned tag = (unsigned)jj + 1u;
+        unsigned long long *const kw = K + (size_t)par * nctas * 3;
+        unsigned long long *const rw = RW + (size_t)par * nctas * 64;
+        unsigned long long *const dw = D + par * 64;
+        long long t = clock64(), u;
+        leaf_warp_slot(x, jj, lr, mine, wid, S);
+        if (mine && lr == jj)
+#pragma unroll
+            for (int k = 0; k < LEAF_W; k++)
+                if (k >= jj) {
+                    st_relaxed_u64(dw + 2 * k, tagged(tag, (unsigned)__double2loint(x[k])));
+                    st_relaxed_u64(dw + 2 * k + 1, tagged(tag, (unsigned)__double2hiint(x[k])));
+                }
+        __syncthreads();
+        u = clock64(), t = threadIdx.x ? u : (st[0] += u - t, u);
+        {
+            unsigned bh, bl;
+            const unsigned br = leaf_cta_pick(S, lane, &bh, &bl);
+            if (bh != 0u && (unsigned)lr == br)
+#pragma unroll
+                for (int k = 0; k < LEAF_W; k++)
+                    if (k >= jj) {
+                        unsigned long long *w = rw + (size_t)c * 64;
+                        st_relaxed_u64(w + 2 * k, tagged(tag, (unsigned)__double2loint(x[k])));
+                        st_relaxed_u64(w + 2 * k + 1,
+                                       tagged(tag, (unsigned)__double2hiint(x[k])));
+                    }
+            if (threadIdx.x < 3)
+                st_relaxed_u64(kw + c * 3 + threadIdx.x,
+                               tagged(tag, threadIdx.x == 0 ? bh : threadIdx.x == 1 ? bl : br));
+        }
+        u = clock64(), t = threadIdx.x ? u : (st[1] += u - t, u);
+        if (V & V_GRIDSYNC)
+            grid.sync();
+        if (wid == 0) {
+            unsigned long long bk = 0ull, dlo = 0ull, dhi = 0ull;
+            unsigned brow = 0xffffffffu;
+            int bc = -1;
+            const int q_lo = V & V_LOCAL ? c : 0, q_hi = V & V_LOCAL ? c + 1 : nctas;
+            for (int q0 = q_lo; q0 < q_hi; q0 += 4 * 32) {
+                unsigned long long k3[4][3] = {};
+                bool ok;
+                int tries = 0;
+                do {
+                    ok = true;
+                    if (q0 == q_lo) {
+                        dlo = ld_relaxed_u64(dw + 2 * jj);
+                        dhi = ld_relaxed_u64(dw + 2 * jj + 1);
+                        ok = (V & V_LOCAL) || ((unsigned)(dlo >> 32) == tag &&
+                                               (unsigned)(dhi >> 32) == tag);
+                    }
+#pragma unroll
+                    for (int i = 0; i < 4; i++) {
+                        const int q = q0 + i * 32 + lane;
+                        if (q < q_hi)
+#pragma unroll
+                            for (int e = 0; e < 3; e++) {
+                                k3[i][e] = ld_relaxed_u64(kw + q * 3 + e);
+                                ok &= (unsigned)(k3[i][e] >> 32) == tag;
+                            }
+                    }
+                    tries++;
+                } while (!ok);
+                {
+                    const unsigned kt = __reduce_max_sync(0xffffffffu, (unsigned)tries);
+                    if (lane == 0)
+                        st[NPH] += kt - 1;
+                }
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    const int q = q0 + i * 32 + lane;
+                    const unsigned long long k =
+                        (unsigned long long)(unsigned)k3[i][0] << 32 | (unsigned)k3[i][1];
+                    const unsigned rq = (unsigned)k3[i][2];
+                    if (q < q_hi && (unsigned)k3[i][0] != 0u &&
+                        (k > bk || (k == bk && rq < brow))) {
+                        bk = k;
+                        brow = rq;
+                        bc = q;
+                    }
+                }
+            }
+            u = clock64(), t = threadIdx.x ? u : (st[2] += u - t, u);
+            const double djj = __hiloint2double((int)(unsigned)dhi, (int)(unsigned)dlo);
+            unsigned bh, bl;
+            const unsigned pr =
+                leaf_key_lowest((unsigned)(bk >> 32), (unsigned)bk, brow, &bh, &bl);
+            const bool diag = ((V & V_LOCAL) == 0 && isnan(djj)) || bh == 0u;
+            const int src = __ffs(__ballot_sync(0xffffffffu, bc >= 0 && brow == pr)) - 1;
+            const int pc = __shfl_sync(0xffffffffu, bc, src < 0 ? 0 : src);
+            double ul = 0.0;
+            int tries = 0;
+            if (lane >= jj && !(diag && (V & V_LOCAL))) {
+                const unsigned long long *w = diag ? dw : rw + (size_t)pc * 64;
+                unsigned long long lo, hi;
+                do {
+                    lo = ld_relaxed_u64(w + 2 * lane);
+                    hi = ld_relaxed_u64(w + 2 * lane + 1);
+                    tries++;
+                } while ((unsigned)(lo >> 32) != tag || (unsigned)(hi >> 32) != tag);
+                ul = __hiloint2double((int)(unsigned)hi, (int)(unsigned)lo);
+            }
+            const unsigned rt = __reduce_max_sync(0xffffffffu, (unsigned)tries);
+            if (lane == 0 && rt > 1)
+                st[NPH] += rt - 1;
+            S.urow[lane] = ul;
+            if (lane == 0)
+                piv_s = diag ? jj : (int)pr;
+            __syncwarp();
+            u = clock64(), t = threadIdx.x ? u : (st[3] += u - t, u);
+        }
+        __syncthreads();
+        u = clock64(), t = threadIdx.x ? u : (st[4] += u - t, u);
+        const int p = piv_s;
+        const double pv = S.urow[jj];
+        if (threadIdx.x == 0 && c == 0) {
+            ipiv[jj] = p + 1;
+            if (pv == 0.0 && *info == 0)
+                *info = jj + 1;
+        }
+        if (V & V_NOUPD) {
+            if (mine)
+                lr = lr == p ? jj : lr == jj ? p : lr;
+        } else {
+            leaf_relabel_update(x, lr, mine, jj, p, pv, S.urow);
+        }
+        u = clock64(), t = threadIdx.x ? u : (st[5] += u - t, u);
+    }
+    const long long c2 = clock64();
+    if (mine)
+#pragma unroll
+        for (int k = 0; k < LEAF_W; k++)
+            A[(size_t)lr * LEAF_W + k] = x[k];
+    __syncthreads();
+    const long long c3 = clock64();
+    if (threadIdx.x == 0) {
+        long long *const o = ph + (size_t)c * (NPH + 3);
+        for (int s = 0; s < NPH; s++)
+            o[s] = st[s];
+        o[NPH] = st[NPH];
+        o[NPH + 1] = c1 - c0;
+        o[NPH + 2] = c3 - c2;
+    }
+}
+
+// LAPACK's dgetf2 on R x 32 row-major, the kernels' arithmetic (reciprocal, FMA).
+static int host_getf2(std::vector<double> &A, int R, std::vector<int> &ipiv)
+{
+    int info = 0;
+    for (int j = 0; j < LEAF_W; j++) {
+        int p = -1;
+        double best = -1.0;
+        for (int r = j; r < R; r++) {
+            const double v = A[(size_t)r * LEAF_W + j];
+            if (!isnan(v) && fabs(v) > best) {
+                best = fabs(v);
+                p = r;
+            }
+        }
+        if (isnan(A[(size_t)j * LEAF_W + j]) || p < 0)
+            p = j;
+        ipiv[j] = p + 1;
+        for (int q = 0; q < LEAF_W; q++)
+            std::swap(A[(size_t)j * LEAF_W + q], A[(size_t)p * LEAF_W + q]);
+        const double pv = A[(size_t)j * LEAF_W + j];
+        if (pv == 0.0 && !info)
+            info = j + 1;
+        for (int r = j + 1; r < R; r++) {
+            double m = A[(size_t)r * LEAF_W + j];
+            if (pv != 0.0)
+                m = fabs(pv) >= DBL_MIN ? m * (1.0 / pv) : m / pv;
+            A[(size_t)r * LEAF_W + j] = m;
+            for (int k = j + 1; k < LEAF_W; k++)
+                A[(size_t)r * LEAF_W + k] =
+                    fma(-m, A[(size_t)j * LEAF_W + k], A[(size_t)r * LEAF_W + k]);
+        }
+    }
+    return info;
+}
+
+typedef void (*grid_fn)(double *, int, int *, int *, unsigned long long *, long long *);
+static const struct {
+    const char *name;
+    grid_fn k;
+    bool checked;
+} variants[] = {
+    {"library", k_grid<0>, true},
+    {"grid barrier", k_grid<V_GRIDSYNC>, true},
+    {"no update", k_grid<V_NOUPD>, false},
+    {"no other CTA", k_grid<V_LOCAL>, false},
+};
+
+int main()
+{
+    static const char *steps[NPH] = {"warps", "pick+store", "poll keys", "poll row",
+                                     "barrier", "update"};
+    int bad = 0;
+    for (int R : {8192, 32768, 65536}) {
+        const int P = (R + LEAF_THREADS - 1) / LEAF_THREADS;
+        std::vector<double> A0((size_t)R * LEAF_W), H;
+        unsigned long long s = 0x9E3779B97F4A7C15ull * (unsigned)R + 1;
+        for (auto &v : A0) {
+            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+            v = (double)(s % 2000001) / 1e6 - 1;
+        }
+        H = A0;
+        std::vector<int> hp(LEAF_W);
+        const int hinfo = host_getf2(H, R, hp);
+        double *dA, *dA0;
+        int *dp, *di;
+        unsigned long long *dw;
+        long long *dph;
+        const size_t bytes = A0.size() * sizeof(double);
+        CK(cudaMalloc(&dA, bytes));
+        CK(cudaMalloc(&dA0, bytes));
+        CK(cudaMalloc(&dp, LEAF_W * sizeof(int)));
+        CK(cudaMalloc(&di, sizeof(int)));
+        CK(cudaMalloc(&dw, (2 * 67 * (size_t)P + 128) * sizeof(unsigned long long)));
+        CK(cudaMalloc(&dph, (size_t)P * (NPH + 3) * sizeof(long long)));
+        CK(cudaMemcpy(dA0, A0.data(), bytes, cudaMemcpyHostToDevice));
+        cudaStream_t st;
+        CK(cudaStreamCreate(&st));
+        printf("R %d (%d CTAs), cycles a column, mean over the CTAs:\n", R, P);
+        for (const auto &v : variants) {
+            int per_sm = 0, sms = 0, dev = 0;
+            CK(cudaGetDevice(&dev));
+            CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+            CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v.k, LEAF_THREADS, 0));
+            if (per_sm * sms < P) {
+                printf("  %-14s: %d CTAs do not fit at once\n", v.name, P);
+                continue;
+            }
+            int Rv = R;
+            void *args[] = {&dA, &Rv, &dp, &di, &dw, &dph};
+            std::vector<long long> best, cur((size_t)P * (NPH + 3));
+            long long best_tot = LLONG_MAX;
+            CK(cudaMemset(dph, 0, cur.size() * sizeof(long long)));
+            auto pre = [&] {
+                CK(cudaMemcpyAsync(dA, dA0, bytes, cudaMemcpyDeviceToDevice, st));
+                CK(cudaMemsetAsync(di, 0, sizeof(int), st));
+            };
+            auto keep = [&] { /* the run whose slowest CTA's loop was shortest */
+                CK(cudaStreamSynchronize(st));
+                CK(cudaMemcpy(cur.data(), dph, cur.size() * sizeof(long long),
+                              cudaMemcpyDeviceToHost));
+                long long mx = 0;
+                for (int c = 0; c < P; c++) {
+                    long long t = 0;
+                    for (int q = 0; q < NPH; q++)
+                        t += cur[(size_t)c * (NPH + 3) + q];
+                    mx = std::max(mx, t);
+                }
+                if (mx > 0 && mx < best_tot) {
+                    best_tot = mx;
+                    best = cur;
+                }
+            };
+            const double ms = tool_best_ms(
+                st, REPS,
+                [&] {
+                    CK(cudaLaunchCooperativeKernel((const void *)v.k, dim3(P),
+                                                   dim3(LEAF_THREADS), args, 0, st));
+                },
+                [&] {
+                    keep();
+                    pre();
+                });
+            keep();
+            double mean[NPH + 3] = {};
+            for (int c = 0; c < P; c++)
+                for (int q = 0; q < NPH + 3; q++)
+                    mean[q] += (double)best[(size_t)c * (NPH + 3) + q] / P;
+            printf("  %-14s:", v.name);
+            for (int q = 0; q < NPH; q++)
+                printf(" %s %.0f", steps[q], mean[q] / LEAF_W);
+            printf("; slowest CTA %.0f a column; extra polls %.1f a column; before the loop "
+                   "%.0f, after %.0f cycles; kernel %.4f ms", (double)best_tot / LEAF_W,
+                   mean[NPH] / LEAF_W, mean[NPH + 1], mean[NPH + 2], ms);
+            if (v.checked) {
+                std::vector<double> out(A0.size());
+                std::vector<int> piv(LEAF_W);
+                int info;
+                pre();
+                CK(cudaLaunchCooperativeKernel((const void *)v.k, dim3(P), dim3(LEAF_THREADS),
+                                               args, 0, st));
+                CK(cudaStreamSynchronize(st));
+                CK(cudaMemcpy(out.data(), dA, bytes, cudaMemcpyDeviceToHost));
+                CK(cudaMemcpy(piv.data(), dp, LEAF_W * sizeof(int), cudaMemcpyDeviceToHost));
+                CK(cudaMemcpy(&info, di, sizeof info, cudaMemcpyDeviceToHost));
+                const bool same =
+                    piv == hp && info == hinfo && !memcmp(out.data(), H.data(), bytes);
+                bad += !same;
+                printf("; the host's bits %s", same ? "yes" : "NO");
+            }
+            printf("\n");
+        }
+        CK(cudaStreamDestroy(st));
+        CK(cudaFree(dA));
+        CK(cudaFree(dA0));
+        CK(cudaFree(dp));
+        CK(cudaFree(di));
+        CK(cudaFree(dw));
+        CK(cudaFree(dph));
+    }
+    return bad != 0;
+}
