@@ -22,10 +22,12 @@
 // words zeroed; the grid barrier / the rows out), the kernel's best time on CUDA events, and
 // whether its pivots and factors are a host dgetf2's (LAPACK's rule) bit for bit.  Variants:
 // the library's loop; with a grid barrier before step 3 (the first version's hand-off: the
-// polls then find every word at once); and two ablations that give wrong answers and only
-// time: no update (step 6 relabels only) and no other CTA (warp 0 polls its own CTA's words
-// only: the chain without the waits).  The clocks cost registers: the library's loop spills 4
-// bytes, this one 48 (sm_90, -Xptxas -v).
+// polls then find every word at once); each CTA's key words in a 128-byte line of their own
+// (every CTA polls every CTA's keys, and 64 CTAs' keys in 12 lines may queue at a few L2 slices:
+// a hypothesis of this stop, and so may the pivot row's 4 lines that every CTA reads); and two
+// ablations that give wrong answers and only time: no update (step 6 relabels only) and no
+// other CTA (warp 0 polls its own CTA's words only: the chain without the waits).  The clocks
+// cost registers: the library's loop spills 4 bytes, this one 48 (sm_90, -Xptxas -v).
 // Status: written 2026-11-28 (thirty-ninth stop) after the device time was spent: compiled,
 // NOT RUN.
 #include "tool_cuda.h"
@@ -46,7 +48,7 @@ namespace cg = cooperative_groups;
 #define REPS 20
 #define NPH 6 /* the column's steps */
 
-enum { V_GRIDSYNC = 1, V_NOUPD = 2, V_LOCAL = 4 };
+enum { V_GRIDSYNC = 1, V_NOUPD = 2, V_LOCAL = 4, V_PAD = 8 };
 
 // ph: per CTA, NPH step sums, then the extra polls, the cycles before and after the loop.
 template <int V>
@@ -59,7 +61,8 @@ k_grid(double *A, int R, int *ipiv, int *info, unsigned long long *ws, long long
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, c = (int)blockIdx.x;
     const int nctas = (int)gridDim.x, gt = c * LEAF_THREADS + threadIdx.x;
     const bool mine = gt < R;
-    unsigned long long *const K = ws, *const RW = ws + 2 * 3 * nctas;
+    constexpr int KS = V & V_PAD ? 16 : 3; /* a CTA's key words' stride: 3, or a 128-byte line */
+    unsigned long long *const K = ws, *const RW = ws + 2 * KS * nctas;
     unsigned long long *const D = RW + 2 * 64 * nctas;
     __shared__ long long st[NPH + 1]; /* thread 0's step sums, then the extra polls */
     if (threadIdx.x <= NPH)
@@ -71,7 +74,7 @@ k_grid(double *A, int R, int *ipiv, int *info, unsigned long long *ws, long long
         x[k] = mine ? A[(size_t)gt * LEAF_W + k] : 0.0;
     for (int i = threadIdx.x; i < 2 * 67; i += LEAF_THREADS) {
         const int par = i / 67, e = i % 67;
-        st_relaxed_u64(e < 3 ? K + (par * nctas + c) * 3 + e
+        st_relaxed_u64(e < 3 ? K + (par * nctas + c) * KS + e
                              : RW + ((size_t)par * nctas + c) * 64 + e - 3, 0ull);
     }
     if (c == 0)
@@ -85,7 +88,7 @@ k_grid(double *A, int R, int *ipiv, int *info, unsigned long long *ws, long long
     for (int jj = 0; jj < LEAF_W; jj++) {
         const int par = jj & 1;
         const unsigned tag = (unsigned)jj + 1u;
-        unsigned long long *const kw = K + (size_t)par * nctas * 3;
+        unsigned long long *const kw = K + (size_t)par * nctas * KS;
         unsigned long long *const rw = RW + (size_t)par * nctas * 64;
         unsigned long long *const dw = D + par * 64;
         long long t = clock64(), u;
@@ -112,7 +115,7 @@ k_grid(double *A, int R, int *ipiv, int *info, unsigned long long *ws, long long
                                        tagged(tag, (unsigned)__double2hiint(x[k])));
                     }
             if (threadIdx.x < 3)
-                st_relaxed_u64(kw + c * 3 + threadIdx.x,
+                st_relaxed_u64(kw + c * KS + threadIdx.x,
                                tagged(tag, threadIdx.x == 0 ? bh : threadIdx.x == 1 ? bl : br));
         }
         u = clock64(), t = threadIdx.x ? u : (st[1] += u - t, u);
@@ -141,7 +144,7 @@ k_grid(double *A, int R, int *ipiv, int *info, unsigned long long *ws, long long
                         if (q < q_hi)
 #pragma unroll
                             for (int e = 0; e < 3; e++) {
-                                k3[i][e] = ld_relaxed_u64(kw + q * 3 + e);
+                                k3[i][e] = ld_relaxed_u64(kw + q * KS + e);
                                 ok &= (unsigned)(k3[i][e] >> 32) == tag;
                             }
                     }
@@ -272,6 +275,7 @@ static const struct {
 } variants[] = {
     {"library", k_grid<0>, true},
     {"grid barrier", k_grid<V_GRIDSYNC>, true},
+    {"keys padded", k_grid<V_PAD>, true},
     {"no update", k_grid<V_NOUPD>, false},
     {"no other CTA", k_grid<V_LOCAL>, false},
 };
@@ -301,7 +305,7 @@ int main()
         CK(cudaMalloc(&dA0, bytes));
         CK(cudaMalloc(&dp, LEAF_W * sizeof(int)));
         CK(cudaMalloc(&di, sizeof(int)));
-        CK(cudaMalloc(&dw, (2 * 67 * (size_t)P + 128) * sizeof(unsigned long long)));
+        CK(cudaMalloc(&dw, (2 * 80 * (size_t)P + 128) * sizeof(unsigned long long)));
         CK(cudaMalloc(&dph, (size_t)P * (NPH + 3) * sizeof(long long)));
         CK(cudaMemcpy(dA0, A0.data(), bytes, cudaMemcpyHostToDevice));
         cudaStream_t st;
