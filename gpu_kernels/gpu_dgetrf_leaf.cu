@@ -828,10 +828,13 @@ hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, i
  * rows kernel on 64 CTAs, two rows a thread, for those leaves) was 1.3% slower. */
 #define LEAF_GRID_SPREAD 4
 
+#define GK HYT_PANEL_GRID_KEY
+#define GR HYT_PANEL_GRID_ROW
+
 struct leaf_grid_words {
-    unsigned long long *key;  /* [2][nctas][3]: the CTA's key (hi, lo; hi 0: none), its row */
-    unsigned long long *row;  /* [2][nctas][64]: that row, two words a double (low, high) */
-    unsigned long long *diag; /* [2][64]: the diagonal row */
+    unsigned long long *key;  /* [2][nctas][GK]: the CTA's key (hi, lo; hi 0: none), its row */
+    unsigned long long *row;  /* [2][nctas][GR]: that row, two words a double (low, high) */
+    unsigned long long *diag; /* [2][GR]: the diagonal row */
 };
 
 /* A row's entries jj and right (x) into tagged words w, two a double (low word, high word). */
@@ -901,18 +904,18 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
     const bool mine = gt < R;
     leaf_grid_words G;
     G.key = (unsigned long long *)ws;
-    G.row = G.key + 2 * 3 * nctas;
-    G.diag = G.row + 2 * 64 * nctas;
+    G.row = G.key + 2 * GK * nctas;
+    G.diag = G.row + 2 * GR * nctas;
     double *const tile = tiles + wid * 32 * LEAF_TILE_LD;
     double x[LEAF_W];
     leaf_row_in(x, tile, A, nb, j0, w, R, base, mine);
-    for (int i = threadIdx.x; i < 2 * 67; i += LEAF_THREADS) { /* the CTA's words, 2 parities */
-        const int par = i / 67, e = i % 67;
-        st_relaxed_u64(e < 3 ? G.key + (par * nctas + c) * 3 + e
-                             : G.row + ((int64_t)par * nctas + c) * 64 + e - 3, 0ull);
+    for (int i = threadIdx.x; i < 2 * (GK + GR); i += LEAF_THREADS) { /* the CTA's, 2 parities */
+        const int par = i / (GK + GR), e = i % (GK + GR);
+        st_relaxed_u64(e < GK ? G.key + (par * nctas + c) * GK + e
+                              : G.row + ((int64_t)par * nctas + c) * GR + e - GK, 0ull);
     }
     if (c == 0)
-        for (int i = threadIdx.x; i < 2 * 64; i += LEAF_THREADS)
+        for (int i = threadIdx.x; i < 2 * GR; i += LEAF_THREADS)
             st_relaxed_u64(G.diag + i, 0ull);
     grid.sync();
     int lr = gt;
@@ -923,9 +926,9 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
             break;
         const int par = jj & 1;
         const unsigned tag = (unsigned)jj + 1u;
-        unsigned long long *const kw = G.key + (int64_t)par * nctas * 3;
-        unsigned long long *const rw = G.row + (int64_t)par * nctas * 64;
-        unsigned long long *const dw = G.diag + par * 64;
+        unsigned long long *const kw = G.key + (int64_t)par * nctas * GK;
+        unsigned long long *const rw = G.row + (int64_t)par * nctas * GR;
+        unsigned long long *const dw = G.diag + par * GR;
         /* 1. the warp's candidate; the diagonal row */
         leaf_warp_slot(x, jj, lr, mine, wid, S);
         if (mine && lr == jj)
@@ -936,9 +939,9 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
             unsigned bh, bl;
             const unsigned br = leaf_cta_pick(S, lane, &bh, &bl);
             if (bh != 0u && (unsigned)lr == br)
-                leaf_put_row(rw + (int64_t)c * 64, x, jj, tag);
+                leaf_put_row(rw + (int64_t)c * GR, x, jj, tag);
             if (threadIdx.x < 3)
-                st_relaxed_u64(kw + c * 3 + threadIdx.x,
+                st_relaxed_u64(kw + c * GK + threadIdx.x,
                                tagged(tag, threadIdx.x == 0 ? bh : threadIdx.x == 1 ? bl : br));
         }
         /* 3. the pivot, the same in every CTA, and its row */
@@ -948,7 +951,7 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
             int bc = -1;
             unsigned long long dlo, dhi; /* the diagonal entry, polled with the first keys */
             for (int q0 = 0; q0 < nctas; q0 += 4 * 32) { /* four CTAs a lane in flight */
-                unsigned long long k3[4][3] = {};
+                unsigned long long k3[4][GK] = {};
                 bool ok;
                 do {
                     ok = true;
@@ -962,8 +965,8 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
                         const int q = q0 + i * 32 + lane;
                         if (q < nctas)
 #pragma unroll
-                            for (int e = 0; e < 3; e++) {
-                                k3[i][e] = ld_relaxed_u64(kw + q * 3 + e);
+                            for (int e = 0; e < GK; e++) {
+                                k3[i][e] = ld_relaxed_u64(kw + q * GK + e);
                                 ok &= (unsigned)(k3[i][e] >> 32) == tag;
                             }
                     }
@@ -990,7 +993,7 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
             const int src = __ffs(__ballot_sync(0xffffffffu, bc >= 0 && brow == pr)) - 1;
             const int pc = __shfl_sync(0xffffffffu, bc, src < 0 ? 0 : src);
             S.urow[lane] =
-                lane < jj ? 0.0 : leaf_get_entry(diag ? dw : rw + (int64_t)pc * 64, lane, tag);
+                lane < jj ? 0.0 : leaf_get_entry(diag ? dw : rw + (int64_t)pc * GR, lane, tag);
             if (lane == 0)
                 piv_s = diag ? jj : (int)pr;
         }
@@ -1016,6 +1019,8 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
                 A[(int64_t)(j0 + lr) * nb + j0 + k] = x[k];
     leaf_interchange_rest(A, n, nb, j0, w, spiv);
 }
+#undef GK
+#undef GR
 
 /* Leaves of at most LEAF_THREADS rows: ONE CTA, a thread per row with its row's 32 entries in
  * registers, the column loop fully unrolled, two CTA barriers per column and the interchanges

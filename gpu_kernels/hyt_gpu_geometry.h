@@ -193,14 +193,20 @@ HYT_GEOM_FN void hyt_panel_trace_back(const int *piv, int r0, int cnt, int *xa, 
     *xb = b_;
 }
 
-/* Bytes of the grid leaf kernel's tagged words (gpu_dgetrf_leaf.cu) for leaves of at most
- * `rows` rows, on one CTA per HYT_PANEL_LEAF_THREADS rows (at most HYT_PANEL_CTAS_MAX): per
- * parity and CTA, three words of key and 64 of row; per parity, 64 of the diagonal row. */
+/* The grid leaf kernel's tagged words (gpu_dgetrf_leaf.cu), per parity: for each CTA,
+ * HYT_PANEL_GRID_KEY words of key (high, low, logical row) and HYT_PANEL_GRID_ROW of its row
+ * (two a double), then HYT_PANEL_GRID_ROW of the diagonal row. */
+#define HYT_PANEL_GRID_KEY 3
+#define HYT_PANEL_GRID_ROW (2 * HYT_PANEL_LEAF_W)
+
+/* Bytes of those words for leaves of at most `rows` rows, on one CTA per
+ * HYT_PANEL_LEAF_THREADS rows (at most HYT_PANEL_CTAS_MAX). */
 HYT_GEOM_FN size_t hyt_panel_leaf_grid_bytes(int64_t rows)
 {
     int64_t p = (rows + HYT_PANEL_LEAF_THREADS - 1) / HYT_PANEL_LEAF_THREADS;
     p = p < 1 ? 1 : p > HYT_PANEL_CTAS_MAX ? HYT_PANEL_CTAS_MAX : p;
-    return (size_t)(2 * p * 67 + 2 * 64) * sizeof(unsigned long long);
+    return (size_t)(2 * p * (HYT_PANEL_GRID_KEY + HYT_PANEL_GRID_ROW) + 2 * HYT_PANEL_GRID_ROW) *
+           sizeof(unsigned long long);
 }
 
 /* Bytes of the leaves' publication slots for panels of at most `rows` rows: those of the most
