@@ -237,7 +237,7 @@ __device__ static void leaf_tile_in(double *tile, const double *A, int nb, int j
                                     int base)
 {
     const int lane = threadIdx.x & 31;
-#pragma unroll 4
+#pragma unroll
     for (int i = 0; i < 32; i++)
         if (base + i < R && lane < w)
             tile[i * LEAF_TILE_LD + lane] = A[(int64_t)(j0 + base + i) * nb + j0 + lane];
@@ -837,6 +837,14 @@ struct leaf_grid_words {
     unsigned long long *diag; /* [2][GR]: the diagonal row */
 };
 
+/* Entry k of a row (v) into tagged words w. */
+__device__ __forceinline__ static void leaf_put_entry(unsigned long long *w, double v, int k,
+                                                      unsigned tag)
+{
+    st_relaxed_u64(w + 2 * k, tagged(tag, (unsigned)__double2loint(v)));
+    st_relaxed_u64(w + 2 * k + 1, tagged(tag, (unsigned)__double2hiint(v)));
+}
+
 /* A row's entries jj and right (x) into tagged words w, two a double (low word, high word). */
 __device__ __forceinline__ static void leaf_put_row(unsigned long long *w,
                                                     const double (&x)[LEAF_W], int jj,
@@ -844,10 +852,27 @@ __device__ __forceinline__ static void leaf_put_row(unsigned long long *w,
 {
 #pragma unroll
     for (int k = 0; k < LEAF_W; k++)
-        if (k >= jj) {
-            st_relaxed_u64(w + 2 * k, tagged(tag, (unsigned)__double2loint(x[k])));
-            st_relaxed_u64(w + 2 * k + 1, tagged(tag, (unsigned)__double2hiint(x[k])));
-        }
+        if (k >= jj)
+            leaf_put_entry(w, x[k], k, tag);
+}
+
+/* The row (x, entries jj and right) of the one lane of a warp for which me is true into tagged
+ * words w, by the whole warp: through buf (shared memory, LEAF_W doubles), then one entry a
+ * lane, so that the 64 stores are two instructions instead of 64 of one lane. */
+__device__ __forceinline__ static void leaf_put_row_warp(unsigned long long *w,
+                                                         const double (&x)[LEAF_W], int jj,
+                                                         unsigned tag, bool me, double *buf)
+{
+    const int lane = threadIdx.x & 31;
+    if (me)
+#pragma unroll
+        for (int k = 0; k < LEAF_W; k++)
+            if (k >= jj)
+                buf[k] = x[k];
+    __syncwarp();
+    if (lane >= jj)
+        leaf_put_entry(w, buf[lane], lane, tag);
+    __syncwarp();
 }
 
 /* Entry k of a row in tagged words, once both words carry tag. */
@@ -885,8 +910,9 @@ __device__ __forceinline__ static double leaf_get_entry(const unsigned long long
  * parity p again (column jj + 2) only after it has read every CTA's words of column jj + 1,
  * which each CTA writes after reading those of column jj: so a word never carries a later tag
  * than the one awaited.  Each CTA zeroes its words before one grid barrier at the start, so no
- * word from an earlier launch carries this launch's tags.  Each thread writes its row to its
- * logical place at the end (every CTA has read its rows before that barrier).  A 32768 x 512
+ * word from an earlier launch carries this launch's tags.  At the end each row goes to its
+ * logical place (every CTA has read its rows before that barrier), through the CTA's tiles
+ * where that place is the CTA's, so that the stores coalesce.  A 32768 x 512
  * panel on 64 CTAs: 2.4 ms against 4.4 with the rows kernel there (one row a thread, rows moved
  * between threads, a grid barrier a column), 1.4x cuSOLVER's (docs/performance.md,
  * thirty-ninth stop); a leaf of 32768 rows takes ~124 us, ~3.9 us a column, the same as with a
@@ -896,9 +922,11 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
                             int *info, double *ws, int nctas)
 {
     cg::grid_group grid = cg::this_grid();
-    extern __shared__ double tiles[]; /* [LEAF_WARPS][32][LEAF_TILE_LD], the rows in */
+    extern __shared__ double tiles[]; /* [LEAF_WARPS][32][LEAF_TILE_LD], the rows in and out */
     __shared__ leaf_cta_slots S;
     __shared__ int spiv[LEAF_W], piv_s;
+    __shared__ unsigned char filled[LEAF_THREADS]; /* at the end: the tiles' rows to store */
+    __shared__ double wrow[LEAF_W];                /* the CTA's winning row, to its words */
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, c = (int)blockIdx.x;
     const int R = m - j0, gt = c * LEAF_THREADS + threadIdx.x, base = gt - lane;
     const bool mine = gt < R;
@@ -929,20 +957,25 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
         unsigned long long *const kw = G.key + (int64_t)par * nctas * GK;
         unsigned long long *const rw = G.row + (int64_t)par * nctas * GR;
         unsigned long long *const dw = G.diag + par * GR;
-        /* 1. the warp's candidate; the diagonal row */
+        /* 1. the warp's candidate; the diagonal entry (its row only when it is the pivot) */
         leaf_warp_slot(x, jj, lr, mine, wid, S);
-        if (mine && lr == jj)
-            leaf_put_row(dw, x, jj, tag);
+        if (mine && lr == jj) {
+            if (isnan(x[jj]))
+                leaf_put_row(dw, x, jj, tag);
+            else
+                leaf_put_entry(dw, x[jj], jj, tag);
+        }
         __syncthreads();
-        /* 2. the CTA's, in every warp; its row and key to the CTA's words */
+        /* 2. the CTA's, in every warp; its key, then its row, to the CTA's words */
         {
             unsigned bh, bl;
             const unsigned br = leaf_cta_pick(S, lane, &bh, &bl);
-            if (bh != 0u && (unsigned)lr == br)
-                leaf_put_row(rw + (int64_t)c * GR, x, jj, tag);
             if (threadIdx.x < 3)
                 st_relaxed_u64(kw + c * GK + threadIdx.x,
                                tagged(tag, threadIdx.x == 0 ? bh : threadIdx.x == 1 ? bl : br));
+            const bool me = bh != 0u && (unsigned)lr == br;
+            if (__any_sync(0xffffffffu, me))
+                leaf_put_row_warp(rw + (int64_t)c * GR, x, jj, tag, me, wrow);
         }
         /* 3. the pivot, the same in every CTA, and its row */
         if (wid == 0) {
@@ -1012,11 +1045,33 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
         leaf_relabel_update(x, lr, mine, jj, p, pv, S.urow);
     }
 
-    if (mine) /* the row to its logical place */
+    /* Each row to its logical place: through the CTA's tiles where that place is one of the
+     * CTA's rows (all but the few that pivoting moved across CTAs), so the stores coalesce */
+    const int own = lr - c * LEAF_THREADS;
+    const bool here = mine && own >= 0 && own < LEAF_THREADS;
+    filled[threadIdx.x] = 0;
+    __syncthreads();
+    if (here) {
+#pragma unroll
+        for (int k = 0; k < LEAF_W; k++)
+            if (k < w)
+                tiles[own * LEAF_TILE_LD + k] = x[k];
+        filled[own] = 1;
+    } else if (mine) {
 #pragma unroll
         for (int k = 0; k < LEAF_W; k++)
             if (k < w)
                 A[(int64_t)(j0 + lr) * nb + j0 + k] = x[k];
+    }
+    __syncthreads();
+    {
+        const int b = wid * 32; /* the warp's 32 rows of the CTA's */
+#pragma unroll 4
+        for (int i = 0; i < 32; i++)
+            if (filled[b + i] && lane < w)
+                A[(int64_t)(j0 + c * LEAF_THREADS + b + i) * nb + j0 + lane] =
+                    tiles[(b + i) * LEAF_TILE_LD + lane];
+    }
     leaf_interchange_rest(A, n, nb, j0, w, spiv);
 }
 #undef GK
