@@ -9,7 +9,10 @@
  * (tools/launch_wait.cu).  Times are medians of `reps` runs with CUDA events on the panel's
  * stream; every run starts from the same panel (restored by a device copy outside the timed
  * region).  Beside the DGEMMs it also reports how much longer they took than alone: what the
- * panel cost the update.
+ * panel cost the update.  With sms > 0 (--panel-sms) the panel's stream lives in a green
+ * context of that many SMs and the DGEMMs' in one of the other SMs: a panel on its reserved
+ * SMs beside an update on the rest, with no launch waiting for an SM to drain (the LU itself
+ * bounds its panel stream, gpu.panel_sms, but lets the update use every SM).
  * CPU panels are timed by hytile bench-cpu.
  */
 #include "bench_panel.h"
@@ -26,6 +29,7 @@
 #include "hyt_gpu_kernels.h"
 
 #include <cublas_v2.h>
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
@@ -48,6 +52,85 @@ static int cmp_f(const void *a, const void *b)
 
 enum { BP_GEMM = 16384, BP_REPS_MAX = 64 };
 
+/* The driver's functions for green contexts, through the runtime (hytile does not link
+ * libcuda). */
+#define BP_DRV(X)                                                                               \
+    X(cuDeviceGet) X(cuDeviceGetDevResource) X(cuDevSmResourceSplitByCount)                     \
+    X(cuDevResourceGenerateDesc) X(cuGreenCtxCreate) X(cuGreenCtxDestroy)                       \
+    X(cuGreenCtxStreamCreate) X(cuCtxFromGreenCtx) X(cuCtxPushCurrent) X(cuCtxPopCurrent)       \
+    X(cuEventCreate)
+#define BP_DRV_PTR(f) __typeof__(f) *f;
+static struct { BP_DRV(BP_DRV_PTR) int ok; } bp_drv;
+#undef BP_DRV_PTR
+
+/* Streams sp (priority hi) on a green context of sms SMs of device ordinal and sg (priority
+ * lo) on one of the others, their contexts into g[2], their SMs into nsm[2], and the events
+ * ev[0..1] in the first, ev[2..3] in the second (an event is recorded on a stream of its own
+ * context).  0, or the failing call's status (a message printed). */
+static int bp_green_streams(int ordinal, int sms, int hi, int lo, CUgreenCtx g[2],
+                            cudaStream_t *sp, cudaStream_t *sg, unsigned nsm[2],
+                            cudaEvent_t ev[4])
+{
+    enum cudaDriverEntryPointQueryResult q;
+    CUresult r = CUDA_SUCCESS;
+    const char *what = "";
+#define BP_DRV_GET(f)                                                                          \
+    if (!bp_drv.ok && (cudaGetDriverEntryPointByVersion(#f, (void **)&bp_drv.f, CUDA_VERSION,   \
+                                                        cudaEnableDefault, &q) != cudaSuccess ||\
+                       !bp_drv.f)) {                                                           \
+        fprintf(stderr, "hytile bench-gpu --panel: the CUDA driver has no %s\n", #f);         \
+        return 1;                                                                              \
+    }
+    BP_DRV(BP_DRV_GET)
+#undef BP_DRV_GET
+    bp_drv.ok = 1;
+    CUdevice cd;
+    CUdevResource all, part[2];
+    CUdevResourceDesc desc;
+    unsigned ngroups = 1;
+    if ((r = bp_drv.cuDeviceGet(&cd, ordinal)) ||
+        (r = bp_drv.cuDeviceGetDevResource(cd, &all, CU_DEV_RESOURCE_TYPE_SM))) {
+        what = "cuDeviceGetDevResource";
+        goto fail;
+    }
+    if (sms >= (int)all.sm.smCount) {
+        fprintf(stderr, "hytile bench-gpu --panel: --panel-sms %d, but the GPU has %u SMs\n", sms,
+                all.sm.smCount);
+        return 1;
+    }
+    if ((r = bp_drv.cuDevSmResourceSplitByCount(&part[0], &ngroups, &all, &part[1], 0,
+                                                (unsigned)sms)) || ngroups != 1) {
+        what = "cuDevSmResourceSplitByCount";
+        goto fail;
+    }
+    nsm[0] = part[0].sm.smCount; /* rounded up to the GPU's granularity */
+    nsm[1] = part[1].sm.smCount;
+    for (int i = 0; i < 2; i++) {
+        what = "cuGreenCtxCreate";
+        if ((r = bp_drv.cuDevResourceGenerateDesc(&desc, &part[i], 1)) ||
+            (r = bp_drv.cuGreenCtxCreate(&g[i], desc, cd, CU_GREEN_CTX_DEFAULT_STREAM)))
+            goto fail;
+        what = "cuGreenCtxStreamCreate";
+        if ((r = bp_drv.cuGreenCtxStreamCreate((CUstream *)(i ? sg : sp), g[i],
+                                               CU_STREAM_NON_BLOCKING, i ? lo : hi)))
+            goto fail;
+        CUcontext c, old;
+        what = "cuEventCreate";
+        if ((r = bp_drv.cuCtxFromGreenCtx(&c, g[i])) || (r = bp_drv.cuCtxPushCurrent(c)))
+            goto fail;
+        for (int e = 0; e < 2 && !r; e++)
+            r = bp_drv.cuEventCreate((CUevent *)&ev[2 * i + e], CU_EVENT_DEFAULT);
+        bp_drv.cuCtxPopCurrent(&old);
+        if (r)
+            goto fail;
+    }
+    return 0;
+fail:
+    fprintf(stderr, "hytile bench-gpu --panel: %s failed (%d) for --panel-sms %d\n", what,
+            (int)r, sms);
+    return r ? (int)r : 1;
+}
+
 /* On hg's stream, between the events g0 and g1: DGEMMs C += A B of BP_GEMM x BP_GEMM x nb (G:
  * C, then A, then B), enough to outlast the panel: the flops of four 8192^3 (~80 ms).
  * Returns 0 or the failing call's status. */
@@ -65,10 +148,19 @@ static int bp_gemms(cublasHandle_t hg, cudaStream_t sg, cudaEvent_t g0, cudaEven
     return (int)cudaEventRecord(g1, sg);
 }
 
+/* Both streams done, whichever contexts they live in. */
+static int bp_sync(cudaStream_t sp, cudaStream_t sg)
+{
+    int e = (int)cudaStreamSynchronize(sp);
+    return e ? e : (int)cudaStreamSynchronize(sg);
+}
+
 int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, int nnb, int reps,
-                    int nctas)
+                    int nctas, int sms)
 {
     hyt_device_t *dev = hyt_context_device(ctx, 0);
+    CUgreenCtx green[2] = {NULL, NULL};
+    unsigned nsm[2] = {0, 0};
     int rc = 0, lo, hi, mmax = 0, nbmax = 0;
     cudaStream_t sp = NULL, sg = NULL;
     cublasHandle_t hp = NULL, hg = NULL;
@@ -91,18 +183,28 @@ int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, i
     size_t abytes = (size_t)mmax * nbmax * sizeof(double);
     BP_CHECK(cudaSetDevice(hyt_device_ordinal(dev)));
     BP_CHECK(cudaDeviceGetStreamPriorityRange(&lo, &hi));
-    BP_CHECK(cudaStreamCreateWithPriority(&sp, cudaStreamNonBlocking, hi));
-    BP_CHECK(cudaStreamCreateWithPriority(&sg, cudaStreamNonBlocking, lo));
+    if (sms > 0) {
+        cudaEvent_t ev[4] = {NULL, NULL, NULL, NULL};
+        rc = bp_green_streams(hyt_device_ordinal(dev), sms, hi, lo, green, &sp, &sg, nsm, ev);
+        e0 = ev[0], e1 = ev[1], g0 = ev[2], g1 = ev[3];
+        if (rc) {
+            rc = 1;
+            goto cleanup;
+        }
+    } else {
+        BP_CHECK(cudaStreamCreateWithPriority(&sp, cudaStreamNonBlocking, hi));
+        BP_CHECK(cudaStreamCreateWithPriority(&sg, cudaStreamNonBlocking, lo));
+        BP_CHECK(cudaEventCreate(&e0));
+        BP_CHECK(cudaEventCreate(&e1));
+        BP_CHECK(cudaEventCreate(&g0));
+        BP_CHECK(cudaEventCreate(&g1));
+    }
     BP_CHECK(cublasCreate(&hp));
     BP_CHECK(cublasSetStream(hp, sp));
     BP_CHECK(cublasCreate(&hg));
     BP_CHECK(cublasSetStream(hg, sg));
     BP_CHECK(cusolverDnCreate(&sh));
     BP_CHECK(cusolverDnSetStream(sh, sp));
-    BP_CHECK(cudaEventCreate(&e0));
-    BP_CHECK(cudaEventCreate(&e1));
-    BP_CHECK(cudaEventCreate(&g0));
-    BP_CHECK(cudaEventCreate(&g1));
     BP_CHECK(cudaMalloc((void **)&A, abytes));
     BP_CHECK(cudaMalloc((void **)&A0, abytes));
     BP_CHECK(cudaMalloc((void **)&P, abytes));
@@ -130,6 +232,9 @@ int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, i
     printf("\npanel LU on %s (gpu.panel_ctas %d; <= 0: one CTA per SM); concurrent: with %d x %d "
            "x nb DGEMMs (the LU's trailing update) on a low-priority stream\n",
            hyt_device_name(dev), nctas, BP_GEMM, BP_GEMM);
+    if (sms > 0)
+        printf("(--panel-sms %d: the panels on %u SMs, the DGEMMs on the other %u; green "
+               "contexts)\n", sms, nsm[0], nsm[1]);
     printf("%7s %5s | %9s %7s %9s %7s %8s | %9s %7s %9s %7s %8s | %6s %6s\n", "m", "nb",
            "hyt ms", "TF/s", "hyt+gemm", "TF/s", "gemm+ms", "cus ms", "TF/s", "cus+gemm", "TF/s",
            "gemm+ms", "alone", "concur");
@@ -139,7 +244,7 @@ int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, i
         float tg0[BP_REPS_MAX];
         for (int r = -1; r < reps; r++) {
             BP_CHECK(bp_gemms(hg, sg, g0, g1, G, nb));
-            BP_CHECK(cudaDeviceSynchronize());
+            BP_CHECK(bp_sync(sp, sg));
             if (r >= 0)
                 BP_CHECK(cudaEventElapsedTime(&tg0[r], g0, g1));
         }
@@ -174,7 +279,7 @@ int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, i
                     else
                         BP_CHECK(cusolverDnDgetrf(sh, m, nb, P, m, swork, piv, info));
                     BP_CHECK(cudaEventRecord(e1, sp));
-                    BP_CHECK(cudaDeviceSynchronize());
+                    BP_CHECK(bp_sync(sp, sg));
                     if (r >= 0) {
                         BP_CHECK(cudaEventElapsedTime(&t[v][r], e0, e1));
                         if (v & 1)
@@ -229,13 +334,16 @@ cleanup:
         cudaStreamDestroy(sp);
     if (sg)
         cudaStreamDestroy(sg);
+    for (int i = 0; i < 2; i++)
+        if (green[i])
+            bp_drv.cuGreenCtxDestroy(green[i]);
     return rc;
 }
 #else
 int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, int nnb, int reps,
-                    int nctas)
+                    int nctas, int sms)
 {
-    (void)ctx, (void)ms, (void)nm, (void)nbs, (void)nnb, (void)reps, (void)nctas;
+    (void)ctx, (void)ms, (void)nm, (void)nbs, (void)nnb, (void)reps, (void)nctas, (void)sms;
     fprintf(stderr, "hytile bench-gpu --panel: hytile was built without CUDA\n");
     return 2;
 }
