@@ -14,11 +14,12 @@ fail() {
     exit 1
 }
 
-# check NATIVE CUSOLVER [VAR=VALUE...]: the counts of each panel in the trace of one run
+# check NATIVE CUSOLVER [VAR=VALUE...]: the counts of each panel in the trace of one run (on
+# DEVICES host devices, 1 unless set)
 check() {
     want_nat=$1 want_cus=$2
     shift 2
-    env HYT_PANEL=gpu "$@" "$hytile" hpl -n 1000 --nb 100 --devices host:1 --quiet \
+    env HYT_PANEL=gpu "$@" "$hytile" hpl -n 1000 --nb 100 --devices host:${DEVICES:-1} --quiet \
         --trace "$tmp/t.json" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "$*: hpl failed"; }
     nat=$(grep -o '"name":"gpu_panel_native"' "$tmp/t.json" | wc -l)
     cus=$(grep -o '"name":"gpu_panel"' "$tmp/t.json" | wc -l)
@@ -30,7 +31,8 @@ check() {
 check 5 5 HYT_GPU_PANEL_NATIVE_ROWS=500  # more than 500 rows: 1000 ... 600
 check 10 0 HYT_GPU_PANEL_NATIVE_ROWS=0   # every panel
 check 0 10 HYT_GPU_PANEL_CTAS=0 HYT_GPU_PANEL_NATIVE_ROWS=0 # cuSOLVER's everywhere
-check 0 10                               # auto: nb 100 (below 1024), cuSOLVER's everywhere
+check 10 0                               # auto on one device: every panel
+DEVICES=2 check 0 10                     # auto on several: cuSOLVER's everywhere
 # bench ROW-TEXT [VAR=VALUE...]: the benchmark's row names the same steps
 bench() {
     want=$1
@@ -44,5 +46,6 @@ bench() {
 
 bench "hytile's (16 CTAs) 0-4, cuSOLVER's 5-9" HYT_GPU_PANEL_NATIVE_ROWS=500
 bench "hytile's (8 CTAs)" HYT_GPU_PANEL_CTAS=8 HYT_GPU_PANEL_NATIVE_ROWS=0
-bench "cuSOLVER's"
+bench "hytile's (16 CTAs)"
+bench "cuSOLVER's" HYT_GPU_PANEL_CTAS=0
 echo "trace_panels: passed"

@@ -38,16 +38,15 @@
  * 2026-11-24 and 2026-11-27) */
 #define NB1024_MIN 32768
 #define NB1024_MIN_PER_GPU 16384
-/* GPU panels: the native panel LU on PANEL_CTAS CTAs for the panels of more than
- * PANEL_NATIVE_ROWS rows on one GPU with nb 1024 or more, cuSOLVER's for the others.  On 16 of
- * an H200's 132 SMs the native panel costs the bulk update beside it about its share of the
- * SMs, where cuSOLVER's costs it ~25%, but it is slower on short panels, which are the critical
- * path (one H200, N = 65536, one call: cuSOLVER's panels 4.039 / 4.043 s, the native panel
- * everywhere 4.013, for more than 32768 / 24576 / 16384 rows 3.984 / 3.974 / 3.967, on 8 CTAs
- * for more than 32768 4.036; N = 32768: 0.546 / 0.545 s against 0.544 with 16384; several GPUs
- * and nb 512 not measured; docs/performance.md, 2026-11-27). */
+/* GPU panels: the native panel LU on PANEL_CTAS CTAs for every panel on one GPU, cuSOLVER's
+ * for every panel on several.  On one H200 the native panel everywhere against its earlier
+ * default (native above 16384 rows with nb 1024, else cuSOLVER's everywhere), two rounds in
+ * one call each: N = 4096 0.014-0.015 s against 0.016, 8192 0.033 against 0.037, 16384
+ * 0.104-0.106 against 0.114-0.117, 32768 0.518-0.519 against 0.528-0.529, 65536 3.984 against
+ * 3.988 (docs/performance.md, 2026-11-28, fortieth stop).  Until the tall leaves went one row a
+ * thread on more CTAs (thirty-ninth stop) and their copies coalesced (fortieth), the short
+ * native panels had lost inside the LU (29% at 16384).  Several GPUs: not measured since. */
 #define PANEL_CTAS 16
-#define PANEL_NATIVE_ROWS 16384
 /* gpu.min_n's auto with CUDA GPUs: the orders from which the LAPACK-layout LU and Cholesky
  * are faster through the GPU than on the CPU workers (one H200 and its 16 cores, preloaded
  * dgesv_ and dposv_, docs/performance.md, 2026-11-24) */
@@ -95,8 +94,7 @@ static const hyt_config_keydef_t lu_keys[] = {
     {{"gpu.panel_native_rows", "HYT_GPU_PANEL_NATIVE_ROWS", "auto",
       "GPU panels with gpu.panel_ctas other than 0: the native panel LU for the panels of "
       "more than this many rows, cuSOLVER's for the others (0..1073741824; 0: the native "
-      "panel for every panel); auto: " HYT_STR(PANEL_NATIVE_ROWS) " on one GPU with nb 1024 "
-      "or more (N from 32768), else cuSOLVER's for every panel"},
+      "panel for every panel); auto: 0 on one GPU, cuSOLVER's for every panel on several"},
      HYT_KEY_INT, 0, 1L << 30, 1, 1, NULL},
     {{"gpu.solve_min_nrhs", "HYT_GPU_SOLVE_MIN_NRHS", "32",
       "the solves alone (hyt_dgetrs, hyt_dpotrs, dgetrs_, dpotrs_, hyt_dgetrs_tile, "
@@ -154,12 +152,12 @@ int hyt_drv_cuda(hyt_context_t *ctx)
            hyt_device_backend(hyt_context_device(ctx, 0)) == HYT_BACKEND_CUDA;
 }
 
-int hyt_lu_panel_native_rows(hyt_context_t *ctx, int ndev, int nb)
+int hyt_lu_panel_native_rows(hyt_context_t *ctx, int ndev)
 {
     long v = hyt_config_get_int(hyt_context_config(ctx), "gpu.panel_native_rows");
     if (v >= 0)
         return v > INT_MAX ? INT_MAX : (int)v;
-    return ndev == 1 && nb >= 1024 ? PANEL_NATIVE_ROWS : INT_MAX;
+    return ndev == 1 ? 0 : INT_MAX;
 }
 
 int hyt_gpu_min_n(hyt_context_t *ctx, char fact)
