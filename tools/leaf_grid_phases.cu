@@ -28,8 +28,11 @@
 // ablations that give wrong answers and only time: no update (step 6 relabels only) and no
 // other CTA (warp 0 polls its own CTA's words only: the chain without the waits).  The clocks
 // cost registers: the library's loop spills 4 bytes, this one 48 (sm_90, -Xptxas -v).
-// Status: written 2026-11-28 (thirty-ninth stop) after the device time was spent: compiled,
-// NOT RUN.
+// Status: written 2026-11-28 (thirty-ninth stop), run the fortieth (one H200): at 32768 rows
+// on 64 CTAs ~5100 cycles a column for the slowest CTA (polls of the keys ~2030, of the pivot
+// row ~1270, update ~760); padded keys the same (no L2 hot spot), no other CTA only 11% less
+// kernel time (docs/performance.md, fortieth stop).  The library's loop has changed since
+// (rows out through shared memory, the diagonal entry alone): this copy is the version before.
 #include "tool_cuda.h"
 
 #include "../gpu_kernels/hyt_gpu_leaf.cuh"
