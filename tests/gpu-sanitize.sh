@@ -33,7 +33,7 @@ for tool in ${HYTILE_SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
     [ "$tool" = memcheck ] || n=1200
     for mode in gpu cpu mix; do
         # mix: hytile's native panel on 16 CTAs for the steps of more than n / 2 rows,
-        # cuSOLVER's for the rest (the default's per-step choice at large N, at this size)
+        # cuSOLVER's for the rest (both panels in one factorization)
         set -- HYT_PANEL=$mode
         [ "$mode" = mix ] &&
             set -- HYT_PANEL=gpu HYT_GPU_PANEL_CTAS=16 HYT_GPU_PANEL_NATIVE_ROWS=$((n / 2))
