@@ -897,10 +897,11 @@ __device__ __forceinline__ static double leaf_get_entry(const unsigned long long
  * word, hyt_gpu_sync.cuh) instead of passing a grid barrier: a reader polls the words it needs
  * until they carry the column's tag.  Column jj (tag jj + 1, words of parity jj & 1):
  *   1. each warp's candidate (leaf_key_lowest over its rows of logical row >= jj) to its shared
- *      slot; the thread of logical row jj writes its row (entries jj and right) to the diagonal
- *      words;
- *   2. CTA barrier; every warp reduces the warps' slots; the CTA's winner writes its row to the
- *      CTA's row words, threads 0-2 the key and the logical row to its key words;
+ *      slot; the thread of logical row jj writes its entry jj to the diagonal words (its row,
+ *      entries jj and right, when that entry is NaN: then the row is the pivot row);
+ *   2. CTA barrier; every warp reduces the warps' slots; threads 0-2 write the key and the
+ *      logical row to the CTA's key words, then the winner's warp its row to the CTA's row
+ *      words (through shared memory, one entry a lane);
  *   3. warp 0 polls the P CTAs' key words and the diagonal entry, picks the pivot p as every
  *      kernel does (the diagonal row when its entry is NaN or nobody offers one, else the
  *      largest |a|, the lowest row on ties), polls the pivot row's words (its CTA's row words,
@@ -913,10 +914,11 @@ __device__ __forceinline__ static double leaf_get_entry(const unsigned long long
  * word from an earlier launch carries this launch's tags.  At the end each row goes to its
  * logical place (every CTA has read its rows before that barrier), through the CTA's tiles
  * where that place is the CTA's, so that the stores coalesce.  A 32768 x 512
- * panel on 64 CTAs: 2.4 ms against 4.4 with the rows kernel there (one row a thread, rows moved
- * between threads, a grid barrier a column), 1.4x cuSOLVER's (docs/performance.md,
- * thirty-ninth stop); a leaf of 32768 rows takes ~124 us, ~3.9 us a column, the same as with a
- * grid barrier a column instead of the tagged words. */
+ * panel on 64 CTAs: 2.0 ms against 4.4 with the rows kernel there (one row a thread, rows moved
+ * between threads, a grid barrier a column), 1.65x cuSOLVER's; a leaf of 32768 rows ~108 us,
+ * ~124 before its rows went out through the tiles and in with all loads in flight
+ * (docs/performance.md, thirty-ninth and fortieth stops); a grid barrier a column instead of
+ * the tagged words took the same. */
 __global__ void __launch_bounds__(LEAF_THREADS, 1)
 hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv,
                             int *info, double *ws, int nctas)
