@@ -1,6 +1,7 @@
 /*
  * The built hytile program itself ($HYTILE_EXE): an hpl run, bad options of hpl and of the
- * benchmarks (bench-cpu, bench-runtime: exit status 2 before measuring anything), help.
+ * benchmarks (bench-cpu, bench-gpu --panel, bench-runtime: exit status 2 before measuring
+ * anything), help.
  */
 #include "cli_test.h"
 
@@ -27,6 +28,19 @@ static void test_program(void)
         status = run_program(bad_bench[i][0], &out);
         CHECK(status == 2 && strstr(out, bad_bench[i][1]) && !strstr(out, "ratio"),
               "hytile %s: %d\n%s", bad_bench[i][0], status, out);
+        free(out);
+    }
+    /* bench-gpu --panel-sms: only with --panel, a count of SMs; a panel benchmark needs CUDA */
+    static const char *bad_gpu[][2] = {{"bench-gpu --panel-sms 64", "usage"},
+                                       {"bench-gpu --panel --panel-sms 0", "usage"},
+                                       {"bench-gpu --panel --panel-sms abc", "usage"},
+                                       {"bench-gpu --panel --panel-sms 8 -n 512 --nb 512 "
+                                        "--devices host:1",
+                                        "CUDA"}};
+    for (size_t i = 0; i < sizeof bad_gpu / sizeof bad_gpu[0]; i++) {
+        status = run_program(bad_gpu[i][0], &out);
+        CHECK(status == 2 && strstr(out, bad_gpu[i][1]) && !strstr(out, "hyt ms"),
+              "hytile %s: %d\n%s", bad_gpu[i][0], status, out);
         free(out);
     }
     status = run_program("bench-runtime --tasks 999999999999", &out);
