@@ -2,12 +2,14 @@
  * Device helpers of the native panel's thread-per-row leaves, shared by the leaf kernels
  * (gpu_dgetrf_leaf.cu) and the short-panel kernel (gpu_dgetrf_short.cu): the pivot key, a
  * column's interchange and update, the one-CTA column loop, the composition of a leaf's
- * interchanges.  Only for .cu files of gpu_kernels/.
+ * interchanges, a leaf row in tagged words (the grid leaf kernel's exchange).  Only for .cu
+ * files of gpu_kernels/ and the experiments in tools/.
  */
 #ifndef HYT_GPU_LEAF_CUH
 #define HYT_GPU_LEAF_CUH
 
 #include "hyt_gpu_geometry.h"
+#include "hyt_gpu_sync.cuh"
 
 #include <float.h>
 
@@ -160,6 +162,58 @@ __device__ __forceinline__ static void leaf_permute_outside(double *A, int n, in
                 A[(int64_t)to[e] * nb + c] = buf[e][lane];
         __syncthreads();
     }
+}
+
+/* A leaf row in tagged words (hyt_gpu_sync.cuh), two a double (low word, high word), for the
+ * grid leaf kernel's exchange between CTAs. */
+/* Entry k of a row (v) into tagged words w. */
+__device__ __forceinline__ static void leaf_put_entry(unsigned long long *w, double v, int k,
+                                                      unsigned tag)
+{
+    st_relaxed_u64(w + 2 * k, tagged(tag, (unsigned)__double2loint(v)));
+    st_relaxed_u64(w + 2 * k + 1, tagged(tag, (unsigned)__double2hiint(v)));
+}
+
+/* A row's entries jj and right (x) into tagged words w, two a double (low word, high word). */
+__device__ __forceinline__ static void leaf_put_row(unsigned long long *w,
+                                                    const double (&x)[LEAF_W], int jj,
+                                                    unsigned tag)
+{
+#pragma unroll
+    for (int k = 0; k < LEAF_W; k++)
+        if (k >= jj)
+            leaf_put_entry(w, x[k], k, tag);
+}
+
+/* The row (x, entries jj and right) of the one lane of a warp for which me is true into tagged
+ * words w, by the whole warp: through buf (shared memory, LEAF_W doubles), then one entry a
+ * lane, so that the 64 stores are two instructions instead of 64 of one lane. */
+__device__ __forceinline__ static void leaf_put_row_warp(unsigned long long *w,
+                                                         const double (&x)[LEAF_W], int jj,
+                                                         unsigned tag, bool me, double *buf)
+{
+    const int lane = threadIdx.x & 31;
+    if (me)
+#pragma unroll
+        for (int k = 0; k < LEAF_W; k++)
+            if (k >= jj)
+                buf[k] = x[k];
+    __syncwarp();
+    if (lane >= jj)
+        leaf_put_entry(w, buf[lane], lane, tag);
+    __syncwarp();
+}
+
+/* Entry k of a row in tagged words, once both words carry tag. */
+__device__ __forceinline__ static double leaf_get_entry(const unsigned long long *w, int k,
+                                                        unsigned tag)
+{
+    unsigned long long lo, hi;
+    do {
+        lo = ld_relaxed_u64(w + 2 * k);
+        hi = ld_relaxed_u64(w + 2 * k + 1);
+    } while ((unsigned)(lo >> 32) != tag || (unsigned)(hi >> 32) != tag);
+    return __hiloint2double((int)(unsigned)hi, (int)(unsigned)lo);
 }
 
 /* The one-CTA column loop's slots (shared memory): each warp's candidate (key and logical row),

@@ -1,7 +1,7 @@
 /*
  * Flags in global memory between the CTAs of one kernel (gpu_dpotf2.cu, gpu_dgetrf_short.cu):
  * a load with acquire and a store with release semantics at GPU scope; tagged words
- * (gpu_dgetrf_leaf.cu).  Only for .cu files of gpu_kernels/.
+ * (gpu_dgetrf_leaf.cu, a leaf row in them: hyt_gpu_leaf.cuh).  Only for .cu files of gpu_kernels/.
  */
 #ifndef HYT_GPU_SYNC_CUH
 #define HYT_GPU_SYNC_CUH
