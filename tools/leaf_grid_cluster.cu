@@ -15,7 +15,7 @@
 // groups' keys AND rows at once (P / CL warps, one group each) into shared memory: one trip
 // through L2 a column and P / CL rows read, not P.  The first variant is a copy of the
 // library's column loop (fortieth stop: the diagonal entry alone unless NaN, the CTA's row
-// stored by its warp after its key).  Both variants read and write the leaf one thread a row
+// stored by its warp after its key), with the library's tagged-word helpers (hyt_gpu_leaf.cuh).  Both variants read and write the leaf one thread a row
 // (not the library's tiles), so the kernel times compare the column loops.  A cooperative
 // launch accepts a cluster dimension (fortieth stop, one H200: clusters of 2 to 16 with 64
 // CTAs of 512 threads; a cluster barrier 451-514 cycles).
@@ -60,13 +60,6 @@ __device__ __forceinline__ static unsigned long long ld_cluster_u64(const unsign
 __device__ __forceinline__ static bool has_tag(unsigned long long w, unsigned tag)
 {
     return (unsigned)(w >> 32) == tag;
-}
-
-__device__ __forceinline__ static void put_entry(unsigned long long *w, double v, int k,
-                                                 unsigned tag)
-{
-    st_relaxed_u64(w + 2 * k, tagged(tag, (unsigned)__double2loint(v)));
-    st_relaxed_u64(w + 2 * k + 1, tagged(tag, (unsigned)__double2hiint(v)));
 }
 
 // Global words: keys [2][NK][GK], rows [2][NK][GR], the diagonal row [2][GR] (NK: P for the
@@ -130,14 +123,10 @@ k_leaf(double *A, int R, int *ipiv, int *info, unsigned long long *ws)
         /* 1. the warps' candidates; the diagonal entry (its row when it is NaN) */
         leaf_warp_slot(x, jj, lr, mine, wid, S);
         if (mine && lr == jj) {
-            if (isnan(x[jj])) {
-#pragma unroll
-                for (int k = 0; k < LEAF_W; k++)
-                    if (k >= jj)
-                        put_entry(dw, x[k], k, tag);
-            } else {
-                put_entry(dw, x[jj], jj, tag);
-            }
+            if (isnan(x[jj]))
+                leaf_put_row(dw, x, jj, tag);
+            else
+                leaf_put_entry(dw, x[jj], jj, tag);
         }
         __syncthreads();
         unsigned bh, bl;
@@ -150,17 +139,8 @@ k_leaf(double *A, int R, int *ipiv, int *info, unsigned long long *ws)
             if (threadIdx.x < GK)
                 st_relaxed_u64(kw + c * GK + threadIdx.x,
                                tagged(tag, threadIdx.x == 0 ? bh : threadIdx.x == 1 ? bl : br));
-            if (__any_sync(0xffffffffu, me)) {
-                if (me)
-#pragma unroll
-                    for (int k = 0; k < LEAF_W; k++)
-                        if (k >= jj)
-                            wrow[k] = x[k];
-                __syncwarp();
-                if (lane >= jj)
-                    put_entry(rw + (size_t)c * GR, wrow[lane], lane, tag);
-                __syncwarp();
-            }
+            if (__any_sync(0xffffffffu, me))
+                leaf_put_row_warp(rw + (size_t)c * GR, x, jj, tag, me, wrow);
             /* 3. warp 0: the P keys and the diagonal entry, the pivot, its row */
             if (wid == 0) {
                 unsigned long long bk = 0ull, dlo = 0ull, dhi = 0ull;
@@ -208,17 +188,8 @@ k_leaf(double *A, int R, int *ipiv, int *info, unsigned long long *ws)
                 const bool diag = isnan(djj) || mh == 0u;
                 const int src = __ffs(__ballot_sync(0xffffffffu, bc >= 0 && brow == pr)) - 1;
                 const int pc = __shfl_sync(0xffffffffu, bc, src < 0 ? 0 : src);
-                double ul = 0.0;
-                if (lane >= jj) {
-                    const unsigned long long *w = diag ? dw : rw + (size_t)pc * GR;
-                    unsigned long long lo, hi;
-                    do {
-                        lo = ld_relaxed_u64(w + 2 * lane);
-                        hi = ld_relaxed_u64(w + 2 * lane + 1);
-                    } while (!has_tag(lo, tag) || !has_tag(hi, tag));
-                    ul = __hiloint2double((int)(unsigned)hi, (int)(unsigned)lo);
-                }
-                S.urow[lane] = ul;
+                S.urow[lane] =
+                    lane < jj ? 0.0 : leaf_get_entry(diag ? dw : rw + (size_t)pc * GR, lane, tag);
                 if (lane == 0)
                     piv_s = diag ? jj : (int)pr;
             }
@@ -321,18 +292,8 @@ k_leaf(double *A, int R, int *ipiv, int *info, unsigned long long *ws)
             const unsigned pr = leaf_key_lowest(hi, lo, row, &mh, &ml);
             const double djj = __hiloint2double((int)dword[1], (int)dword[0]);
             if (isnan(djj) || mh == 0u) { /* the diagonal row (same in every thread) */
-                if (wid == 0) {
-                    double ul = 0.0;
-                    if (lane >= jj) {
-                        unsigned long long lw, hw;
-                        do {
-                            lw = ld_relaxed_u64(dw + 2 * lane);
-                            hw = ld_relaxed_u64(dw + 2 * lane + 1);
-                        } while (!has_tag(lw, tag) || !has_tag(hw, tag));
-                        ul = __hiloint2double((int)(unsigned)hw, (int)(unsigned)lw);
-                    }
-                    S.urow[lane] = ul;
-                }
+                if (wid == 0)
+                    S.urow[lane] = lane < jj ? 0.0 : leaf_get_entry(dw, lane, tag);
                 __syncthreads();
                 p = jj;
                 u = S.urow;
@@ -360,40 +321,6 @@ k_leaf(double *A, int R, int *ipiv, int *info, unsigned long long *ws)
             A[(size_t)lr * LEAF_W + k] = x[k];
 }
 
-// LAPACK's dgetf2 on R x 32 row-major, the kernels' arithmetic (reciprocal, FMA).
-static int host_getf2(std::vector<double> &A, int R, std::vector<int> &ipiv)
-{
-    int info = 0;
-    for (int j = 0; j < LEAF_W; j++) {
-        int p = -1;
-        double best = -1.0;
-        for (int r = j; r < R; r++) {
-            const double v = A[(size_t)r * LEAF_W + j];
-            if (!isnan(v) && fabs(v) > best) {
-                best = fabs(v);
-                p = r;
-            }
-        }
-        if (isnan(A[(size_t)j * LEAF_W + j]) || p < 0)
-            p = j;
-        ipiv[j] = p + 1;
-        for (int q = 0; q < LEAF_W; q++)
-            std::swap(A[(size_t)j * LEAF_W + q], A[(size_t)p * LEAF_W + q]);
-        const double pv = A[(size_t)j * LEAF_W + j];
-        if (pv == 0.0 && !info)
-            info = j + 1;
-        for (int r = j + 1; r < R; r++) {
-            double m = A[(size_t)r * LEAF_W + j];
-            if (pv != 0.0)
-                m = fabs(pv) >= DBL_MIN ? m * (1.0 / pv) : m / pv;
-            A[(size_t)r * LEAF_W + j] = m;
-            for (int k = j + 1; k < LEAF_W; k++)
-                A[(size_t)r * LEAF_W + k] =
-                    fma(-m, A[(size_t)j * LEAF_W + k], A[(size_t)r * LEAF_W + k]);
-        }
-    }
-    return info;
-}
 
 typedef void (*leaf_fn)(double *, int, int *, int *, unsigned long long *);
 static const struct {
@@ -427,7 +354,7 @@ int main()
             }
             H = A0;
             std::vector<int> hp(LEAF_W);
-            const int hinfo = host_getf2(H, R, hp);
+            const int hinfo = tool_host_getf2(H, R, LEAF_W, LEAF_W, hp);
             double *dA, *dA0;
             int *dp, *di;
             unsigned long long *dw;

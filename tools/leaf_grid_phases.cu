@@ -235,40 +235,6 @@ k_grid(double *A, int R, int *ipiv, int *info, unsigned long long *ws, long long
     }
 }
 
-// LAPACK's dgetf2 on R x 32 row-major, the kernels' arithmetic (reciprocal, FMA).
-static int host_getf2(std::vector<double> &A, int R, std::vector<int> &ipiv)
-{
-    int info = 0;
-    for (int j = 0; j < LEAF_W; j++) {
-        int p = -1;
-        double best = -1.0;
-        for (int r = j; r < R; r++) {
-            const double v = A[(size_t)r * LEAF_W + j];
-            if (!isnan(v) && fabs(v) > best) {
-                best = fabs(v);
-                p = r;
-            }
-        }
-        if (isnan(A[(size_t)j * LEAF_W + j]) || p < 0)
-            p = j;
-        ipiv[j] = p + 1;
-        for (int q = 0; q < LEAF_W; q++)
-            std::swap(A[(size_t)j * LEAF_W + q], A[(size_t)p * LEAF_W + q]);
-        const double pv = A[(size_t)j * LEAF_W + j];
-        if (pv == 0.0 && !info)
-            info = j + 1;
-        for (int r = j + 1; r < R; r++) {
-            double m = A[(size_t)r * LEAF_W + j];
-            if (pv != 0.0)
-                m = fabs(pv) >= DBL_MIN ? m * (1.0 / pv) : m / pv;
-            A[(size_t)r * LEAF_W + j] = m;
-            for (int k = j + 1; k < LEAF_W; k++)
-                A[(size_t)r * LEAF_W + k] =
-                    fma(-m, A[(size_t)j * LEAF_W + k], A[(size_t)r * LEAF_W + k]);
-        }
-    }
-    return info;
-}
 
 typedef void (*grid_fn)(double *, int, int *, int *, unsigned long long *, long long *);
 static const struct {
@@ -298,7 +264,7 @@ int main()
         }
         H = A0;
         std::vector<int> hp(LEAF_W);
-        const int hinfo = host_getf2(H, R, hp);
+        const int hinfo = tool_host_getf2(H, R, LEAF_W, LEAF_W, hp);
         double *dA, *dA0;
         int *dp, *di;
         unsigned long long *dw;

@@ -371,41 +371,6 @@ k_rolled(double *A, int R, int w, int *ipiv, int *info)
     }
 }
 
-// Host dgetf2 with the library's rule (the diagonal row when its entry is NaN or every
-// candidate is NaN, else the first largest |a|; careful scaling; the update done after a zero
-// pivot).  A: R x 32 row-major.  Returns INFO.
-static int host_getf2(std::vector<double> &A, int R, int w, std::vector<int> &ipiv)
-{
-    int info = 0;
-    for (int j = 0; j < w; j++) {
-        int p = -1;
-        double best = -1.0;
-        for (int r = j; r < R; r++) {
-            const double v = A[r * LEAF_W + j];
-            if (!isnan(v) && fabs(v) > best) {
-                best = fabs(v);
-                p = r;
-            }
-        }
-        if (isnan(A[j * LEAF_W + j]) || p < 0)
-            p = j;
-        ipiv[j] = p + 1;
-        for (int q = 0; q < LEAF_W; q++)
-            std::swap(A[j * LEAF_W + q], A[p * LEAF_W + q]);
-        const double pv = A[j * LEAF_W + j];
-        if (pv == 0.0 && !info)
-            info = j + 1;
-        for (int r = j + 1; r < R; r++) {
-            double m = A[r * LEAF_W + j];
-            if (pv != 0.0)
-                m = fabs(pv) >= DBL_MIN ? m * (1.0 / pv) : m / pv;
-            A[r * LEAF_W + j] = m;
-            for (int k = j + 1; k < w; k++)
-                A[r * LEAF_W + k] = fma(-m, A[j * LEAF_W + k], A[r * LEAF_W + k]);
-        }
-    }
-    return info;
-}
 
 // Test data: kind 0 random, 1 ties (entries in {-2, -1, 1, 2}), 2 NaN (below), 3 a zero column
 // (INFO).
@@ -472,7 +437,7 @@ int main(int argc, char **argv)
             make(A0, R, kind, 17u * R + kind);
             H = A0;
             std::vector<int> hp(LEAF_W);
-            const int hinfo = host_getf2(H, R, LEAF_W, hp);
+            const int hinfo = tool_host_getf2(H, R, LEAF_W, LEAF_W, hp);
             if (host) {
                 printf("R %3d kind %d: host INFO %d, pivots %d %d %d ...\n", R, kind, hinfo,
                        hp[0], hp[1], hp[2]);

@@ -9,13 +9,20 @@
 //   tool_best_ms   the best time of a call on CUDA events: one warm-up run not counted, then
 //             the fastest of `timed` runs, each preceded by an untimed pre() (to restore an
 //             operand the call overwrote);
-//   tool_fill the 1D hash fill of a device buffer, values in [-scale, scale).
+//   tool_fill the 1D hash fill of a device buffer, values in [-scale, scale);
+//   tool_host_getf2   the host reference of the panel's leaves: LAPACK's dgetf2 with the
+//             library's pivot rule and the kernels' arithmetic.
 #ifndef HYT_TOOL_CUDA_H
 #define HYT_TOOL_CUDA_H
 
 #include <cuda_runtime.h>
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include <utility>
+#include <vector>
 
 #define CK(x)                                                                                  \
     do {                                                                                       \
@@ -81,6 +88,44 @@ static void tool_fill(double *p, size_t n, double scale)
     tool_fill_kernel<<<4096, 256>>>(p, n, scale);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
+}
+
+// LAPACK's dgetf2 on the first w columns of A, R x ld row-major (rows interchanged whole), with
+// the library's pivot rule (the diagonal row when its entry is NaN or every candidate is NaN,
+// else the first largest |a|) and the kernels' arithmetic (the reciprocal of the pivot, a
+// division below DBL_MIN, FMAs; the update done after a zero pivot).  Pivots 1-based into
+// ipiv[0 .. w); returns INFO.
+static int tool_host_getf2(std::vector<double> &A, int R, int ld, int w, std::vector<int> &ipiv)
+{
+    int info = 0;
+    for (int j = 0; j < w; j++) {
+        int p = -1;
+        double best = -1.0;
+        for (int r = j; r < R; r++) {
+            const double v = A[(size_t)r * ld + j];
+            if (!isnan(v) && fabs(v) > best) {
+                best = fabs(v);
+                p = r;
+            }
+        }
+        if (isnan(A[(size_t)j * ld + j]) || p < 0)
+            p = j;
+        ipiv[j] = p + 1;
+        for (int q = 0; q < ld; q++)
+            std::swap(A[(size_t)j * ld + q], A[(size_t)p * ld + q]);
+        const double pv = A[(size_t)j * ld + j];
+        if (pv == 0.0 && !info)
+            info = j + 1;
+        for (int r = j + 1; r < R; r++) {
+            double m = A[(size_t)r * ld + j];
+            if (pv != 0.0)
+                m = fabs(pv) >= DBL_MIN ? m * (1.0 / pv) : m / pv;
+            A[(size_t)r * ld + j] = m;
+            for (int k = j + 1; k < w; k++)
+                A[(size_t)r * ld + k] = fma(-m, A[(size_t)j * ld + k], A[(size_t)r * ld + k]);
+        }
+    }
+    return info;
 }
 
 #endif
