@@ -24,8 +24,13 @@
 // and factors are a host dgetf2's (LAPACK's rule) bit for bit.
 // Prediction: ~3300 cycles a column where the library's loop takes ~4700 (the cluster hop
 // ~500, one L2 round trip ~1100 instead of two), ~25% off a 32768-row leaf's loop.
-// Status: written 2026-11-28 (fortieth stop) after the device time was spent: compiled, NOT
-// RUN.
+// Measured (one H200, 2026-11-28, forty-first stop; every variant the host's bits on both
+// fills): WRONG, the clusters are slower.  Kernel ms at 16384 / 32768 rows: the library's loop
+// 0.093 / 0.095-0.096; clusters of 4 0.109 / 0.117; of 8 0.105-0.107 / 0.110; of 16 0.105-0.108
+// / 0.113-0.114.  At 65536 rows (128 CTAs) only the library's loop runs (0.118-0.119): 32
+// groups are more than a CTA's 16 warps, and clusters of 8 or 16 do not all fit at once.  The
+// leader's wait for its cluster's rows and its publication are a chain of their own, as long
+// as the global round trip they were to save.
 #include "tool_cuda.h"
 
 #include "../gpu_kernels/hyt_gpu_leaf.cuh"
@@ -369,7 +374,7 @@ int main()
             CK(cudaStreamCreate(&st));
             printf("R %d (%d CTAs), %s entries:\n", R, P, fill ? "+-1" : "random");
             for (const auto &v : variants) {
-                if (P % v.cl || P / v.cl > NG_MAX || (v.cl > 1 && P / v.cl < 1)) {
+                if (P % v.cl || (v.cl > 1 && P / v.cl > NG_MAX)) {
                     printf("  %-15s: %d CTAs do not make at most %d clusters of %d\n", v.name, P,
                            NG_MAX, v.cl);
                     continue;
