@@ -3,7 +3,8 @@
  * (hyt_hpl_solve) on the same context: both pass HPL's check, with the same ||A||_oo and
  * ||b||_oo and close residual norms; over sizes below, at and above nb and 1 to 3 devices.
  * A memory cap refuses the run before anything runs; under a cap the largest order that
- * hyt_hpl_dmat_max_n (hpl.n = auto's sizing) allows runs, and a larger one is refused.  Host devices (quick suite) or CUDA GPUs
+ * hyt_hpl_dmat_max_n (hpl.n = auto's sizing) allows runs, and one tile more is refused or
+ * fits only within the sizing's 1/64 margin.  Host devices (quick suite) or CUDA GPUs
  * (argument "cuda": gpu suite, skipped without a GPU).
  *
  * Usage: test_hpl_dmat [cuda]
@@ -58,8 +59,20 @@ int main(int argc, char **argv)
         CHECK(rc == 0 && r.passed, "%s: N %d, the largest that fits: rc %d (%s)", devs, n, rc,
               hyt_last_error());
         rc = hyt_hpl_solve_dmat(ctx, n + 64, 64, 100, 16.0, 0, &r);
-        CHECK(rc == HYT_ERR_DEVICE_MEMORY, "%s: N %d: rc %d (%s)", devs, n + 64, rc,
-              hyt_last_error());
+        if (rc == 0) {
+            /* one tile more ran: only within the sizing's 1/64 margin, so a cap 1/64 larger
+             * lets the sizing take it (seen on two H200s with the native panel's small
+             * workspace) */
+            hyt_context_t *wide = test_context(2, devs, "gpu.memory_limit",
+                                               "6389760" /* 6M + 6M / 64 */, "lu.nb", "64",
+                                               "lu.lookahead", "2", (char *)NULL);
+            CHECK(hyt_hpl_dmat_max_n(wide, 8192, 64) >= n + 64, "%s: N %d ran beyond the "
+                  "sizing's margin", devs, n + 64);
+            hyt_context_destroy(wide);
+        } else {
+            CHECK(rc == HYT_ERR_DEVICE_MEMORY, "%s: N %d: rc %d (%s)", devs, n + 64, rc,
+                  hyt_last_error());
+        }
         CHECK(hyt_hpl_dmat_max_n(ctx, n + 63, 64) == n && hyt_hpl_dmat_max_n(ctx, 63, 64) == 0,
               "%s: rounding", devs);
         hyt_context_destroy(ctx);
