@@ -71,7 +71,7 @@ static void panel_steps(hyt_context_t *ctx, int n, const hyt_lu_params_t *q, cha
         return;
     }
     const long ctas = hyt_config_get_int(hyt_context_config(ctx), "gpu.panel_ctas");
-    const int rows = hyt_lu_panel_native_rows(ctx, q->ndevices);
+    const int rows = hyt_lu_panel_native_rows(ctx);
     const int kt = (n + q->nb - 1) / q->nb;
     int nat = 0;
     while (nat < kt && hyt_lu_panel_native(ctas, rows, n - (int64_t)nat * q->nb))

@@ -198,9 +198,9 @@ int hyt_drv_check_panel(const char *value, char *err, size_t errlen);
 int hyt_lu_cpu_solve_nb(hyt_context_t *ctx, int n);
 /* Whether the context's devices are CUDA GPUs (its first device's backend; 0 without). */
 int hyt_drv_cuda(hyt_context_t *ctx);
-/* gpu.panel_native_rows (auto resolved) for an LU on ndev devices: panels with more rows than
- * this use the native panel (when gpu.panel_ctas is not 0). */
-int hyt_lu_panel_native_rows(hyt_context_t *ctx, int ndev);
+/* gpu.panel_native_rows (auto resolved: 0): panels with more rows than this use the native
+ * panel (when gpu.panel_ctas is not 0). */
+int hyt_lu_panel_native_rows(hyt_context_t *ctx);
 /* The per-step panel rule, in one place: a GPU panel of `rows` rows is hytile's native one
  * when gpu.panel_ctas (ctas) is not 0 and it has more rows than gpu.panel_native_rows
  * (native_rows, resolved); else cuSOLVER's. */

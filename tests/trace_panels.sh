@@ -31,8 +31,8 @@ check() {
 check 5 5 HYT_GPU_PANEL_NATIVE_ROWS=500  # more than 500 rows: 1000 ... 600
 check 10 0 HYT_GPU_PANEL_NATIVE_ROWS=0   # every panel
 check 0 10 HYT_GPU_PANEL_CTAS=0 HYT_GPU_PANEL_NATIVE_ROWS=0 # cuSOLVER's everywhere
-check 10 0                               # auto on one device: every panel
-DEVICES=2 check 0 10                     # auto on several: cuSOLVER's everywhere
+check 10 0                               # auto: every panel
+DEVICES=2 check 10 0                     # auto on several devices too
 # bench ROW-TEXT [VAR=VALUE...]: the benchmark's row names the same steps
 bench() {
     want=$1

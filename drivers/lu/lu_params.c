@@ -24,6 +24,10 @@
  *             36-40; two H100s, N = 65536: 2.136 / 2.137 s against 2.847 / 2.848 with 512,
  *             cusolverMgGetrf 2.649 s; two H200s, N = 32768: 0.378 s against 0.403 with 512;
  *             2026-11-27; four GPUs not measured with 1024).
+ *   GPU panels: gpu.panel_native_rows 0, hytile's native panel for every step, on any number
+ *             of GPUs (one H200, N = 16384: 0.104-0.106 s against 0.114-0.117 with cuSOLVER's
+ *             short panels; two H200s, N = 32768 / 65536 / 98304: 0.332 / 2.110 / 6.888 s
+ *             against 0.376 / 2.160 / 6.976 with cuSOLVER's for every panel; 2026-11-28).
  *   CPU panels with devices: nb 256, lookahead 2 (the seed's scheme; slower on H200s).
  */
 #include "drv_internal.h"
@@ -94,7 +98,7 @@ static const hyt_config_keydef_t lu_keys[] = {
     {{"gpu.panel_native_rows", "HYT_GPU_PANEL_NATIVE_ROWS", "auto",
       "GPU panels with gpu.panel_ctas other than 0: the native panel LU for the panels of "
       "more than this many rows, cuSOLVER's for the others (0..1073741824; 0: the native "
-      "panel for every panel); auto: 0 on one GPU, cuSOLVER's for every panel on several"},
+      "panel for every panel); auto: 0"},
      HYT_KEY_INT, 0, 1L << 30, 1, 1, NULL},
     {{"gpu.solve_min_nrhs", "HYT_GPU_SOLVE_MIN_NRHS", "32",
       "the solves alone (hyt_dgetrs, hyt_dpotrs, dgetrs_, dpotrs_, hyt_dgetrs_tile, "
@@ -152,12 +156,10 @@ int hyt_drv_cuda(hyt_context_t *ctx)
            hyt_device_backend(hyt_context_device(ctx, 0)) == HYT_BACKEND_CUDA;
 }
 
-int hyt_lu_panel_native_rows(hyt_context_t *ctx, int ndev)
+int hyt_lu_panel_native_rows(hyt_context_t *ctx)
 {
     long v = hyt_config_get_int(hyt_context_config(ctx), "gpu.panel_native_rows");
-    if (v >= 0)
-        return v > INT_MAX ? INT_MAX : (int)v;
-    return ndev == 1 ? 0 : INT_MAX;
+    return v < 0 ? 0 : v > INT_MAX ? INT_MAX : (int)v;
 }
 
 int hyt_gpu_min_n(hyt_context_t *ctx, char fact)

@@ -389,7 +389,7 @@ static int describe_device(hyt_context_t *ctx, int g, int ndev, int mt, int nt, 
     d->npbuf = npbuf;
     d->gpu_panel = gpu;
     d->panel_ctas = (int)hyt_config_get_int(hyt_context_config(ctx), "gpu.panel_ctas");
-    d->panel_native_rows = hyt_lu_panel_native_rows(ctx, ndev);
+    d->panel_native_rows = hyt_lu_panel_native_rows(ctx);
     return gpu ? hyt_gpu_panel_setup(d) : 0;
 }
 
