@@ -387,39 +387,15 @@ leaf_cluster2(double *A, int m, int *ipiv, int *info, long long *cyc)
     cl.sync();
 }
 
-// The host reference: LAPACK's dgetf2 on the row-major m x 32 leaf, the kernel's operations in
-// the kernel's order (so the results agree to the bit).  ipiv 0-based, INFO 1-based.
+// The host reference: LAPACK's dgetf2 on the row-major m x 32 leaf (tool_host_getf2: the
+// kernel's operations in the kernel's order, so the results agree to the bit).  ipiv 0-based,
+// INFO 1-based.
 static void ref_getf2(std::vector<double> &a, int m, int *ipiv, int *info)
 {
-    *info = 0;
-    for (int j = 0; j < W; j++) {
-        int p = j;
-        double dj = a[(size_t)j * W + j];
-        if (!isnan(dj)) {
-            double bv = -1.0;
-            for (int i = j; i < m; i++) {
-                double x = a[(size_t)i * W + j];
-                if (!isnan(x) && fabs(x) > bv) {
-                    bv = fabs(x);
-                    p = i;
-                }
-            }
-        }
-        ipiv[j] = p;
-        double pv = a[(size_t)p * W + j];
-        if (pv == 0.0 && *info == 0)
-            *info = j + 1;
-        for (int k = 0; k < W; k++)
-            std::swap(a[(size_t)j * W + k], a[(size_t)p * W + k]);
-        for (int i = j + 1; i < m; i++) {
-            double l = a[(size_t)i * W + j];
-            if (pv != 0.0)
-                l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
-            a[(size_t)i * W + j] = l;
-            for (int k = j + 1; k < W; k++)
-                a[(size_t)i * W + k] = fma(-l, a[(size_t)j * W + k], a[(size_t)i * W + k]);
-        }
-    }
+    std::vector<int> p(W);
+    *info = tool_host_getf2(a, m, W, W, p);
+    for (int j = 0; j < W; j++)
+        ipiv[j] = p[j] - 1;
 }
 
 static void fill(std::vector<double> &a, int m, unsigned long long s, int kind)
