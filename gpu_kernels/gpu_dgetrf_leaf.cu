@@ -47,6 +47,7 @@
 #include <cuda.h>
 #include <float.h>
 #include <limits.h>
+#include <pthread.h>
 
 namespace cg = cooperative_groups;
 
@@ -1160,22 +1161,30 @@ static leaf_fn leaf_rows_variant(int rpt)
     }
 }
 
+/* The driver's green-context functions, looked up once for every device thread (through the
+ * runtime: the library does not link libcuda); NULL where this driver lacks them. */
+static decltype(&cuStreamGetGreenCtx) drv_get_green = NULL;
+static decltype(&cuGreenCtxGetDevResource) drv_get_res = NULL;
+static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
+
+static void drv_lookup(void)
+{
+    enum cudaDriverEntryPointQueryResult q;
+    if (cudaGetDriverEntryPointByVersion("cuStreamGetGreenCtx", (void **)&drv_get_green,
+                                         CUDA_VERSION, cudaEnableDefault, &q) != cudaSuccess ||
+        cudaGetDriverEntryPointByVersion("cuGreenCtxGetDevResource", (void **)&drv_get_res,
+                                         CUDA_VERSION, cudaEnableDefault, &q) != cudaSuccess) {
+        cudaGetLastError();
+        drv_get_green = NULL;
+        drv_get_res = NULL;
+    }
+}
+
 extern "C" int hyt_cuda_stream_sms(hyt_device_t *dev, void *stream, int *sms)
 {
-    /* the driver's functions through the runtime: the library does not link libcuda */
-    static decltype(&cuStreamGetGreenCtx) get_green = NULL;
-    static decltype(&cuGreenCtxGetDevResource) get_res = NULL;
-    if (!get_green || !get_res) {
-        enum cudaDriverEntryPointQueryResult q;
-        if (cudaGetDriverEntryPointByVersion("cuStreamGetGreenCtx", (void **)&get_green,
-                                             CUDA_VERSION, cudaEnableDefault, &q) != cudaSuccess ||
-            cudaGetDriverEntryPointByVersion("cuGreenCtxGetDevResource", (void **)&get_res,
-                                             CUDA_VERSION, cudaEnableDefault, &q) != cudaSuccess) {
-            cudaGetLastError();
-            get_green = NULL;
-            get_res = NULL;
-        }
-    }
+    pthread_once(&drv_once, drv_lookup);
+    decltype(&cuStreamGetGreenCtx) get_green = drv_get_green;
+    decltype(&cuGreenCtxGetDevResource) get_res = drv_get_res;
     CUgreenCtx g = NULL;
     CUdevResource r;
     if (get_green && get_res && get_green((CUstream)stream, &g) == CUDA_SUCCESS && g &&
