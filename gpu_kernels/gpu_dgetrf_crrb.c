@@ -8,7 +8,8 @@
  * n1 + n2,
  *
  *   factor [j0, j0+n1)            leaves; each interchanges whole panel rows (all n columns)
- *   U12 = inv(L11) A12            A12^T = A12^T inv(L11)^T: TRSM right, upper (L11^T), unit
+ *   U12 = inv(L11) A12            hytile's row solve (gpu_dtrsm_crrb.cu), or cuBLAS's on the
+ *                                 view: A12^T = A12^T inv(L11)^T, TRSM right, upper, unit
  *   A22 -= A21 U12                A22^T -= U12^T A21^T: GEMM (n2 x rows x n1)
  *   factor [j0+n1, j0+w)          its interchanges reach the left columns as well
  *
@@ -34,9 +35,13 @@ typedef struct crrb {
 } crrb_t;
 
 /* Panel rows [j0, j0+w1) of columns [c0, c0+w2) = inv(L11) times themselves, L11 the unit
- * lower w1 x w1 block at (j0, j0); in the column-major view: X (w2 x w1) = X inv(L11^T). */
+ * lower w1 x w1 block at (j0, j0): hytile's kernel up to HYT_TRSM_CRRB_MAX_N (every node of a
+ * panel of at most 1024 columns; cuBLAS's DTRSM took 1.3-2.5x as long on these shapes), else
+ * cuBLAS's on the column-major view: X (w2 x w1) = X inv(L11^T). */
 static int solve_u(const crrb_t *P, int j0, int w1, int c0, int w2)
 {
+    if (w1 <= HYT_TRSM_CRRB_MAX_N)
+        return hyt_cuda_dtrsm_crrb(P->dev, P->st, P->A, P->nb, j0, w1, c0, w2);
     const double one = 1.0;
     const int64_t nb = P->nb;
     HYT_CUBLAS_TRY(P->dev, cublasDtrsm(P->h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER,

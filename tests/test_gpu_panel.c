@@ -26,6 +26,13 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if HYT_HAVE_CUDA
+#include <cuda_runtime.h>
+#define CU(call) REQUIRE((call) == cudaSuccess, "%s: %s", #call, cudaGetErrorString(call))
+#endif
 
 typedef struct pcase {
     int m, n, nb, nctas;
@@ -301,6 +308,84 @@ static void test_trace_back(void)
     }
 }
 
+#if HYT_HAVE_CUDA
+/* The panel's row solve (hyt_cuda_dtrsm_crrb) alone against CBLAS's DTRSM (row-major, left,
+ * lower, unit) on blocks of a random panel: X within 8 w1 eps of CBLAS's (L11 has entries of
+ * at most 1 / w1: well conditioned), every entry outside X unchanged to the bit, an entry
+ * finite exactly where CBLAS's is (with NaN and Inf in X; which of the two depends on the
+ * order of the sums).  Shapes: partial blocks of 32 rows and of the
+ * kernel's 8 right-hand sides, X right of L11 and left of it, the largest order. */
+static void test_row_solve(hyt_context_t *ctx, test_rng_t *rng)
+{
+    static const int cases[][5] = { /* w1, w2, j0, c0, nb */
+        {1, 1, 0, 1, 2},       {31, 7, 0, 31, 40},     {32, 8, 0, 32, 64},
+        {33, 9, 3, 40, 60},    {64, 64, 64, 128, 512}, {100, 3, 7, 107, 110},
+        {300, 800, 0, 300, 1152}, {512, 512, 0, 512, 1024}, {512, 17, 512, 0, 1024},
+        {96, 40, 200, 0, 300}, {200, 30, 0, 200, 230},
+    };
+    hyt_device_t *dev = hyt_context_device(ctx, 0);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const int w1 = cases[i][0], w2 = cases[i][1], j0 = cases[i][2], c0 = cases[i][3];
+        const int nb = cases[i][4], m = j0 + w1;
+        const int nan = i == 9; /* a NaN and an Inf in X */
+        const size_t len = (size_t)m * nb;
+        double *A = malloc(len * sizeof *A), *R = malloc(len * sizeof *R), *dA;
+        REQUIRE(A && R, "out of memory");
+        for (size_t e = 0; e < len; e++)
+            A[e] = test_uniform(rng);
+        for (int r = 0; r < w1; r++) /* L11: off-diagonal entries of at most 1 / w1 */
+            for (int c = 0; c < r; c++)
+                A[(size_t)(j0 + r) * nb + j0 + c] /= w1;
+        if (nan) {
+            A[(size_t)(j0 + 1) * nb + c0 + 2] = NAN;
+            A[(size_t)(j0 + 5) * nb + c0 + 7] = INFINITY;
+        }
+        CU(cudaMalloc((void **)&dA, len * sizeof *A));
+        CU(cudaMemcpy(dA, A, len * sizeof *A, cudaMemcpyHostToDevice));
+        int rc = hyt_cuda_dtrsm_crrb(dev, NULL, dA, nb, j0, w1, c0, w2);
+        REQUIRE(!rc, "hyt_cuda_dtrsm_crrb: %s", hyt_last_error());
+        CU(cudaMemcpy(R, dA, len * sizeof *R, cudaMemcpyDeviceToHost));
+        CU(cudaFree(dA));
+        double *X = A + (size_t)j0 * nb + c0;
+        int outside = 0, bad_nan = 0;
+        for (int r = 0; r < m; r++) /* outside X: the input's bits */
+            for (int c = 0; c < nb; c++) {
+                const size_t e = (size_t)r * nb + c;
+                const int in = r >= j0 && c >= c0 && c < c0 + w2;
+                if (!in && memcmp(&A[e], &R[e], sizeof *A))
+                    outside++;
+            }
+        cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, w1, w2, 1.0,
+                    A + (size_t)j0 * nb + j0, nb, X, nb);
+        double err = 0.0, nrm = 0.0;
+        for (int r = 0; r < w1; r++)
+            for (int c = 0; c < w2; c++) {
+                const double x = X[(size_t)r * nb + c], y = R[(size_t)(j0 + r) * nb + c0 + c];
+                if (isfinite(x) && isfinite(y)) {
+                    err = fmax(err, fabs(x - y));
+                    nrm = fmax(nrm, fabs(x));
+                } else if (isfinite(x) != isfinite(y)) { /* NaN or Inf: the order decides */
+                    bad_nan++;
+                }
+            }
+        CHECK(!outside, "row solve %d x %d at (%d, %d), nb %d: %d entries outside X changed",
+              w1, w2, j0, c0, nb, outside);
+        CHECK(err <= 8.0 * w1 * DBL_EPSILON * fmax(nrm, 1.0),
+              "row solve %d x %d at (%d, %d), nb %d: %.3g from CBLAS's (|X| %.3g)", w1, w2, j0,
+              c0, nb, err, nrm);
+        CHECK(!bad_nan, "row solve %d x %d: %d entries finite on one side only", w1, w2, bad_nan);
+        free(A);
+        free(R);
+    }
+    double x;
+    CHECK(hyt_cuda_dtrsm_crrb(dev, NULL, NULL, 64, 0, 1, 1, 1) == HYT_ERR_INVALID &&
+              hyt_cuda_dtrsm_crrb(dev, NULL, &x, 1024, 0, HYT_TRSM_CRRB_MAX_N + 1, 600, 1) ==
+                  HYT_ERR_INVALID &&
+              hyt_cuda_dtrsm_crrb(dev, NULL, &x, 64, 0, 32, 40, 32) == HYT_ERR_INVALID,
+          "hyt_cuda_dtrsm_crrb accepted invalid arguments");
+}
+#endif
+
 int main(int argc, char **argv)
 {
     use_cuda = argc > 1 && !strcmp(argv[1], "cuda");
@@ -327,6 +412,11 @@ int main(int argc, char **argv)
         return 77;
     }
     REQUIRE(!rc, "context: %s", hyt_last_error());
+#if HYT_HAVE_CUDA
+    test_rng_t srng = {99};
+    if (use_cuda)
+        test_row_solve(ctx, &srng);
+#endif
     if (!use_cuda) {
         test_geometry();
         test_trace_back();
