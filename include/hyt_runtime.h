@@ -219,7 +219,9 @@ HYT_API void hyt_host_free(hyt_context_t *ctx, void *ptr);
  */
 HYT_API void hyt_trace_start(hyt_context_t *ctx, int with_dag);
 HYT_API void hyt_trace_stop(hyt_context_t *ctx);
-/* Chrome trace-event JSON (Perfetto / chrome://tracing).  Returns 0 or HYT_ERR_SYSTEM. */
+/* Chrome trace-event JSON (Perfetto / chrome://tracing); a device task's args also carry
+ * issue_ts and issue_dur (microseconds): its submission by the device's host thread.  Returns 0
+ * or HYT_ERR_SYSTEM. */
 HYT_API int hyt_trace_write_json(hyt_context_t *ctx, const char *path);
 /* DAG of the recorded tasks in Graphviz DOT (needs with_dag). */
 HYT_API int hyt_trace_write_dot(hyt_context_t *ctx, const char *path);

@@ -153,11 +153,16 @@ static void submit(hyt_device_t *dev, hyt_task_t *t, int bind_rc)
     dev->ops->prepare(dev, &dc);
     int tracing = atomic_load_explicit(&ctx->trace.on, memory_order_relaxed);
     hyt_error(0, "%s", ""); /* no stale message in a failure report */
+    const double i0 = tracing ? hyt_trace_now(ctx) : 0.0;
     rc = dev->ops->begin(dev, t, tracing);
     if (!rc)
         rc = t->kernel->dev(&dc, t->args);
     if (!rc)
         rc = dev->ops->end(dev, t, tracing);
+    /* how long the body's calls took on the host: where that approaches the task's time on
+     * the device, the device waited for the host */
+    t->t_issue0 = i0;
+    t->t_issue1 = tracing ? hyt_trace_now(ctx) : 0.0;
     if (rc) {
         hyt_sched_task_failed(t, rc);
         /* Work the body did enqueue must finish before anyone frees its buffers. */

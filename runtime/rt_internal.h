@@ -137,6 +137,8 @@ struct hyt_task {
     /* device */
     void *event, *ev_start;       /* backend events (completion, trace start) */
     double t_start, t_end;        /* trace, seconds since trace start */
+    double t_issue0, t_issue1;    /* trace: the device thread's submission of the task (its
+                                   * body's calls), host seconds since trace start */
     hyt_task_t *next;             /* device in-flight FIFO / free list */
 
     /* not cleared at insertion (set when used): the header above is all a new task touches */
@@ -200,6 +202,7 @@ typedef struct hyt_trec {
     int tag[3];
     uint64_t id;
     double t0, t1;
+    double i0, i1; /* a device task's submission on the host (i1 > 0), else 0 */
 } hyt_trec_t;
 
 typedef struct hyt_tbuf {

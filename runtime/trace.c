@@ -77,6 +77,8 @@ void hyt_trace_record(hyt_context_t *ctx, int track, const hyt_task_t *t, double
     r->id = t->id;
     r->t0 = t0;
     r->t1 = t1;
+    r->i0 = t->t_issue0;
+    r->i1 = t->t_issue1;
 }
 
 void hyt_trace_node(hyt_context_t *ctx, const hyt_task_t *t)
@@ -193,9 +195,13 @@ int hyt_trace_write_json(hyt_context_t *ctx, const char *path)
             const hyt_trec_t *r = &tr->tracks[i].r[j];
             fprintf(f, ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,"
                     "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"step\":%d,\"i\":%d,\"j\":%d,"
-                    "\"task\":%llu}}", r->kernel->name, cat_name[r->kernel->cat], pid, i,
+                    "\"task\":%llu", r->kernel->name, cat_name[r->kernel->cat], pid, i,
                     r->t0 * 1e6, (r->t1 - r->t0) * 1e6, r->tag[0], r->tag[1], r->tag[2],
                     (unsigned long long)r->id);
+            if (r->i1 > 0.0) /* a device task: when and how long the host took to submit it */
+                fprintf(f, ",\"issue_ts\":%.3f,\"issue_dur\":%.3f", r->i0 * 1e6,
+                        (r->i1 - r->i0) * 1e6);
+            fprintf(f, "}}");
         }
     }
     fprintf(f, "\n]}\n");

@@ -439,7 +439,8 @@ static void test_short_sequences(void)
     hyt_context_destroy(ctx);
 }
 
-/* Tracing: every executed task recorded; JSON and DOT written. */
+/* Tracing: every executed task recorded; JSON (the device tasks with their submission on the
+ * host) and DOT written. */
 static void test_trace(void)
 {
     hyt_context_t *ctx = make_ctx(2, "host:1", 1000, NULL, NULL);
@@ -479,12 +480,15 @@ static void test_trace(void)
     CHECK(hyt_trace_write_dot(ctx, dot) == 0, "dot: %s", hyt_last_error());
     FILE *f = fopen(json, "r");
     char line[512];
-    int events = 0;
-    while (f && fgets(line, sizeof line, f))
+    int events = 0, issued = 0;
+    while (f && fgets(line, sizeof line, f)) {
         events += strstr(line, "\"ph\":\"X\"") != NULL;
+        issued += strstr(line, "\"issue_dur\":") != NULL; /* the device tasks' submissions */
+    }
     if (f)
         fclose(f);
     CHECK(events == 40, "%d events in the JSON", events);
+    CHECK(issued == 4, "%d events with the host's submission in the JSON, expected 4", issued);
     f = fopen(dot, "r");
     int edges = 0;
     while (f && fgets(line, sizeof line, f))

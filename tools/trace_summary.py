@@ -4,7 +4,8 @@ panels: per stream busy time (union of its tasks), the compute stream's idle tim
 largest gaps, per-step panel and bulk-update times (early / middle / late), the bulk update's
 rate and how many of the steps' panels were hytile's native one (the others cuSOLVER's).
 Device task times are CUDA events on the task's stream, so a task's time includes the time its
-kernels waited for SMs held by other streams.
+kernels waited for SMs held by other streams, and for the host's calls that submit them (each
+device task's submission on the host, issue_ts / issue_dur, is summed per stream).
 
     tools/trace_summary.py TRACE.json N [NB] [LOOKAHEAD] [--from K]
 
@@ -120,18 +121,31 @@ def main():
         nat = sum(1 for k in range(a, b) if k in native)
         print(f"{a:4d}-{b - 1:<4d} {p / (b - a):9.2f} {l / (b - a):8.2f} {u / (b - a):8.2f}"
               f" {rate:9.1f} {pb:10.2f} {nat:3d}/{b - a:<2d}")
+    # the host's submission of each device task (traces since 2026-12-01): where it is close
+    # to the task's time on the device, the device waited for the host's calls
+    sub = {}
+    for s, es in streams.items():
+        iss = [e["args"]["issue_dur"] for e in es if "issue_dur" in e["args"]]
+        if s != "cpu" and iss:
+            sub[s] = (len(iss), sum(iss) * 1e-3, max(iss) * 1e-3)
+    if sub:
+        print("host submission of the device tasks (ms: count, sum, largest):",
+              ", ".join(f"{s} {c} / {t:.1f} / {m:.2f}" for s, (c, t, m) in sorted(sub.items())))
     tot = {k: sum(e["dur"] for e in es) * 1e-3 for k, es in streams.items()}
     print("sum of task times (ms):", ", ".join(f"{k} {v:.0f}" for k, v in sorted(tot.items())))
     if k_from is not None:
         late = sorted((e for e in gpu if e["args"].get("step", -1) >= k_from),
                       key=lambda e: e["ts"])
-        print(f"GPU tasks of steps {k_from} and later (ms: start, end, duration):")
+        print(f"GPU tasks of steps {k_from} and later (ms: start, end, duration; the host's "
+              f"submission of the task, where recorded: its start and duration)")
         for e in late:
             st = names.get((e["pid"], e["tid"]), "?").split()[-1]
             a = e["args"]
+            iss = (f" submitted {(a['issue_ts'] - t0) * 1e-3:.2f} +{a['issue_dur'] * 1e-3:.2f}"
+                   if "issue_dur" in a else "")
             print(f"{(e['ts'] - t0) * 1e-3:9.2f} {(e['ts'] + e['dur'] - t0) * 1e-3:9.2f} "
                   f"{e['dur'] * 1e-3:7.2f} {st:9} k{a['step']:<3} {e['name']} "
-                  f"(i {a.get('i')}, j {a.get('j')})")
+                  f"(i {a.get('i')}, j {a.get('j')}){iss}")
 
 
 if __name__ == "__main__":
