@@ -2,7 +2,8 @@
 """Summarise a hytile Chrome trace (hytile bench-gpu --trace FILE) of the one-GPU LU with GPU
 panels: per stream busy time (union of its tasks), the compute stream's idle time and its
 largest gaps, per-step panel and bulk-update times (early / middle / late), the bulk update's
-rate and how many of the steps' panels were hytile's native one (the others cuSOLVER's).
+rate, how many of the steps' panels were hytile's native one (the others cuSOLVER's) and, in
+traces that record it, how long the host took to submit each panel's calls.
 Device task times are CUDA events on the task's stream, so a task's time includes the time its
 kernels waited for SMs held by other streams, and for the host's calls that submit them (each
 device task's submission on the host, issue_ts / issue_dur, is summed per stream).
@@ -93,6 +94,9 @@ def main():
              if e["name"].startswith("gpu_panel")}
     native = {e["args"]["step"] for e in streams.get("panel", [])
               if e["name"] == "gpu_panel_native"}
+    # the host's submission of each panel (traces since 2026-12-01; else none)
+    psub = {e["args"]["step"]: e["args"]["issue_dur"] * 1e-3 for e in streams.get("panel", [])
+            if e["name"].startswith("gpu_panel") and "issue_dur" in e["args"]}
     bulk, la_t = {}, {}
     for e in comp:
         if e["name"] == "gpu_update":
@@ -102,7 +106,7 @@ def main():
         k = e["args"]["step"]
         la_t[k] = la_t.get(k, 0) + e["dur"] * 1e-3
     print(f"{'steps':>9} {'panel ms':>9} {'la ms':>8} {'bulk ms':>8} {'bulk TF/s':>9}"
-          f" {'panel/bulk':>10} {'native':>6}")
+          f" {'panel/bulk':>10} {'native':>6}" + (f" {'panel submit ms':>15}" if psub else ""))
     edges = sorted(set([0, 1, 2, 4, 8, kt // 4, kt // 2, 3 * kt // 4, kt - 8, kt - 2, kt]))
     edges = [x for x in edges if 0 <= x <= kt]
     for a, b in zip(edges, edges[1:]):
@@ -119,8 +123,12 @@ def main():
         rate = fl / (u * 1e-3) * 1e-12 if u > 0 else 0
         pb = p / u if u > 0 else float("inf")
         nat = sum(1 for k in range(a, b) if k in native)
+        sub = ""
+        if psub:
+            ks = [k for k in range(a, b) if k in psub]
+            sub = f" {sum(psub[k] for k in ks) / len(ks):15.2f}" if ks else f" {'-':>15}"
         print(f"{a:4d}-{b - 1:<4d} {p / (b - a):9.2f} {l / (b - a):8.2f} {u / (b - a):8.2f}"
-              f" {rate:9.1f} {pb:10.2f} {nat:3d}/{b - a:<2d}")
+              f" {rate:9.1f} {pb:10.2f} {nat:3d}/{b - a:<2d}{sub}")
     # the host's submission of each device task (traces since 2026-12-01): where it is close
     # to the task's time on the device, the device waited for the host's calls
     sub = {}
