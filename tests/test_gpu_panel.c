@@ -313,8 +313,8 @@ static void test_trace_back(void)
  * lower, unit) on blocks of a random panel: X within 8 w1 eps of CBLAS's (L11 has entries of
  * at most 1 / w1: well conditioned), every entry outside X unchanged to the bit, an entry
  * finite exactly where CBLAS's is (with NaN and Inf in X; which of the two depends on the
- * order of the sums).  Shapes: partial blocks of 32 rows and of the
- * kernel's 8 right-hand sides, X right of L11 and left of it, the largest order. */
+ * order of the sums).  Shapes: partial blocks of 32 rows and of the kernel's 8 right-hand
+ * sides, X right of L11 and left of it, the largest order; then bad arguments. */
 static void test_row_solve(hyt_context_t *ctx, test_rng_t *rng)
 {
     static const int cases[][5] = { /* w1, w2, j0, c0, nb */
