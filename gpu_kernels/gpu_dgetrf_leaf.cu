@@ -1183,12 +1183,10 @@ static void drv_lookup(void)
 extern "C" int hyt_cuda_stream_sms(hyt_device_t *dev, void *stream, int *sms)
 {
     pthread_once(&drv_once, drv_lookup);
-    decltype(&cuStreamGetGreenCtx) get_green = drv_get_green;
-    decltype(&cuGreenCtxGetDevResource) get_res = drv_get_res;
     CUgreenCtx g = NULL;
     CUdevResource r;
-    if (get_green && get_res && get_green((CUstream)stream, &g) == CUDA_SUCCESS && g &&
-        get_res(g, &r, CU_DEV_RESOURCE_TYPE_SM) == CUDA_SUCCESS) {
+    if (drv_get_green && drv_get_res && drv_get_green((CUstream)stream, &g) == CUDA_SUCCESS &&
+        g && drv_get_res(g, &r, CU_DEV_RESOURCE_TYPE_SM) == CUDA_SUCCESS) {
         *sms = (int)r.sm.smCount;
         return HYT_SUCCESS;
     }

@@ -131,14 +131,14 @@ def main():
               f" {rate:9.1f} {pb:10.2f} {nat:3d}/{b - a:<2d}{sub}")
     # the host's submission of each device task (traces since 2026-12-01): where it is close
     # to the task's time on the device, the device waited for the host's calls
-    sub = {}
+    submit = {}
     for s, es in streams.items():
         iss = [e["args"]["issue_dur"] for e in es if "issue_dur" in e["args"]]
         if s != "cpu" and iss:
-            sub[s] = (len(iss), sum(iss) * 1e-3, max(iss) * 1e-3)
-    if sub:
+            submit[s] = (len(iss), sum(iss) * 1e-3, max(iss) * 1e-3)
+    if submit:
         print("host submission of the device tasks (ms: count, sum, largest):",
-              ", ".join(f"{s} {c} / {t:.1f} / {m:.2f}" for s, (c, t, m) in sorted(sub.items())))
+              ", ".join(f"{s} {c} / {t:.1f} / {m:.2f}" for s, (c, t, m) in sorted(submit.items())))
     tot = {k: sum(e["dur"] for e in es) * 1e-3 for k, es in streams.items()}
     print("sum of task times (ms):", ", ".join(f"{k} {v:.0f}" for k, v in sorted(tot.items())))
     if k_from is not None:
