@@ -40,10 +40,11 @@ typedef struct crrb {
  * cuBLAS's on the column-major view: X (w2 x w1) = X inv(L11^T). */
 static int solve_u(const crrb_t *P, int j0, int w1, int c0, int w2)
 {
-    if (w1 <= HYT_TRSM_CRRB_MAX_N)
-        return hyt_cuda_dtrsm_crrb(P->dev, P->st, P->A, P->nb, j0, w1, c0, w2);
     const double one = 1.0;
     const int64_t nb = P->nb;
+    if (w1 <= HYT_TRSM_CRRB_MAX_N)
+        return hyt_cuda_dtrsm_crrb(P->dev, P->st, P->A + j0 * nb + j0, P->nb,
+                                   P->A + j0 * nb + c0, P->nb, w1, w2);
     HYT_CUBLAS_TRY(P->dev, cublasDtrsm(P->h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER,
                                        CUBLAS_OP_N, CUBLAS_DIAG_UNIT, w2, w1, &one,
                                        P->A + j0 * nb + j0, P->nb, P->A + j0 * nb + c0, P->nb));

@@ -1,8 +1,10 @@
 /*
- * The native panel LU's row solve (gpu_dgetrf_crrb.c): in the row-major panel A (leading
- * dimension nb), the w1 x w2 block X at rows [j0, j0+w1), columns [c0, c0+w2) becomes
- * inv(L11) X, L11 the unit lower triangle of the w1 x w1 block at (j0, j0) (its entries on and
- * above the diagonal are not read).  w1 <= HYT_TRSM_CRRB_MAX_N.
+ * The native panel LU's row solve (gpu_dgetrf_crrb.c) and the GPU panel's inv(L_kk)
+ * (drivers/lu/gpu_dgetrf_panel.c): the row-major w1 x w2 matrix X (leading dimension ldx)
+ * becomes inv(L) X, L the unit lower triangle of the row-major w1 x w1 matrix at L (leading
+ * dimension ldl; its entries on and above the diagonal are not read).  In the panel, L and X
+ * are blocks of the panel (leading dimension nb) side by side; for inv(L_kk), X is the
+ * identity in the step's inverse slot.  w1 <= HYT_TRSM_CRRB_MAX_N.
  *
  * cuBLAS's DTRSM (its column-major view: side R, upper, unit) took 7 / 13 / 29 / 64 / 138 us
  * for w1 = w2 = 32 / 64 / 128 / 256 / 512 on 64 SMs of an H200, 10-11% of a 32768-row panel;
@@ -37,24 +39,24 @@ static_assert(THREADS / 32 == RB, "warp r solves right-hand side r");
 static_assert(THREADS * 4 == BS * BS, "four entries of the next diagonal block a thread");
 
 __global__ void __launch_bounds__(THREADS)
-hyt_dtrsm_crrb_kernel(double *__restrict__ A, int64_t nb, int j0, int w1, int c0, int w2)
+hyt_dtrsm_crrb_kernel(const double *__restrict__ L, int64_t ldl, double *__restrict__ X,
+                      int64_t ldx, int w1, int w2)
 {
     __shared__ double Y[HYT_TRSM_CRRB_MAX_N * YLD];
     __shared__ double sL[BS][BS + 1];
     const int t = threadIdx.x, lane = t & 31, wid = t >> 5;
     const int cb = blockIdx.x * RB, nr = min(RB, w2 - cb); /* this CTA's columns */
-    const double *L = A + j0 * nb + j0;
-    double *X = A + j0 * nb + c0 + cb;
+    X += cb;
 
     for (int i = t; i < w1 * RB; i += THREADS) {
         const int k = i / RB, r = i % RB;
-        Y[k * YLD + r] = r < nr ? X[k * nb + r] : 0.0;
+        Y[k * YLD + r] = r < nr ? X[k * ldx + r] : 0.0;
     }
     /* the first diagonal block, strictly lower part (thread t: entries t + THREADS q) */
 #pragma unroll
     for (int q = 0; q < 4; q++) {
         const int e = t + THREADS * q, i = e / BS, j = e % BS;
-        sL[i][j] = j < i && i < w1 ? L[i * nb + j] : 0.0;
+        sL[i][j] = j < i && i < w1 ? L[i * ldl + j] : 0.0;
     }
     __syncthreads();
 
@@ -81,7 +83,7 @@ hyt_dtrsm_crrb_kernel(double *__restrict__ A, int64_t nb, int j0, int w1, int c0
 #pragma unroll
         for (int q = 0; q < 4; q++) {
             const int e = t + THREADS * q, i = e / BS, j = e % BS;
-            nl[q] = j < i && k1 + i < w1 ? L[(k1 + i) * nb + k1 + j] : 0.0;
+            nl[q] = j < i && k1 + i < w1 ? L[(k1 + i) * ldl + k1 + j] : 0.0;
         }
         /* 2. the rows below: Y[k][r] -= sum_j L(k, k0 + j) Y[k0 + j][r] */
         {
@@ -100,7 +102,7 @@ hyt_dtrsm_crrb_kernel(double *__restrict__ A, int64_t nb, int j0, int w1, int c0
                     const int k = kb + u * 4 * (THREADS / 32) + q;
 #pragma unroll
                     for (int c = 0; c < 4; c++)
-                        l[u][c] = k < w1 ? L[k * nb + k0 + g + 8 * c] : 0.0;
+                        l[u][c] = k < w1 ? L[k * ldl + k0 + g + 8 * c] : 0.0;
                 }
 #pragma unroll
                 for (int u = 0; u < UN; u++) {
@@ -150,22 +152,23 @@ hyt_dtrsm_crrb_kernel(double *__restrict__ A, int64_t nb, int j0, int w1, int c0
     for (int i = t; i < w1 * RB; i += THREADS) {
         const int k = i / RB, r = i % RB;
         if (r < nr)
-            X[k * nb + r] = Y[k * YLD + r];
+            X[k * ldx + r] = Y[k * YLD + r];
     }
 }
 
-extern "C" int hyt_cuda_dtrsm_crrb(hyt_device_t *dev, void *stream, double *A, int nb, int j0,
-                                   int w1, int c0, int w2)
+extern "C" int hyt_cuda_dtrsm_crrb(hyt_device_t *dev, void *stream, const double *L, int ldl,
+                                   double *X, int ldx, int w1, int w2)
 {
-    if (!A || w1 < 0 || w1 > HYT_TRSM_CRRB_MAX_N || w2 < 0 || j0 < 0 || c0 < 0 ||
-        nb < j0 + w1 || nb < c0 + w2)
-        return hyt_error(HYT_ERR_INVALID, "hyt_cuda_dtrsm_crrb: invalid arguments (nb = %d, "
-                         "j0 = %d, w1 = %d, c0 = %d, w2 = %d)", nb, j0, w1, c0, w2);
+    if (!L || !X || w1 < 0 || w1 > HYT_TRSM_CRRB_MAX_N || w2 < 0 || ldl < w1 || ldl < 1 ||
+        ldx < w2 || ldx < 1)
+        return hyt_error(HYT_ERR_INVALID, "hyt_cuda_dtrsm_crrb: invalid arguments (w1 = %d, "
+                         "w2 = %d, ldl = %d, ldx = %d%s)", w1, w2, ldl, ldx,
+                         !L || !X ? ", a NULL matrix" : "");
     if (w1 == 0 || w2 == 0)
         return HYT_SUCCESS;
     HYT_CUDA_LAUNCH_POINT(dev);
     hyt_dtrsm_crrb_kernel<<<(w2 + RB - 1) / RB, THREADS, 0, (cudaStream_t)stream>>>(
-        A, nb, j0, w1, c0, w2);
+        L, ldl, X, ldx, w1, w2);
     HYT_CUDA_LAUNCHED(dev);
     return HYT_SUCCESS;
 }

@@ -224,12 +224,12 @@ int hyt_cuda_dgetrf_leaf(hyt_device_t *dev, void *stream, double *A, int m, int 
  * apply, else HYT_SUCCESS or an error. */
 int hyt_cuda_dgetrf_short(hyt_device_t *dev, void *stream, double *A, int m, int n, int nb,
                           int j0, int w, int *ipiv, int *info, double *ws, int nctas);
-/* Its row solve: the w1 x w2 block at rows [j0, j0+w1), columns [c0, c0+w2) of the row-major
- * panel A (leading dimension nb) = inv(L11) times itself, L11 the unit lower triangle of the
- * w1 x w1 block at (j0, j0), w1 <= HYT_TRSM_CRRB_MAX_N, in one launch (gpu_dtrsm_crrb.cu). */
+/* Its row solve: the row-major w1 x w2 matrix X (leading dimension ldx) = inv(L) X, L the unit
+ * lower triangle of the row-major w1 x w1 matrix at L (leading dimension ldl; the two do not
+ * overlap), w1 <= HYT_TRSM_CRRB_MAX_N, in one launch (gpu_dtrsm_crrb.cu). */
 #define HYT_TRSM_CRRB_MAX_N 512
-int hyt_cuda_dtrsm_crrb(hyt_device_t *dev, void *stream, double *A, int nb, int j0, int w1,
-                        int c0, int w2);
+int hyt_cuda_dtrsm_crrb(hyt_device_t *dev, void *stream, const double *L, int ldl, double *X,
+                        int ldx, int w1, int w2);
 /* Whether this device runs kernel f (gpu_dgetrf_leaf.cu); cache: 64 zeroed entries, static at
  * the caller. */
 int hyt_cuda_kernel_usable(signed char *cache, const void *f, int cc_min, size_t smem,

@@ -310,57 +310,63 @@ static void test_trace_back(void)
 
 #if HYT_HAVE_CUDA
 /* The panel's row solve (hyt_cuda_dtrsm_crrb) alone against CBLAS's DTRSM (row-major, left,
- * lower, unit) on blocks of a random panel: X within 8 w1 eps of CBLAS's (L11 has entries of
- * at most 1 / w1: well conditioned), every entry outside X unchanged to the bit, an entry
- * finite exactly where CBLAS's is (with NaN and Inf in X; which of the two depends on the
- * order of the sums).  Shapes: partial blocks of 32 rows and of the kernel's 8 right-hand
- * sides, X right of L11 and left of it, the largest order; then bad arguments. */
+ * lower, unit) on blocks of a random panel: X within 8 w1 eps of CBLAS's (L has entries of at
+ * most 1 / w1: well conditioned), every entry outside X unchanged to the bit, an entry finite
+ * exactly where CBLAS's is (with NaN and Inf in X; which of the two depends on the order of the
+ * sums).  Shapes: partial blocks of 32 rows and of the kernel's 8 right-hand sides, X right of
+ * L and left of it in the panel, the largest order; X in a buffer of its own (ldx != nb) and
+ * the identity there (the GPU panel's inv(L_kk)); then bad arguments. */
 static void test_row_solve(hyt_context_t *ctx, test_rng_t *rng)
 {
-    static const int cases[][5] = { /* w1, w2, j0, c0, nb */
-        {1, 1, 0, 1, 2},       {31, 7, 0, 31, 40},     {32, 8, 0, 32, 64},
-        {33, 9, 3, 40, 60},    {64, 64, 64, 128, 512}, {100, 3, 7, 107, 110},
-        {300, 800, 0, 300, 1152}, {512, 512, 0, 512, 1024}, {512, 17, 512, 0, 1024},
-        {96, 40, 200, 0, 300}, {200, 30, 0, 200, 230},
+    static const int cases[][6] = { /* w1, w2, j0, c0, nb, X: 0 in the panel, 1 a buffer of
+                                     * random entries, 2 the identity in a buffer */
+        {1, 1, 0, 1, 2, 0},          {31, 7, 0, 31, 40, 0},     {32, 8, 0, 32, 64, 0},
+        {33, 9, 3, 40, 60, 0},       {64, 64, 64, 128, 512, 0}, {100, 3, 7, 107, 110, 0},
+        {300, 800, 0, 300, 1152, 0}, {512, 512, 0, 512, 1024, 0}, {512, 17, 512, 0, 1024, 0},
+        {96, 40, 200, 0, 300, 0},    {200, 30, 0, 200, 230, 0}, {77, 50, 5, 0, 90, 1},
+        {512, 512, 0, 0, 512, 2},    {300, 300, 0, 0, 512, 2},  {1, 1, 0, 0, 1, 2},
     };
     hyt_device_t *dev = hyt_context_device(ctx, 0);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const int w1 = cases[i][0], w2 = cases[i][1], j0 = cases[i][2], c0 = cases[i][3];
-        const int nb = cases[i][4], m = j0 + w1;
+        const int w1 = cases[i][0], w2 = cases[i][1], j0 = cases[i][2], nb = cases[i][4];
+        const int sep = cases[i][5], m = j0 + w1;
+        const int c0 = sep ? 0 : cases[i][3], ldx = sep == 1 ? w2 + 3 : nb;
         const int nan = i == 9; /* a NaN and an Inf in X */
-        const size_t len = (size_t)m * nb;
+        /* the panel (and X, unless sep), then X's buffer */
+        const size_t lenp = (size_t)m * nb, len = lenp + (sep ? (size_t)w1 * ldx : 0);
         double *A = malloc(len * sizeof *A), *R = malloc(len * sizeof *R), *dA;
         REQUIRE(A && R, "out of memory");
         for (size_t e = 0; e < len; e++)
-            A[e] = test_uniform(rng);
-        for (int r = 0; r < w1; r++) /* L11: off-diagonal entries of at most 1 / w1 */
+            A[e] = sep == 2 && e >= lenp ? ((e - lenp) % (ldx + 1) == 0) : test_uniform(rng);
+        for (int r = 0; r < w1; r++) /* L: off-diagonal entries of at most 1 / w1 */
             for (int c = 0; c < r; c++)
                 A[(size_t)(j0 + r) * nb + j0 + c] /= w1;
+        const size_t x0 = sep ? lenp : (size_t)j0 * nb + c0; /* X's first entry */
+        const int ld = sep ? ldx : nb;
         if (nan) {
-            A[(size_t)(j0 + 1) * nb + c0 + 2] = NAN;
-            A[(size_t)(j0 + 5) * nb + c0 + 7] = INFINITY;
+            A[x0 + (size_t)1 * ld + 2] = NAN;
+            A[x0 + (size_t)5 * ld + 7] = INFINITY;
         }
         CU(cudaMalloc((void **)&dA, len * sizeof *A));
         CU(cudaMemcpy(dA, A, len * sizeof *A, cudaMemcpyHostToDevice));
-        int rc = hyt_cuda_dtrsm_crrb(dev, NULL, dA, nb, j0, w1, c0, w2);
+        int rc = hyt_cuda_dtrsm_crrb(dev, NULL, dA + (size_t)j0 * nb + j0, nb, dA + x0, ld, w1,
+                                     w2);
         REQUIRE(!rc, "hyt_cuda_dtrsm_crrb: %s", hyt_last_error());
         CU(cudaMemcpy(R, dA, len * sizeof *R, cudaMemcpyDeviceToHost));
         CU(cudaFree(dA));
-        double *X = A + (size_t)j0 * nb + c0;
+        double *X = A + x0;
         int outside = 0, bad_nan = 0;
-        for (int r = 0; r < m; r++) /* outside X: the input's bits */
-            for (int c = 0; c < nb; c++) {
-                const size_t e = (size_t)r * nb + c;
-                const int in = r >= j0 && c >= c0 && c < c0 + w2;
-                if (!in && memcmp(&A[e], &R[e], sizeof *A))
-                    outside++;
-            }
+        for (size_t e = 0; e < len; e++) { /* outside X: the input's bits */
+            const int in = e >= x0 && (e - x0) / ld < (size_t)w1 && (e - x0) % ld < (size_t)w2;
+            if (!in && memcmp(&A[e], &R[e], sizeof *A))
+                outside++;
+        }
         cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, w1, w2, 1.0,
-                    A + (size_t)j0 * nb + j0, nb, X, nb);
+                    A + (size_t)j0 * nb + j0, nb, X, ld);
         double err = 0.0, nrm = 0.0;
         for (int r = 0; r < w1; r++)
             for (int c = 0; c < w2; c++) {
-                const double x = X[(size_t)r * nb + c], y = R[(size_t)(j0 + r) * nb + c0 + c];
+                const double x = X[(size_t)r * ld + c], y = R[x0 + (size_t)r * ld + c];
                 if (isfinite(x) && isfinite(y)) {
                     err = fmax(err, fabs(x - y));
                     nrm = fmax(nrm, fabs(x));
@@ -368,20 +374,23 @@ static void test_row_solve(hyt_context_t *ctx, test_rng_t *rng)
                     bad_nan++;
                 }
             }
-        CHECK(!outside, "row solve %d x %d at (%d, %d), nb %d: %d entries outside X changed",
-              w1, w2, j0, c0, nb, outside);
+        CHECK(!outside, "row solve %d x %d at (%d, %d), nb %d, X %d: %d entries outside X "
+              "changed", w1, w2, j0, c0, nb, sep, outside);
         CHECK(err <= 8.0 * w1 * DBL_EPSILON * fmax(nrm, 1.0),
-              "row solve %d x %d at (%d, %d), nb %d: %.3g from CBLAS's (|X| %.3g)", w1, w2, j0,
-              c0, nb, err, nrm);
+              "row solve %d x %d at (%d, %d), nb %d, X %d: %.3g from CBLAS's (|X| %.3g)", w1, w2,
+              j0, c0, nb, sep, err, nrm);
         CHECK(!bad_nan, "row solve %d x %d: %d entries finite on one side only", w1, w2, bad_nan);
         free(A);
         free(R);
     }
     double x;
-    CHECK(hyt_cuda_dtrsm_crrb(dev, NULL, NULL, 64, 0, 1, 1, 1) == HYT_ERR_INVALID &&
-              hyt_cuda_dtrsm_crrb(dev, NULL, &x, 1024, 0, HYT_TRSM_CRRB_MAX_N + 1, 600, 1) ==
+    CHECK(hyt_cuda_dtrsm_crrb(dev, NULL, NULL, 64, &x, 64, 1, 1) == HYT_ERR_INVALID &&
+              hyt_cuda_dtrsm_crrb(dev, NULL, &x, 64, NULL, 64, 1, 1) == HYT_ERR_INVALID &&
+              hyt_cuda_dtrsm_crrb(dev, NULL, &x, 1024, &x, 1024, HYT_TRSM_CRRB_MAX_N + 1, 1) ==
                   HYT_ERR_INVALID &&
-              hyt_cuda_dtrsm_crrb(dev, NULL, &x, 64, 0, 32, 40, 32) == HYT_ERR_INVALID,
+              hyt_cuda_dtrsm_crrb(dev, NULL, &x, 31, &x, 64, 32, 32) == HYT_ERR_INVALID &&
+              hyt_cuda_dtrsm_crrb(dev, NULL, &x, 64, &x, 31, 32, 32) == HYT_ERR_INVALID &&
+              hyt_cuda_dtrsm_crrb(dev, NULL, &x, 64, &x, 64, -1, 32) == HYT_ERR_INVALID,
           "hyt_cuda_dtrsm_crrb accepted invalid arguments");
 }
 #endif

@@ -7,7 +7,9 @@
  *       cuSOLVER (gpu.panel_ctas = 0, or panels of     cublasDgeam to column-major,
  *       at most gpu.panel_native_rows rows)            cusolverDnDgetrf, cublasDgeam back
  *       hytile's native panel LU (the taller panels)   hyt_gpu_dgetrf_crrb, in place
- *   computes inv(L_kk) for the "TRSM as GEMM"           cublasDtrsm on the identity
+ *   computes inv(L_kk) for the "TRSM as GEMM"           a TRSM on the identity: the row
+ *                                                      solve of gpu_dtrsm_crrb.cu up to 512
+ *                                                      columns, else cublasDtrsm
  *   copies the factored panel into its own panel slot  for this device's updates
  *   writes the pivots and INFO to page-locked staging  for the host's IPIV and INFO (a
  *                                                      kernel: no copy engine)
@@ -130,8 +132,17 @@ static int panel_cuda(const hyt_devctx_t *dc, const panel_args_t *a)
     }
     HYT_CUDA_TRY(dev, cudaMemcpyAsync(a->linv, a->ident, (size_t)nb * nb * sizeof(double),
                                       cudaMemcpyDeviceToDevice, st));
-    HYT_CUBLAS_TRY(dev, cublasDtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
-                                    CUBLAS_DIAG_UNIT, dk, dk, &one, a->col, nb, a->linv, nb));
+    if (dk <= HYT_TRSM_CRRB_MAX_N) {
+        /* the native panel's row solve on the identity: inv(L_kk), row-major (512 x 512 in
+         * 71 us against cuBLAS's TRSM's 113-138; docs/performance.md, forty-third stop) */
+        int rc = hyt_cuda_dtrsm_crrb(dev, st, a->col, nb, a->linv, nb, dk, dk);
+        if (rc)
+            return rc;
+    } else {
+        HYT_CUBLAS_TRY(dev, cublasDtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER,
+                                        CUBLAS_OP_N, CUBLAS_DIAG_UNIT, dk, dk, &one, a->col, nb,
+                                        a->linv, nb));
+    }
     HYT_CUDA_TRY(dev, cudaMemcpyAsync(a->slot, a->col, (size_t)a->slot_bytes,
                                       cudaMemcpyDeviceToDevice, st));
     /* not cudaMemcpyAsync: it would queue behind the tile rows returning to the host */
