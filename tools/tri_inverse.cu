@@ -1,6 +1,6 @@
 // The inverse of a panel's diagonal block: cuBLAS's TRSM on the identity (what the library does)
 // against a substitution of our own in the manner of gpu_kernels/gpu_dtrsm_crrb.cu
-// (experiment, not built by meson; written 2026-12-01, NOT RUN yet):
+// (experiment, not built by meson; written 2026-12-01, run on one H200 the same day):
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Xptxas -v tools/tri_inverse.cu \
 //        -lcublas -o /tmp/tri_inverse && /tmp/tri_inverse        (on a GPU)
 //
@@ -23,6 +23,10 @@
 // diagonal block loaded meanwhile.  Checked: Z against cuBLAS's inverse (well-conditioned M:
 // diagonal in [1, 2] or unit, off-diagonal entries of at most 1 / n), and Z M against I.
 // Prints both times (best of 20) and the ratio, for orders 512, 1024, 1536.
+// Result (docs/performance.md, forty-third stop), cuBLAS / ours ms at 512 / 1024 / 1536:
+// lu 0.113 / 0.080, 0.237 / 0.271, 0.488 / 0.574; chol 0.234 / 0.148, 0.486 / 0.366, 0.814 /
+// 0.666; the inverses within 4.8e-18 of cuBLAS's, |Z M - I| at most 1.1e-16.  The library
+// took the LU's case up to 512 with its row-solve kernel on the identity instead (71 us).
 #include "tool_cuda.h"
 
 #include <cublas_v2.h>
