@@ -14,7 +14,7 @@
  *
  *   hytile bench-gpu [-n N[,N...] ...] [--devices cuda:0,1,...] [--nb NB] [--lookahead L]
  *                    [--panel-cores P] [--reps R] [--mg-block B[,B...]] [--no-peer]
- *                    [--trace FILE]
+ *                    [--trace FILE] [--trace-dev FILE]
  */
 #include "cli_common.h"
 #include "hytile_cli.h"
@@ -111,12 +111,17 @@ static int usage(void)
             "usage: hytile bench-gpu [-n N[,N...] ...] [--devices cuda:0,1,...] [--nb NB]\n"
             "                        [--lookahead L[,L...]] [--panel-cores P[,P...]] [--reps R]\n"
             "                        [--mg-block B[,B...]] [--no-peer] [--trace FILE]\n"
+            "                        [--trace-dev FILE]\n"
             "       hytile bench-gpu --panel [-n M ...] [--nb NB] [--reps R] [--panel-sms S]\n"
             "                        [--devices cuda:0]\n"
             "  hytile's hybrid LU and cuSOLVER (one GPU) / cusolverMg (several) on the same\n"
             "  HPL matrix; TFLOP/s of the factorizations and their ratio, with the matrix on\n"
             "  the GPUs (dev) and host to host (h2h; GPU panels).  Lists of lookahead\n"
             "  and panel cores run every combination on the same matrix (the peer once).\n"
+            "  --trace / --trace-dev: a Chrome trace of the last repetition's host-to-host\n"
+            "  / device-resident LU (of the last size and combination); with --reps 1 the\n"
+            "  host-to-host one is the process's first LU, whose first panel also loads\n"
+            "  the kernels (CUDA's lazy loading, ~25-30 ms on an H200).\n"
             "  --panel: the panel LU alone on M x NB panels (default M = 1024 ... 131072, NB =\n"
             "  256, 512, 1024): hytile's GPU panel (gpu.panel_ctas CTAs) against\n"
             "  cusolverDnDgetrf, alone and beside DGEMMs of the LU's trailing update\n"
@@ -133,7 +138,7 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
 {
     int ns[32], nn = 0, nb = -1, las[16] = {-1}, pcs[16] = {-1}, nla = 1, npc = 1, reps = 1;
     int mgs[8] = {256, 512}, nmg = 2, peer = 1, panel = 0, panel_sms = 0;
-    const char *devices = "cuda", *trace = NULL;
+    const char *devices = "cuda", *trace = NULL, *trace_dev = NULL;
     for (int i = 1; i < argc; i++) /* the Cholesky: its own benchmark (bench_chol_gpu.c) */
         if (!strcmp(argv[i], "--chol"))
             return hyt_bench_chol_gpu(argc, argv);
@@ -176,6 +181,8 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
         }
         else if (!strcmp(a, "--trace"))
             trace = v;
+        else if (!strcmp(a, "--trace-dev"))
+            trace_dev = v;
         else if (!strcmp(a, "--panel-sms") && (panel_sms = atoi(v)) > 0)
             ;
         else
@@ -311,7 +318,15 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
                     break;
                 hyt_sequence_create(ctx, &seq);
                 info = 0;
+                const int trd = trace_dev && r == reps - 1 && c == ncombo - 1;
+                if (trd)
+                    hyt_trace_start(ctx, 0);
                 rc = hyt_sequence_finish(seq, hyt_pdgetrf_hybrid(seq, &A, ipiv, &info, &q));
+                if (trd) {
+                    hyt_trace_stop(ctx);
+                    if (hyt_trace_write_json(ctx, trace_dev))
+                        fprintf(stderr, "hytile: %s\n", hyt_last_error());
+                }
                 if (rc || info) {
                     fprintf(stderr, "hytile: factorization (device-resident timing) failed: "
                             "%d %s\n", rc ? rc : info, rc ? hyt_last_error() : "(singular)");

@@ -48,4 +48,18 @@ bench "hytile's (16 CTAs) 0-4, cuSOLVER's 5-9" HYT_GPU_PANEL_NATIVE_ROWS=500
 bench "hytile's (8 CTAs)" HYT_GPU_PANEL_CTAS=8 HYT_GPU_PANEL_NATIVE_ROWS=0
 bench "hytile's (16 CTAs)"
 bench "cuSOLVER's" HYT_GPU_PANEL_CTAS=0
+# its two traces: the host-to-host LU, and the device-resident one (its two marks), ten panels
+# each
+env HYT_PANEL=gpu "$hytile" bench-gpu -n 1000 --nb 100 --no-peer --devices host:1 --reps 2 \
+    --trace "$tmp/h.json" --trace-dev "$tmp/d.json" >"$tmp/out" 2>&1 ||
+    { cat "$tmp/out"; fail "bench-gpu --trace --trace-dev failed"; }
+for f in h d; do
+    nat=$(grep -o '"name":"gpu_panel_native"' "$tmp/$f.json" | wc -l)
+    marks=$(grep -o '"name":"mark"' "$tmp/$f.json" | wc -l)
+    want=0
+    [ $f = d ] && want=2
+    [ "$nat" -eq 10 ] && [ "$marks" -eq $want ] ||
+        fail "bench-gpu's trace $f: $nat native panels and $marks marks, expected 10 and $want"
+done
+echo "bench-gpu --trace / --trace-dev: ten panels each, the marks in the second"
 echo "trace_panels: passed"

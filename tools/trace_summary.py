@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Summarise a hytile Chrome trace (hytile bench-gpu --trace FILE) of the one-GPU LU with GPU
-panels: per stream busy time (union of its tasks), the compute stream's idle time and its
-largest gaps, per-step panel and bulk-update times (early / middle / late), the bulk update's
-rate, how many of the steps' panels were hytile's native one (the others cuSOLVER's) and, in
-traces that record it, how long the host took to submit each panel's calls.
+"""Summarise a hytile Chrome trace (hytile bench-gpu --trace FILE, or --trace-dev FILE for the
+device-resident run) of the one-GPU LU with GPU panels: per stream busy time (union of its
+tasks), the compute stream's idle time and its largest gaps, per-step panel and bulk-update
+times (early / middle / late), the bulk update's rate, how many of the steps' panels were
+hytile's native one (the others cuSOLVER's) and, in traces that record it, how long the host
+took to submit each panel's calls.
 Device task times are CUDA events on the task's stream, so a task's time includes the time its
 kernels waited for SMs held by other streams, and for the host's calls that submit them (each
 device task's submission on the host, issue_ts / issue_dur, is summed per stream).
