@@ -96,21 +96,10 @@ static void bulk_alone(cublasHandle_t h)
 
 static void beside(cublasHandle_t h, cudaStream_t sb)
 {
-    CUdevice cd;
-    CB(cuDeviceGet(&cd, 0));
-    CUdevResource all, part, rest;
-    unsigned ng = 1;
-    CB(cuDeviceGetDevResource(cd, &all, CU_DEV_RESOURCE_TYPE_SM));
-    CB(cuDevSmResourceSplitByCount(&part, &ng, &all, &rest, 0, 64));
-    CUdevResourceDesc desc;
-    CB(cuDevResourceGenerateDesc(&desc, &part, 1));
-    CUgreenCtx g;
-    CB(cuGreenCtxCreate(&g, desc, cd, CU_GREEN_CTX_DEFAULT_STREAM));
     int lo, hi;
     CK(cudaDeviceGetStreamPriorityRange(&lo, &hi));
-    CUstream sg;
-    CB(cuGreenCtxStreamCreate(&sg, g, CU_STREAM_NON_BLOCKING, hi));
-    cudaStream_t bg = (cudaStream_t)sg;
+    CUgreenCtx g;
+    cudaStream_t bg = (cudaStream_t)tool_green_stream(64, hi, &g, NULL);
     cusolverDnHandle_t hs;
     CB(cusolverDnCreate(&hs));
     CB(cusolverDnSetStream(hs, bg));

@@ -32,26 +32,11 @@
 #include <vector>
 
 #define REPS 200
-#define THREADS 512
-#define SMEM (16 * 32 * 33 * 8) /* LEAF_TALL_SMEM */
+#define THREADS TOOL_LEAF_THREADS
+#define SMEM TOOL_LEAF_SMEM
 
-__global__ void __launch_bounds__(THREADS, 1) k_leaf(double *p)
-{
-    extern __shared__ double s[];
-    if (p && threadIdx.x == 0) {
-        s[0] = p[blockIdx.x];
-        p[blockIdx.x] = s[0];
-    }
-}
-
-__global__ void __launch_bounds__(THREADS, 1) k_cluster(double *p)
-{
-    extern __shared__ double s[];
-    if (p && threadIdx.x == 0) {
-        s[0] = p[blockIdx.x];
-        p[blockIdx.x] = s[0];
-    }
-}
+#define k_leaf tool_k_leaf<0>
+#define k_cluster tool_k_leaf<1>
 
 // The median host time of REPS calls of op() (us); drain() every 16 calls, not timed.
 template <class Op, class Drain>
@@ -184,21 +169,12 @@ int main(int argc, char **argv)
     run("an ordinary stream", plain, sms, buf);
 
     // a green context of sms SMs and a stream in it, as the LU's panel stream
-    CUdevice cd;
-    CUdevResource all, part, rest;
-    CUdevResourceDesc desc;
     CUgreenCtx g;
-    CUstream gs;
-    unsigned ngroups = 1;
-    CB(cuDeviceGet(&cd, 0));
-    CB(cuDeviceGetDevResource(cd, &all, CU_DEV_RESOURCE_TYPE_SM));
-    CB(cuDevSmResourceSplitByCount(&part, &ngroups, &all, &rest, 0, (unsigned)sms));
-    CB(cuDevResourceGenerateDesc(&desc, &part, 1));
-    CB(cuGreenCtxCreate(&g, desc, cd, CU_GREEN_CTX_DEFAULT_STREAM));
-    CB(cuGreenCtxStreamCreate(&gs, g, CU_STREAM_NON_BLOCKING, 0));
+    unsigned got;
+    CUstream gs = tool_green_stream(sms, 0, &g, &got);
     char where[96];
-    snprintf(where, sizeof where, "a stream of a green context of %u SMs", part.sm.smCount);
-    run(where, (cudaStream_t)gs, (int)part.sm.smCount, buf);
+    snprintf(where, sizeof where, "a stream of a green context of %u SMs", got);
+    run(where, (cudaStream_t)gs, (int)got, buf);
 
     CB(cuStreamDestroy(gs));
     CB(cuGreenCtxDestroy(g));

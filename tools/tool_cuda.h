@@ -1,8 +1,9 @@
 // What the stand-alone GPU experiments in tools/ share (chol_trsm_inv.cu, chol_update_shapes.cu,
-// gemm_lt.cu, gemm_shapes.cu, latency_probe.cu, launch_wait.cu, leaf_cluster.cu,
+// cluster_green.cu, gemm_lt.cu, gemm_shapes.cu, latency_probe.cu, launch_wait.cu, leaf_cluster.cu,
 // leaf_grid_cluster.cu, leaf_grid_phases.cu, leaf_logical.cu, lu_power.cu, panel_cluster.cu,
-// short_update_dmma.cu, submit_cost.cu, tri_inverse.cu; not built by meson: each file's header comment has its nvcc line, run
-// from the repository root, which finds this header next to the file):
+// short_update_dmma.cu, submit_cost.cu, tri_inverse.cu; not built by meson: each file's header
+// comment has its nvcc line, run from the repository root, which finds this header next to the
+// file):
 //   CK, CB    the checks of CUDA runtime calls and of cuBLAS / cuSOLVER calls (any status
 //             type): a failure names the call, file and line on stderr and exits, for these
 //             are experiments, not library code (runtime/hyt_cuda_check.h is the library's);
@@ -10,11 +11,15 @@
 //             the fastest of `timed` runs, each preceded by an untimed pre() (to restore an
 //             operand the call overwrote);
 //   tool_fill the 1D hash fill of a device buffer, values in [-scale, scale);
+//   tool_green_stream   a stream in a green context of some SMs, as the LU's panel stream
+//             (the driver API: the tools that call it link with -lcuda);
+//   tool_k_leaf   empty kernels of a panel leaf's footprint (one function per ID);
 //   tool_host_getf2   the host reference of the panel's leaves: LAPACK's dgetf2 with the
 //             library's pivot rule and the kernels' arithmetic.
 #ifndef HYT_TOOL_CUDA_H
 #define HYT_TOOL_CUDA_H
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <float.h>
 #include <math.h>
@@ -88,6 +93,42 @@ static void tool_fill(double *p, size_t n, double scale)
     tool_fill_kernel<<<4096, 256>>>(p, n, scale);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
+}
+
+// Empty kernels of a panel leaf's footprint (gpu_kernels/gpu_dgetrf_leaf.cu), one function per
+// ID (so that each has its own attributes): launched with TOOL_LEAF_THREADS threads and
+// TOOL_LEAF_SMEM bytes of dynamic shared memory, one CTA an SM; each touches p[blockIdx.x]
+// through shared memory so that it is not optimized away.
+#define TOOL_LEAF_THREADS 512
+#define TOOL_LEAF_SMEM (16 * 32 * 33 * 8) /* LEAF_TALL_SMEM */
+template <int ID> __global__ void __launch_bounds__(TOOL_LEAF_THREADS, 1) tool_k_leaf(double *p)
+{
+    extern __shared__ double s[];
+    if (p && threadIdx.x == 0) {
+        s[0] = p[blockIdx.x];
+        p[blockIdx.x] = s[0];
+    }
+}
+
+// A stream of priority prio in a new green context *g of `sms` SMs of device 0 (rounded up to
+// the device's granularity; *got: how many it has), as runtime/device_cuda.c makes the LU's
+// panel stream.  Free with cuStreamDestroy, then cuGreenCtxDestroy.
+static inline CUstream tool_green_stream(int sms, int prio, CUgreenCtx *g, unsigned *got)
+{
+    CUdevice cd;
+    CUdevResource all, part, rest;
+    CUdevResourceDesc desc;
+    CUstream s;
+    unsigned ngroups = 1;
+    CB(cuDeviceGet(&cd, 0));
+    CB(cuDeviceGetDevResource(cd, &all, CU_DEV_RESOURCE_TYPE_SM));
+    CB(cuDevSmResourceSplitByCount(&part, &ngroups, &all, &rest, 0, (unsigned)sms));
+    CB(cuDevResourceGenerateDesc(&desc, &part, 1));
+    CB(cuGreenCtxCreate(g, desc, cd, CU_GREEN_CTX_DEFAULT_STREAM));
+    CB(cuGreenCtxStreamCreate(&s, *g, CU_STREAM_NON_BLOCKING, prio));
+    if (got)
+        *got = part.sm.smCount;
+    return s;
 }
 
 // LAPACK's dgetf2 on the first w columns of A, R x ld row-major (rows interchanged whole), with
