@@ -27,6 +27,7 @@
  */
 #include "hyt_cuda_check.h"
 #include "hyt_gpu_kernels.h"
+#include "hyt_gpu_reduce.cuh"
 
 #define RB 8       /* right-hand sides a CTA */
 #define BS 32      /* the diagonal blocks' rows */
@@ -36,6 +37,7 @@
 #define UN 4 /* row groups a warp with their loads in flight */
 
 static_assert(THREADS / 32 == RB, "warp r solves right-hand side r");
+static_assert(RB == 8, "a row's eight lanes reduce its RB sums (sum8_scatter)");
 static_assert(THREADS * 4 == BS * BS, "four entries of the next diagonal block a thread");
 
 __global__ void __launch_bounds__(THREADS)
@@ -117,27 +119,11 @@ hyt_dtrsm_crrb_kernel(const double *__restrict__ L, int64_t ldl, double *__restr
                         for (int c = 1; c < 4; c++)
                             p[r] = fma(l[u][c], yb[c][r], p[r]);
                     }
-                    /* reduced over the eight lanes g and scattered: lane g keeps right-hand
+                    /* reduced over the eight lanes g and scattered: lane g gets right-hand
                      * side g's sum */
-#pragma unroll
-                    for (int i = 0; i < 4; i++) {
-                        const bool hi = g & 4;
-                        const double s = __shfl_xor_sync(FULL, hi ? p[i] : p[i + 4], 4);
-                        p[i] = (hi ? p[i + 4] : p[i]) + s;
-                    }
-#pragma unroll
-                    for (int i = 0; i < 2; i++) {
-                        const bool hi = g & 2;
-                        const double s = __shfl_xor_sync(FULL, hi ? p[i] : p[i + 2], 2);
-                        p[i] = (hi ? p[i + 2] : p[i]) + s;
-                    }
-                    {
-                        const bool hi = g & 1;
-                        const double s = __shfl_xor_sync(FULL, hi ? p[0] : p[1], 1);
-                        p[0] = (hi ? p[1] : p[0]) + s;
-                    }
+                    const double sum = sum8_scatter(p, g);
                     if (k < w1)
-                        Y[k * YLD + g] -= p[0];
+                        Y[k * YLD + g] -= sum;
                 }
             }
         }

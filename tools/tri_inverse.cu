@@ -28,6 +28,7 @@
 // 0.666; the inverses within 4.8e-18 of cuBLAS's, |Z M - I| at most 1.1e-16.  The library
 // took the LU's case up to 512 with its row-solve kernel on the identity instead (71 us).
 #include "tool_cuda.h"
+#include "../gpu_kernels/hyt_gpu_reduce.cuh"
 
 #include <cublas_v2.h>
 
@@ -37,6 +38,7 @@
 #define YLD (RB + 1)
 #define FULL 0xffffffffu
 #define NMAX 1536
+static_assert(RB == 8, "a row's eight lanes reduce its RB sums (sum8_scatter)");
 
 // M(i, j): column-major (COLMAJ, ld ldm) or row-major; Z(i, j) at Z[i * zr + j * zc]
 template <bool COLMAJ>
@@ -130,25 +132,9 @@ tri_inv(const double *__restrict__ M, int64_t ldm, int n, double *__restrict__ Z
                     for (int c = 1; c < 4; c++)
                         p[r] = fma(l[c], yb[c][r], p[r]);
                 }
-#pragma unroll
-                for (int i = 0; i < 4; i++) {
-                    const bool hi = g & 4;
-                    const double s = __shfl_xor_sync(FULL, hi ? p[i] : p[i + 4], 4);
-                    p[i] = (hi ? p[i + 4] : p[i]) + s;
-                }
-#pragma unroll
-                for (int i = 0; i < 2; i++) {
-                    const bool hi = g & 2;
-                    const double s = __shfl_xor_sync(FULL, hi ? p[i] : p[i + 2], 2);
-                    p[i] = (hi ? p[i + 2] : p[i]) + s;
-                }
-                {
-                    const bool hi = g & 1;
-                    const double s = __shfl_xor_sync(FULL, hi ? p[0] : p[1], 1);
-                    p[0] = (hi ? p[1] : p[0]) + s;
-                }
+                const double sum = sum8_scatter(p, g);
                 if (k < n)
-                    Y[(k - ks) * YLD + g] -= p[0];
+                    Y[(k - ks) * YLD + g] -= sum;
             }
         }
 #pragma unroll
