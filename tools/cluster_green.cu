@@ -1,5 +1,5 @@
 // Which thread-block clusters fit on a stream of a green context (experiment, not built by
-// meson; written 2026-12-01, NOT RUN yet):
+// meson):
 //   nvcc -O3 -gencode=arch=compute_90,code=sm_90 tools/cluster_green.cu -lcuda \
 //        -o /tmp/cluster_green && /tmp/cluster_green [SMS...]     (on a GPU; default 64 32)
 //
@@ -9,11 +9,17 @@
 // leaf_cluster_config: clusters of P = ceil(rows / 512) CTAs, up to 16) asks
 // cudaOccupancyMaxActiveClusters on the panel's stream first and takes the cooperative leaf
 // where it answers 0; inside the LU that stream lives in a green context of gpu.panel_sms SMs
-// (64 on an H200).  So the leaves of 4097-8192 rows may never take the cluster kernel there.
+// (64 on an H200).  Do the leaves of 4097-8192 rows ever take the cluster kernel there?
 // This prints, for P = 1 .. 16 and the leaf's footprint (512 threads, 132 KB of dynamic
 // shared memory: one CTA an SM), what the occupancy query answers and whether one launch of
 // one cluster succeeds, on an ordinary stream and on a stream of a green context of each
 // SMS; a launch that fails is reported, not fatal.
+//
+// Measured 2026-12-02 (one H200, docs/performance.md, forty-fourth stop): on an ordinary stream
+// clusters of 1-16 CTAs all launch (132, 66, 39, 30, 22, 17, 15, 15, 9, then 7 of them fit);
+// on a green context of 64 SMs up to 8 (64, 32, 16, 16, then 8 for 5-8), and for 9-16 the
+// query answers 0 and the launch fails ("cluster misconfiguration"); on 32 SMs the same from
+// 9 on.  So inside the LU the leaves of 4097-8192 rows take the cooperative kernel.
 #include "tool_cuda.h"
 
 #define THREADS TOOL_LEAF_THREADS
