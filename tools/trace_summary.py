@@ -3,8 +3,9 @@
 device-resident run) of the one-GPU LU with GPU panels: per stream busy time (union of its
 tasks), the compute stream's idle time and its largest gaps, per-step panel and bulk-update
 times (early / middle / late), the bulk update's rate, how many of the steps' panels were
-hytile's native one (the others cuSOLVER's) and, in traces that record it, how long the host
-took to submit each panel's calls.
+hytile's native one (the others cuSOLVER's), how much of a panel's time bulk updates ran
+beside it and how many steps behind it those were ("beside bulk %", "bulk lag"), and, in traces
+that record it, how long the host took to submit each panel's calls.
 Device task times are CUDA events on the task's stream, so a task's time includes the time its
 kernels waited for SMs held by other streams, and for the host's calls that submit them (each
 device task's submission on the host, issue_ts / issue_dur, is summed per stream).
@@ -98,6 +99,20 @@ def main():
     # the host's submission of each panel (traces since 2026-12-01; else none)
     psub = {e["args"]["step"]: e["args"]["issue_dur"] * 1e-3 for e in streams.get("panel", [])
             if e["name"].startswith("gpu_panel") and "issue_dur" in e["args"]}
+    # each panel beside the bulk updates: the share of its time that compute-stream tasks
+    # overlap, and how many steps behind it (weighted by overlap) those updates were
+    upd = [(e["ts"], e["ts"] + e["dur"], e["args"]["step"]) for e in comp
+           if e["name"] == "gpu_update"]
+    beside, lag = {}, {}
+    for e in streams.get("panel", []):
+        if not e["name"].startswith("gpu_panel"):
+            continue
+        s0, s1, k = e["ts"], e["ts"] + e["dur"], e["args"]["step"]
+        ov = [(max(s0, a), min(s1, b), ku) for a, b, ku in upd if a < s1 and b > s0]
+        beside[k] = union([(a, b) for a, b, _ in ov]) / e["dur"] if e["dur"] > 0 else 0.0
+        w = sum(b - a for a, b, _ in ov)
+        if w > 0:
+            lag[k] = sum((b - a) * (k - ku) for a, b, ku in ov) / w
     bulk, la_t = {}, {}
     for e in comp:
         if e["name"] == "gpu_update":
@@ -107,7 +122,8 @@ def main():
         k = e["args"]["step"]
         la_t[k] = la_t.get(k, 0) + e["dur"] * 1e-3
     print(f"{'steps':>9} {'panel ms':>9} {'la ms':>8} {'bulk ms':>8} {'bulk TF/s':>9}"
-          f" {'panel/bulk':>10} {'native':>6}" + (f" {'panel submit ms':>15}" if psub else ""))
+          f" {'panel/bulk':>10} {'native':>6} {'beside bulk %':>13} {'bulk lag':>8}"
+          + (f" {'panel submit ms':>15}" if psub else ""))
     edges = sorted(set([0, 1, 2, 4, 8, kt // 4, kt // 2, 3 * kt // 4, kt - 8, kt - 2, kt]))
     edges = [x for x in edges if 0 <= x <= kt]
     for a, b in zip(edges, edges[1:]):
@@ -128,8 +144,12 @@ def main():
         if psub:
             ks = [k for k in range(a, b) if k in psub]
             sub = f" {sum(psub[k] for k in ks) / len(ks):15.2f}" if ks else f" {'-':>15}"
+        ks = [k for k in range(a, b) if k in beside]
+        bs = f"{100 * sum(beside[k] for k in ks) / len(ks):13.0f}" if ks else f"{'-':>13}"
+        ks = [k for k in range(a, b) if k in lag]
+        lg = f"{sum(lag[k] for k in ks) / len(ks):8.1f}" if ks else f"{'-':>8}"
         print(f"{a:4d}-{b - 1:<4d} {p / (b - a):9.2f} {l / (b - a):8.2f} {u / (b - a):8.2f}"
-              f" {rate:9.1f} {pb:10.2f} {nat:3d}/{b - a:<2d}{sub}")
+              f" {rate:9.1f} {pb:10.2f} {nat:3d}/{b - a:<2d} {bs} {lg}{sub}")
     # the host's submission of each device task (traces since 2026-12-01): where it is close
     # to the task's time on the device, the device waited for the host's calls
     submit = {}
