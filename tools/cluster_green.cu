@@ -60,13 +60,9 @@ static void probe(const char *where, cudaStream_t st, double *buf)
 
 int main(int argc, char **argv)
 {
-    CK(cudaSetDevice(0));
-    CK(cudaFree(0));
     double *buf;
-    CK(cudaMalloc((void **)&buf, 1024 * sizeof(double)));
-    CK(cudaMemset(buf, 0, 1024 * sizeof(double)));
     cudaStream_t plain;
-    CK(cudaStreamCreateWithFlags(&plain, cudaStreamNonBlocking));
+    tool_start(&buf, &plain);
     probe("an ordinary stream", plain, buf);
 
     static const int def[] = {64, 32};

@@ -158,14 +158,9 @@ static void run(const char *where, cudaStream_t st, int ctas, double *buf)
 int main(int argc, char **argv)
 {
     const int sms = argc > 1 ? atoi(argv[1]) : 64;
-    CK(cudaSetDevice(0));
-    CK(cudaFree(0));
     double *buf;
-    CK(cudaMalloc((void **)&buf, 1024 * sizeof(double)));
-    CK(cudaMemset(buf, 0, 1024 * sizeof(double)));
-
     cudaStream_t plain;
-    CK(cudaStreamCreateWithFlags(&plain, cudaStreamNonBlocking));
+    tool_start(&buf, &plain);
     run("an ordinary stream", plain, sms, buf);
 
     // a green context of sms SMs and a stream in it, as the LU's panel stream

@@ -11,6 +11,8 @@
 //             the fastest of `timed` runs, each preceded by an untimed pre() (to restore an
 //             operand the call overwrote);
 //   tool_fill the 1D hash fill of a device buffer, values in [-scale, scale);
+//   tool_start   device 0's context, a zeroed buffer of 1024 doubles and a non-blocking stream
+//             (what the launch probes start with);
 //   tool_green_stream   a stream in a green context of some SMs, as the LU's panel stream
 //             (the driver API: the tools that call it link with -lcuda);
 //   tool_k_leaf   empty kernels of a panel leaf's footprint (one function per ID);
@@ -108,6 +110,17 @@ template <int ID> __global__ void __launch_bounds__(TOOL_LEAF_THREADS, 1) tool_k
         s[0] = p[blockIdx.x];
         p[blockIdx.x] = s[0];
     }
+}
+
+// Device 0 current with its context made, *buf a zeroed buffer of 1024 doubles, *plain a new
+// non-blocking stream (priority 0).
+static inline void tool_start(double **buf, cudaStream_t *plain)
+{
+    CK(cudaSetDevice(0));
+    CK(cudaFree(0));
+    CK(cudaMalloc((void **)buf, 1024 * sizeof(double)));
+    CK(cudaMemset(*buf, 0, 1024 * sizeof(double)));
+    CK(cudaStreamCreateWithFlags(plain, cudaStreamNonBlocking));
 }
 
 // A stream of priority prio in a new green context *g of `sms` SMs of device 0 (rounded up to
