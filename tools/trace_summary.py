@@ -35,6 +35,15 @@ def union(iv):
     return tot
 
 
+def group_mean(d, a, b, width, prec, scale=1.0):
+    """The mean of d[k] over the steps a <= k < b that d has (times scale), as a column of
+    width with prec decimals; '-' when it has none."""
+    ks = [k for k in range(a, b) if k in d]
+    if not ks:
+        return f"{'-':>{width}}"
+    return f"{scale * sum(d[k] for k in ks) / len(ks):{width}.{prec}f}"
+
+
 def main():
     argv = sys.argv[1:]
     k_from = None
@@ -140,14 +149,9 @@ def main():
         rate = fl / (u * 1e-3) * 1e-12 if u > 0 else 0
         pb = p / u if u > 0 else float("inf")
         nat = sum(1 for k in range(a, b) if k in native)
-        sub = ""
-        if psub:
-            ks = [k for k in range(a, b) if k in psub]
-            sub = f" {sum(psub[k] for k in ks) / len(ks):15.2f}" if ks else f" {'-':>15}"
-        ks = [k for k in range(a, b) if k in beside]
-        bs = f"{100 * sum(beside[k] for k in ks) / len(ks):13.0f}" if ks else f"{'-':>13}"
-        ks = [k for k in range(a, b) if k in lag]
-        lg = f"{sum(lag[k] for k in ks) / len(ks):8.1f}" if ks else f"{'-':>8}"
+        sub = " " + group_mean(psub, a, b, 15, 2) if psub else ""
+        bs = group_mean(beside, a, b, 13, 0, 100)
+        lg = group_mean(lag, a, b, 8, 1)
         print(f"{a:4d}-{b - 1:<4d} {p / (b - a):9.2f} {l / (b - a):8.2f} {u / (b - a):8.2f}"
               f" {rate:9.1f} {pb:10.2f} {nat:3d}/{b - a:<2d} {bs} {lg}{sub}")
     # the host's submission of each device task (traces since 2026-12-01): where it is close
