@@ -30,10 +30,15 @@ const char *hyt_last_error(void) { return last_error; }
 
 int hyt_error(int code, const char *fmt, ...)
 {
+    /* through a copy: a caller may prefix or extend the message it replaces
+     * (hyt_error(rc, "%s; ...", hyt_last_error())), and vsnprintf's source and destination
+     * must not overlap */
+    char msg[sizeof last_error];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    memcpy(last_error, msg, sizeof msg);
     return code;
 }
 
