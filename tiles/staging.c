@@ -7,7 +7,8 @@
  *         load (H2D stream)   the slot -> the device column, then CCRB -> CRRB there
  *   out:  store (D2H stream)  CRRB -> CCRB on the device, to the slot, back to CRRB (the
  *                             device matrix stays valid, so a failed copy can be redone,
- *                             unless that last transposition failed: then *broken is set)
+ *                             unless that last transposition failed twice: then *broken is
+ *                             set)
  *         unpack (CPU worker) the slot -> LAPACK rows
  *
  * Each task is RW on its slot's token, so a slot is packed, sent and reused in turn while the
@@ -25,6 +26,7 @@
  */
 #include "hyt_staging.h"
 
+#include <stdio.h>
 #include <string.h>
 
 typedef struct pack_args {
@@ -127,9 +129,16 @@ static int store_body(const hyt_devctx_t *dc, void *p)
     if (rc)
         return rc;
     rc = hyt_dev_memcpy_d2h(dc, c->slot, c->dcol, bytes);
+    /* the tiles back to CRRB, so that a failed copy can be redone; a launch refused once is
+     * tried again, or one failure would leave the program's arrays partly written */
     int rc2 = hyt_gpu_transpose_tiles(dc, c->dcol, c->nb, c->ntiles);
-    if (rc2)
-        *c->broken = 1; /* the tiles stay CCRB: a second copy would be wrong */
+    if (rc2) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", hyt_last_error());
+        if (hyt_gpu_transpose_tiles(dc, c->dcol, c->nb, c->ntiles))
+            *c->broken = 1; /* the tiles stay CCRB: a second copy would be wrong */
+        hyt_error(rc2, "%s", why); /* the store still failed: the ring redoes the copy */
+    }
     return rc ? rc : rc2;
 }
 
