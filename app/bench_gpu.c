@@ -113,7 +113,7 @@ static int usage(void)
             "                        [--mg-block B[,B...]] [--no-peer] [--trace FILE]\n"
             "                        [--trace-dev FILE]\n"
             "       hytile bench-gpu --panel [-n M ...] [--nb NB] [--reps R] [--panel-sms S]\n"
-            "                        [--devices cuda:0]\n"
+            "                        [--gemm-all] [--devices cuda:0]\n"
             "  hytile's hybrid LU and cuSOLVER (one GPU) / cusolverMg (several) on the same\n"
             "  HPL matrix; TFLOP/s of the factorizations and their ratio, with the matrix on\n"
             "  the GPUs (dev) and host to host (h2h; GPU panels).  Lists of lookahead\n"
@@ -127,7 +127,8 @@ static int usage(void)
             "  cusolverDnDgetrf, alone and beside DGEMMs of the LU's trailing update\n"
             "  (16384 x 16384 x NB), and what each panel cost those DGEMMs; R runs each,\n"
             "  median.  --panel-sms S: the panels on S SMs, the DGEMMs on the others (two\n"
-            "  green contexts); without it every stream may use every SM.\n"
+            "  green contexts); without it every stream may use every SM.  --gemm-all with\n"
+            "  it: the DGEMMs on every SM, the panels' too (the LU's gpu.panel_sms).\n"
             "       hytile bench-gpu --chol N [N...] [--nb NB] [--lookahead L] [--reps R]\n"
             "  the GPU-only Cholesky against cusolverDnDpotrf (device-resident; details:\n"
             "  hytile bench-gpu --chol with no N)\n");
@@ -137,7 +138,7 @@ static int usage(void)
 int hyt_cmd_bench_gpu(int argc, char **argv)
 {
     int ns[32], nn = 0, nb = -1, las[16] = {-1}, pcs[16] = {-1}, nla = 1, npc = 1, reps = 1;
-    int mgs[8] = {256, 512}, nmg = 2, peer = 1, panel = 0, panel_sms = 0;
+    int mgs[8] = {256, 512}, nmg = 2, peer = 1, panel = 0, panel_sms = 0, gemm_all = 0;
     const char *devices = "cuda", *trace = NULL, *trace_dev = NULL;
     for (int i = 1; i < argc; i++) /* the Cholesky: its own benchmark (bench_chol_gpu.c) */
         if (!strcmp(argv[i], "--chol"))
@@ -152,6 +153,10 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
         }
         if (!strcmp(a, "--panel")) {
             panel = 1;
+            continue;
+        }
+        if (!strcmp(a, "--gemm-all")) {
+            gemm_all = 1;
             continue;
         }
         if (!v)
@@ -192,7 +197,7 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
     for (int t = 0; t < nn; t++)
         if (ns[t] < 1)
             return usage();
-    if (panel_sms && !panel)
+    if ((panel_sms && !panel) || (gemm_all && !panel_sms))
         return usage();
 
     hyt_config_t *cfg;
@@ -212,7 +217,8 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
         int one_nb = nb;
         long ctas = hyt_config_get_int(hyt_context_config(ctx), "gpu.panel_ctas");
         int prc = hyt_bench_panel(ctx, nn ? ns : pm, nn ? nn : 6, nb > 0 ? &one_nb : pnb,
-                                  nb > 0 ? 1 : 3, reps > 1 ? reps : 5, (int)ctas, panel_sms);
+                                  nb > 0 ? 1 : 3, reps > 1 ? reps : 5, (int)ctas, panel_sms,
+                                  gemm_all);
         hyt_context_destroy(ctx);
         return prc;
     }

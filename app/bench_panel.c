@@ -11,8 +11,9 @@
  * region).  Beside the DGEMMs it also reports how much longer they took than alone: what the
  * panel cost the update.  With sms > 0 (--panel-sms) the panel's stream lives in a green
  * context of that many SMs and the DGEMMs' in one of the other SMs: a panel on its reserved
- * SMs beside an update on the rest, with no launch waiting for an SM to drain (the LU itself
- * bounds its panel stream, gpu.panel_sms, but lets the update use every SM).
+ * SMs beside an update on the rest, with no launch waiting for an SM to drain.  The LU itself
+ * bounds its panel stream (gpu.panel_sms) but lets the update use every SM, the panel's SMs
+ * too: --gemm-all puts the DGEMMs on an ordinary stream to measure that situation.
  * CPU panels are timed by hytile bench-cpu.
  */
 #include "bench_panel.h"
@@ -66,8 +67,9 @@ static struct { BP_DRV(BP_DRV_PTR) int ok; } bp_drv;
 /* Streams sp (priority hi) on a green context of sms SMs of device ordinal and sg (priority
  * lo) on one of the others, their contexts into g[2], their SMs into nsm[2], and the events
  * ev[0..1] in the first, ev[2..3] in the second (an event is recorded on a stream of its own
- * context).  0, or the failing call's status (a message printed). */
-static int bp_green_streams(int ordinal, int sms, int hi, int lo, CUgreenCtx g[2],
+ * context).  gemm_all: sg an ordinary stream instead, on every SM, g[1] NULL.  0, or the
+ * failing call's status (a message printed). */
+static int bp_green_streams(int ordinal, int sms, int gemm_all, int hi, int lo, CUgreenCtx g[2],
                             cudaStream_t *sp, cudaStream_t *sg, unsigned nsm[2],
                             cudaEvent_t ev[4])
 {
@@ -104,8 +106,14 @@ static int bp_green_streams(int ordinal, int sms, int hi, int lo, CUgreenCtx g[2
         goto fail;
     }
     nsm[0] = part[0].sm.smCount; /* rounded up to the GPU's granularity */
-    nsm[1] = part[1].sm.smCount;
-    for (int i = 0; i < 2; i++) {
+    nsm[1] = gemm_all ? all.sm.smCount : part[1].sm.smCount;
+    if (gemm_all) {
+        what = "cudaStreamCreateWithPriority";
+        if ((r = (CUresult)cudaStreamCreateWithPriority(sg, cudaStreamNonBlocking, lo)) ||
+            (r = (CUresult)cudaEventCreate(&ev[2])) || (r = (CUresult)cudaEventCreate(&ev[3])))
+            goto fail;
+    }
+    for (int i = 0; i < 2 - gemm_all; i++) {
         what = "cuGreenCtxCreate";
         if ((r = bp_drv.cuDevResourceGenerateDesc(&desc, &part[i], 1)) ||
             (r = bp_drv.cuGreenCtxCreate(&g[i], desc, cd, CU_GREEN_CTX_DEFAULT_STREAM)))
@@ -156,7 +164,7 @@ static int bp_sync(cudaStream_t sp, cudaStream_t sg)
 }
 
 int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, int nnb, int reps,
-                    int nctas, int sms)
+                    int nctas, int sms, int gemm_all)
 {
     hyt_device_t *dev = hyt_context_device(ctx, 0);
     CUgreenCtx green[2] = {NULL, NULL};
@@ -185,7 +193,8 @@ int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, i
     BP_CHECK(cudaDeviceGetStreamPriorityRange(&lo, &hi));
     if (sms > 0) {
         cudaEvent_t ev[4] = {NULL, NULL, NULL, NULL};
-        rc = bp_green_streams(hyt_device_ordinal(dev), sms, hi, lo, green, &sp, &sg, nsm, ev);
+        rc = bp_green_streams(hyt_device_ordinal(dev), sms, gemm_all, hi, lo, green, &sp, &sg,
+                              nsm, ev);
         e0 = ev[0], e1 = ev[1], g0 = ev[2], g1 = ev[3];
         if (rc) {
             rc = 1;
@@ -232,7 +241,10 @@ int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, i
     printf("\npanel LU on %s (gpu.panel_ctas %d; <= 0: one CTA per SM); concurrent: with %d x %d "
            "x nb DGEMMs (the LU's trailing update) on a low-priority stream\n",
            hyt_device_name(dev), nctas, BP_GEMM, BP_GEMM);
-    if (sms > 0)
+    if (sms > 0 && gemm_all)
+        printf("(--panel-sms %d --gemm-all: the panels on %u SMs (a green context), the DGEMMs "
+               "on all %u, the LU's situation)\n", sms, nsm[0], nsm[1]);
+    else if (sms > 0)
         printf("(--panel-sms %d: the panels on %u SMs, the DGEMMs on the other %u; green "
                "contexts)\n", sms, nsm[0], nsm[1]);
     printf("%7s %5s | %9s %7s %9s %7s %8s | %9s %7s %9s %7s %8s | %6s %6s\n", "m", "nb",
@@ -341,9 +353,10 @@ cleanup:
 }
 #else
 int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, int nnb, int reps,
-                    int nctas, int sms)
+                    int nctas, int sms, int gemm_all)
 {
     (void)ctx, (void)ms, (void)nm, (void)nbs, (void)nnb, (void)reps, (void)nctas, (void)sms;
+    (void)gemm_all;
     fprintf(stderr, "hytile bench-gpu --panel: hytile was built without CUDA\n");
     return 2;
 }
