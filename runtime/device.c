@@ -263,9 +263,11 @@ static void device_free_one(hyt_device_t *dev)
         pthread_join(dev->thread, NULL);
     }
     /* the handles after the last task, newest first, before the backend's streams go */
-    if (x->handles.n > 0 && dev->priv && dev->ops->bind(dev) == HYT_SUCCESS)
+    if (x->handles.n > 0 && dev->priv && dev->ops->enter(dev) == HYT_SUCCESS) {
         for (int i = x->handles.n - 1; i >= 0; i--)
             x->handles.a[i].cls->destroy(dev, x->handles.a[i].h);
+        dev->ops->leave(dev);
+    }
     free(x->handles.a);
     pthread_mutex_destroy(&x->handles.lock);
     for (int i = 0; i < x->allocs.n; i++)
@@ -408,9 +410,11 @@ int hyt_device_handle(hyt_device_t *dev, const hyt_device_handle_class_t *cls, v
     }
     /* under the lock: two threads asking at once get one handle */
     void *h = NULL;
-    rc = dev->ops->bind(dev);
-    if (!rc)
+    rc = dev->ops->enter(dev);
+    if (!rc) {
         rc = cls->create(dev, &h);
+        dev->ops->leave(dev);
+    }
     if (!rc) {
         hs->a[hs->n++] = (dev_handle_t){cls, h};
         *handle = h;
@@ -568,11 +572,6 @@ enum { HOST_PAGEABLE = 1, HOST_PINNED = 2 };
 /* The header: the kind (an int), then the block's bytes after the header (a size_t at 8). */
 #define HOST_BYTES(p) (*(size_t *)((unsigned char *)(p) + 8))
 
-#if HYT_HAVE_CUDA
-void *hyt_cuda_host_alloc(size_t bytes);
-void hyt_cuda_host_free(void *p);
-#endif
-
 void *hyt_host_malloc(hyt_context_t *ctx, size_t bytes)
 {
     if (bytes > SIZE_MAX - HOST_HDR)
@@ -594,7 +593,7 @@ void *hyt_host_malloc(hyt_context_t *ctx, size_t bytes)
             pthread_mutex_unlock(&ctx->pinned_lock);
         }
         if (!injected && !p)
-            p = hyt_cuda_host_alloc(bytes + HOST_HDR);
+            p = hyt_cuda_host_alloc(ctx->devices[0], bytes + HOST_HDR);
         if (p)
             kind = HOST_PINNED;
         else if (!injected && !atomic_exchange(&ctx->pinned_warned, 1))
@@ -628,7 +627,7 @@ void hyt_host_free(hyt_context_t *ctx, void *ptr)
             pthread_mutex_unlock(&ctx->pinned_lock);
         }
         if (!kept)
-            hyt_cuda_host_free(p);
+            hyt_cuda_host_free(ctx && ctx->ndevices ? ctx->devices[0] : NULL, p);
         return;
     }
 #else
@@ -641,7 +640,7 @@ void hyt_host_cache_free(hyt_context_t *ctx)
 {
 #if HYT_HAVE_CUDA
     for (int i = 0; i < ctx->pinned_kept.n; i++)
-        hyt_cuda_host_free(ctx->pinned_kept.p[i]);
+        hyt_cuda_host_free(ctx->devices[0], ctx->pinned_kept.p[i]);
 #endif
     ctx->pinned_kept.n = 0;
 }

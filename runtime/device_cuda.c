@@ -18,33 +18,47 @@
 
 #include <cuda.h>
 
-/* The driver API's functions for green contexts, looked up through the runtime (no link to
- * libcuda: a machine without the driver still loads the library). */
-#define HYT_DRV(X)                                                                              \
-    X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGet) X(cuDeviceGetDevResource)              \
-    X(cuDevSmResourceSplitByCount) X(cuDevResourceGenerateDesc) X(cuGreenCtxCreate)             \
-    X(cuGreenCtxDestroy) X(cuCtxFromGreenCtx) X(cuGreenCtxStreamCreate) X(cuCtxPushCurrent)    \
-    X(cuCtxPopCurrent) X(cuEventCreate)
+/* The driver API's functions, looked up through the runtime (no link to libcuda: a machine
+ * without the driver still loads the library): the primary contexts' (every CUDA device needs
+ * them) and the green contexts' (gpu.panel_sms; a driver without them runs the panel on every
+ * SM). */
+#define HYT_DRV_CORE(X)                                                                         \
+    X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGet) X(cuDevicePrimaryCtxRetain)            \
+    X(cuDevicePrimaryCtxRelease) X(cuCtxPushCurrent) X(cuCtxPopCurrent)
+#define HYT_DRV_GREEN(X)                                                                        \
+    X(cuDeviceGetDevResource) X(cuDevSmResourceSplitByCount) X(cuDevResourceGenerateDesc)       \
+    X(cuGreenCtxCreate) X(cuGreenCtxDestroy) X(cuCtxFromGreenCtx) X(cuGreenCtxStreamCreate)     \
+    X(cuEventCreate)
 #define HYT_DRV_PTR(f) __typeof__(f) *f;
-static struct { HYT_DRV(HYT_DRV_PTR) int ok; } drv;
+static struct { HYT_DRV_CORE(HYT_DRV_PTR) HYT_DRV_GREEN(HYT_DRV_PTR) int core, green; } drv;
 #undef HYT_DRV_PTR
+static pthread_mutex_t drv_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* 0 when every function was found, else 1 with the message set. */
-static int drv_load(void)
+/* 0 when every function of the set (green: both sets) was found, else 1 with the message set. */
+static int drv_load(int green)
 {
-    if (drv.ok)
-        return 0;
+    int rc = 0;
     enum cudaDriverEntryPointQueryResult q;
+    pthread_mutex_lock(&drv_lock);
 #define HYT_DRV_GET(f)                                                                          \
-    if (cudaGetDriverEntryPointByVersion(#f, (void **)&drv.f, CUDA_VERSION, cudaEnableDefault,   \
-                                         &q) != cudaSuccess || !drv.f) {                        \
+    if (!rc && (cudaGetDriverEntryPointByVersion(#f, (void **)&drv.f, CUDA_VERSION,             \
+                                                 cudaEnableDefault, &q) != cudaSuccess ||       \
+                !drv.f)) {                                                                      \
         cudaGetLastError();                                                                     \
-        return hyt_rt_error(HYT_ERR_NOT_AVAILABLE, "the CUDA driver has no %s", #f), 1;         \
+        hyt_rt_error(HYT_ERR_NOT_AVAILABLE, "the CUDA driver has no %s", #f);                   \
+        rc = 1;                                                                                 \
     }
-    HYT_DRV(HYT_DRV_GET)
+    if (!drv.core) {
+        HYT_DRV_CORE(HYT_DRV_GET)
+        drv.core = !rc;
+    }
+    if (green && !rc && !drv.green) {
+        HYT_DRV_GREEN(HYT_DRV_GET)
+        drv.green = !rc;
+    }
 #undef HYT_DRV_GET
-    drv.ok = 1;
-    return 0;
+    pthread_mutex_unlock(&drv_lock);
+    return rc;
 }
 
 #include <stdlib.h>
@@ -63,6 +77,7 @@ typedef struct cuda_priv {
     evpool_t plain[2], timed[2]; /* 0: the primary context's streams, 1: the panel stream's */
     CUgreenCtx green;            /* the panel stream's green context (gpu.panel_sms), or NULL */
     CUcontext gctx[2];           /* per pool, the context to create events in (NULL: primary) */
+    CUcontext primary;           /* the device's primary context, retained */
     cudaEvent_t ref;
     double ref_time;
 } cuda_priv_t;
@@ -114,17 +129,28 @@ int hyt_cuda_device_count(void)
     return n;
 }
 
-void *hyt_cuda_host_alloc(size_t bytes)
+/* Page-locked host memory, allocated in dev's primary context (usable by every context). */
+void *hyt_cuda_host_alloc(hyt_device_t *dev, size_t bytes)
 {
     void *p = NULL;
+    if (hyt_cuda_enter(dev))
+        return NULL;
     if (cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
         cudaGetLastError();
-        return NULL;
+        p = NULL;
     }
+    hyt_cuda_leave(dev);
     return p;
 }
 
-void hyt_cuda_host_free(void *p) { cudaFreeHost(p); }
+/* dev NULL (a block freed without its context): in the calling thread's context. */
+void hyt_cuda_host_free(hyt_device_t *dev, void *p)
+{
+    const int in = dev && hyt_cuda_enter(dev) == HYT_SUCCESS;
+    cudaFreeHost(p);
+    if (in)
+        hyt_cuda_leave(dev);
+}
 
 /* Peer access between every pair of the context's GPUs that allows it (copies of panels go
  * GPU to GPU over NVLink); pairs without it copy through the host, slower but correct. */
@@ -136,19 +162,42 @@ void hyt_cuda_enable_peers(hyt_device_t **devs, int n)
             if (a == b || cudaDeviceCanAccessPeer(&can, devs[a]->ordinal, devs[b]->ordinal) ||
                 !can)
                 continue;
-            if (cudaSetDevice(devs[a]->ordinal) == cudaSuccess)
-                cudaDeviceEnablePeerAccess(devs[b]->ordinal, 0);
+            if (hyt_cuda_enter(devs[a]))
+                continue;
+            cudaDeviceEnablePeerAccess(devs[b]->ordinal, 0);
             cudaGetLastError(); /* already enabled is fine */
+            hyt_cuda_leave(devs[a]);
         }
 }
 
-static int green_error(CUresult r, const char *call)
+static int drv_error(CUresult r, const char *call)
 {
     const char *name = NULL, *text = NULL;
-    drv.cuGetErrorName(r, &name);
-    drv.cuGetErrorString(r, &text);
+    if (drv.core) {
+        drv.cuGetErrorName(r, &name);
+        drv.cuGetErrorString(r, &text);
+    }
     return hyt_rt_error(HYT_ERR_DEVICE, "%s failed: %s (%s)", call, name ? name : "?",
                         text ? text : "?");
+}
+
+/* The device's calls run in its primary context, pushed on the calling thread for them and
+ * popped after (hyt_cuda_leave).  The library calls CUDA on the program's threads (context
+ * creation and destruction, allocations, the ABI's calls): the program gets its thread's
+ * current context back as it was, its own or none, instead of hytile's last GPU.  Only the
+ * device's own worker thread binds for good (cuda_bind). */
+int hyt_cuda_enter(hyt_device_t *dev)
+{
+    cuda_priv_t *p = dev->priv;
+    CUresult r = p && p->primary ? drv.cuCtxPushCurrent(p->primary) : CUDA_ERROR_INVALID_CONTEXT;
+    return r == CUDA_SUCCESS ? HYT_SUCCESS : drv_error(r, "cuCtxPushCurrent (primary context)");
+}
+
+void hyt_cuda_leave(hyt_device_t *dev)
+{
+    (void)dev;
+    CUcontext c;
+    drv.cuCtxPopCurrent(&c);
 }
 
 /* An event from the pool, or a new one created in gctx (NULL: the current context). */
@@ -171,7 +220,7 @@ static int ev_get(hyt_device_t *dev, evpool_t *pool, CUcontext gctx, cudaEvent_t
             drv.cuCtxPopCurrent(&old);
         }
         if (r != CUDA_SUCCESS)
-            return green_error(r, "cuEventCreate (in a green context)");
+            return drv_error(r, "cuEventCreate (in a green context)");
     }
     *out = e;
     return HYT_SUCCESS;
@@ -216,13 +265,13 @@ static int green_setup(hyt_device_t *dev, cuda_priv_t *p, int n, int prio)
     CUdevResource all, part, rest;
     CUdevResourceDesc desc;
     unsigned ngroups = 1;
-    if (drv_load())
+    if (drv_load(1))
         return 1;
     CUresult r = drv.cuDeviceGet(&cd, dev->ordinal);
     if (r == CUDA_SUCCESS)
         r = drv.cuDeviceGetDevResource(cd, &all, CU_DEV_RESOURCE_TYPE_SM);
     if (r != CUDA_SUCCESS)
-        return green_error(r, "cuDeviceGetDevResource (SMs, for gpu.panel_sms)"), 1;
+        return drv_error(r, "cuDeviceGetDevResource (SMs, for gpu.panel_sms)"), 1;
     if (n < 0) {
         unsigned align = all.sm.smCoscheduledAlignment ? all.sm.smCoscheduledAlignment : 1;
         n = (int)(all.sm.smCount / 2 / align * align);
@@ -236,18 +285,18 @@ static int green_setup(hyt_device_t *dev, cuda_priv_t *p, int n, int prio)
      * other streams stay in the primary context */
     r = drv.cuDevSmResourceSplitByCount(&part, &ngroups, &all, &rest, 0, (unsigned)n);
     if (r != CUDA_SUCCESS || ngroups != 1)
-        return green_error(r, "cuDevSmResourceSplitByCount (gpu.panel_sms)"), 1;
+        return drv_error(r, "cuDevSmResourceSplitByCount (gpu.panel_sms)"), 1;
     r = drv.cuDevResourceGenerateDesc(&desc, &part, 1);
     if (r == CUDA_SUCCESS)
         r = drv.cuGreenCtxCreate(&p->green, desc, cd, CU_GREEN_CTX_DEFAULT_STREAM);
     if (r == CUDA_SUCCESS)
         r = drv.cuCtxFromGreenCtx(&p->gctx[1], p->green);
     if (r != CUDA_SUCCESS)
-        return green_error(r, "cuGreenCtxCreate (gpu.panel_sms)"), 1;
+        return drv_error(r, "cuGreenCtxCreate (gpu.panel_sms)"), 1;
     r = drv.cuGreenCtxStreamCreate((CUstream *)&p->stream[HYT_STREAM_PANEL], p->green,
                                    CU_STREAM_NON_BLOCKING, prio);
     if (r != CUDA_SUCCESS)
-        return green_error(r, "cuGreenCtxStreamCreate (gpu.panel_sms)"), 1;
+        return drv_error(r, "cuGreenCtxStreamCreate (gpu.panel_sms)"), 1;
     return 0;
 }
 
@@ -269,19 +318,10 @@ static void streams_free(cuda_priv_t *p)
     p->gctx[1] = NULL;
 }
 
-static int cuda_init(hyt_device_t *dev)
+/* cuda_init's work, in the device's primary context. */
+static int init_in_primary(hyt_device_t *dev, cuda_priv_t *p)
 {
     struct cudaDeviceProp prop;
-    cuda_priv_t *p = calloc(1, sizeof *p);
-    if (!p)
-        return hyt_rt_error(HYT_ERR_NOMEM, "out of memory");
-    dev->priv = p;
-    for (int g = 0; g < 2; g++) {
-        p->plain[g].flags = cudaEventDisableTiming;
-        p->timed[g].flags = cudaEventDefault;
-    }
-    HYT_CUDA_TRY(dev, cudaSetDevice(dev->ordinal));
-    HYT_CUDA_TRY(dev, cudaFree(NULL)); /* the primary context, before any green one */
     HYT_CUDA_TRY(dev, cudaGetDeviceProperties(&prop, dev->ordinal));
     snprintf(dev->name, sizeof dev->name, "gpu%d (%.64s)", dev->ordinal, prop.name);
     int lo, hi; /* the panel stream gets the highest priority: it is the critical path */
@@ -326,10 +366,42 @@ static int cuda_init(hyt_device_t *dev)
     return HYT_SUCCESS;
 }
 
+static int cuda_init(hyt_device_t *dev)
+{
+    cuda_priv_t *p = calloc(1, sizeof *p);
+    if (!p)
+        return hyt_rt_error(HYT_ERR_NOMEM, "out of memory");
+    dev->priv = p;
+    for (int g = 0; g < 2; g++) {
+        p->plain[g].flags = cudaEventDisableTiming;
+        p->timed[g].flags = cudaEventDefault;
+    }
+    if (drv_load(0))
+        return HYT_ERR_NOT_AVAILABLE;
+    /* the primary context, before any green one: the runtime's, which keeps it until
+     * cudaDeviceReset (so releasing hytile's reference never destroys it), then retained for
+     * its handle */
+    HYT_CUDA_TRY(dev, cudaInitDevice(dev->ordinal, 0, 0));
+    CUdevice cd;
+    CUresult r = drv.cuDeviceGet(&cd, dev->ordinal);
+    if (r == CUDA_SUCCESS)
+        r = drv.cuDevicePrimaryCtxRetain(&p->primary, cd);
+    if (r != CUDA_SUCCESS) {
+        p->primary = NULL;
+        return drv_error(r, "cuDevicePrimaryCtxRetain");
+    }
+    int rc = hyt_cuda_enter(dev);
+    if (rc)
+        return rc;
+    rc = init_in_primary(dev, p);
+    hyt_cuda_leave(dev);
+    return rc;
+}
+
 static void cuda_fini(hyt_device_t *dev)
 {
     cuda_priv_t *p = dev->priv;
-    cudaSetDevice(dev->ordinal);
+    const int in = hyt_cuda_enter(dev) == HYT_SUCCESS;
     cudaDeviceSynchronize();
     if (p->ref)
         cudaEventDestroy(p->ref);
@@ -341,6 +413,13 @@ static void cuda_fini(hyt_device_t *dev)
         cublasDestroy(p->blas_la);
     streams_free(p); /* streams, events, the green context */
     cudaGetLastError();
+    if (in)
+        hyt_cuda_leave(dev);
+    if (p->primary) {
+        CUdevice cd;
+        if (drv.cuDeviceGet(&cd, dev->ordinal) == CUDA_SUCCESS)
+            drv.cuDevicePrimaryCtxRelease(cd);
+    }
     free(p);
     dev->priv = NULL;
 }
@@ -353,9 +432,13 @@ static int cuda_bind(hyt_device_t *dev)
 
 static int cuda_malloc(hyt_device_t *dev, void **ptr, size_t bytes)
 {
-    cudaError_t e;
-    if (cudaSetDevice(dev->ordinal) != cudaSuccess ||
-        (e = cudaMalloc(ptr, bytes ? bytes : 1)) != cudaSuccess) {
+    *ptr = NULL;
+    int rc = hyt_cuda_enter(dev);
+    if (rc)
+        return rc;
+    cudaError_t e = cudaMalloc(ptr, bytes ? bytes : 1);
+    hyt_cuda_leave(dev);
+    if (e != cudaSuccess) {
         cudaGetLastError();
         *ptr = NULL;
         return hyt_rt_error(HYT_ERR_DEVICE_MEMORY, "%s: cudaMalloc of %zu bytes failed "
@@ -366,17 +449,22 @@ static int cuda_malloc(hyt_device_t *dev, void **ptr, size_t bytes)
 
 static void cuda_free(hyt_device_t *dev, void *ptr)
 {
-    cudaSetDevice(dev->ordinal);
+    if (hyt_cuda_enter(dev))
+        return;
     cudaFree(ptr);
+    hyt_cuda_leave(dev);
 }
 
 static size_t cuda_mem_free(hyt_device_t *dev)
 {
     size_t fr = 0, total = 0;
-    if (cudaSetDevice(dev->ordinal) != cudaSuccess || cudaMemGetInfo(&fr, &total) != cudaSuccess) {
-        cudaGetLastError();
+    if (hyt_cuda_enter(dev))
         return 0;
+    if (cudaMemGetInfo(&fr, &total) != cudaSuccess) {
+        cudaGetLastError();
+        fr = 0;
     }
+    hyt_cuda_leave(dev);
     return fr;
 }
 
@@ -486,23 +574,28 @@ static int cuda_memset(const hyt_devctx_t *dc, void *dst, int value, size_t byte
 
 static int cuda_sync(hyt_device_t *dev)
 {
-    if (cudaSetDevice(dev->ordinal) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
+    int rc = hyt_cuda_enter(dev);
+    if (rc)
+        return rc;
+    if (cudaDeviceSynchronize() != cudaSuccess) {
         cudaError_t e = cudaGetLastError();
-        return hyt_cuda_error((int)e, "cudaDeviceSynchronize", __FILE__, __LINE__);
+        rc = hyt_cuda_error((int)e, "cudaDeviceSynchronize", __FILE__, __LINE__);
     }
-    return HYT_SUCCESS;
+    hyt_cuda_leave(dev);
+    return rc;
 }
 
 static void cuda_trace_sync(hyt_device_t *dev)
 {
     cuda_priv_t *p = dev->priv;
-    if (cudaSetDevice(dev->ordinal) == cudaSuccess &&
-        cudaEventRecord(p->ref, p->stream[HYT_STREAM_COMPUTE]) == cudaSuccess &&
-        cudaEventSynchronize(p->ref) == cudaSuccess) {
-        p->ref_time = hyt_trace_now(dev->ctx);
+    if (hyt_cuda_enter(dev))
         return;
-    }
-    cudaGetLastError();
+    if (cudaEventRecord(p->ref, p->stream[HYT_STREAM_COMPUTE]) == cudaSuccess &&
+        cudaEventSynchronize(p->ref) == cudaSuccess)
+        p->ref_time = hyt_trace_now(dev->ctx);
+    else
+        cudaGetLastError();
+    hyt_cuda_leave(dev);
 }
 
 const hyt_devops_t hyt_devops_cuda = {
@@ -510,6 +603,8 @@ const hyt_devops_t hyt_devops_cuda = {
     .init = cuda_init,
     .fini = cuda_fini,
     .bind = cuda_bind,
+    .enter = hyt_cuda_enter,
+    .leave = hyt_cuda_leave,
     .malloc = cuda_malloc,
     .free = cuda_free,
     .mem_free = cuda_mem_free,

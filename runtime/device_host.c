@@ -29,6 +29,8 @@ static int host_bind(hyt_device_t *dev)
     return HYT_SUCCESS;
 }
 
+static void host_leave(hyt_device_t *dev) { (void)dev; }
+
 static int host_malloc(hyt_device_t *dev, void **p, size_t bytes)
 {
     *p = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
@@ -129,6 +131,8 @@ const hyt_devops_t hyt_devops_host = {
     .init = host_init,
     .fini = host_fini,
     .bind = host_bind,
+    .enter = host_bind,
+    .leave = host_leave,
     .malloc = host_malloc,
     .free = host_free,
     .mem_free = host_mem_free,

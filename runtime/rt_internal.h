@@ -238,6 +238,9 @@ typedef struct hyt_devops {
     int (*init)(hyt_device_t *dev);            /* on the creating thread */
     void (*fini)(hyt_device_t *dev);
     int (*bind)(hyt_device_t *dev);            /* on the device worker thread, at start */
+    /* the device current on any thread until leave, which gives the thread its own back */
+    int (*enter)(hyt_device_t *dev);
+    void (*leave)(hyt_device_t *dev);
     int (*malloc)(hyt_device_t *dev, void **p, size_t bytes);
     void (*free)(hyt_device_t *dev, void *p);
     size_t (*mem_free)(hyt_device_t *dev);
@@ -289,6 +292,10 @@ extern const hyt_devops_t hyt_devops_host;
 extern const hyt_devops_t hyt_devops_cuda;
 int hyt_cuda_device_count(void);
 void hyt_cuda_enable_peers(hyt_device_t **devs, int n);
+int hyt_cuda_enter(hyt_device_t *dev);
+void hyt_cuda_leave(hyt_device_t *dev);
+void *hyt_cuda_host_alloc(hyt_device_t *dev, size_t bytes);
+void hyt_cuda_host_free(hyt_device_t *dev, void *p);
 #endif
 
 int hyt_devices_create(hyt_context_t *ctx, const hyt_devspec_t *spec);
