@@ -11,8 +11,8 @@
  * region).  Beside the DGEMMs it also reports how much longer they took than alone: what the
  * panel cost the update.  With sms > 0 (--panel-sms) the panel's stream lives in a green
  * context of that many SMs and the DGEMMs' in one of the other SMs: a panel on its reserved
- * SMs beside an update on the rest, with no launch waiting for an SM to drain.  The LU itself
- * bounds its panel stream (gpu.panel_sms) but lets the update use every SM, the panel's SMs
+ * SMs beside an update on the rest, with no launch waiting for an SM to drain.  The LU can
+ * bound its panel stream (gpu.panel_sms) but lets the update use every SM, the panel's SMs
  * too: --gemm-all puts the DGEMMs on an ordinary stream to measure that situation.
  * CPU panels are timed by hytile bench-cpu.
  */

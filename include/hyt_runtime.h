@@ -56,7 +56,7 @@ typedef struct hyt_dep {
 
 /* Stream of a device task.  PANEL and LOOKAHEAD are high-priority compute streams for the
  * critical path: PANEL for latency-bound work of few flops (an LU's panels), which
- * gpu.panel_sms bounds to part of the SMs (by default half of them); LOOKAHEAD, on every SM,
+ * gpu.panel_sms can bound to part of the SMs (by default it does not); LOOKAHEAD, on every SM,
  * for the GEMM-like work the next panels wait for.  COMPUTE, PANEL and LOOKAHEAD have cuBLAS
  * handles. */
 enum {

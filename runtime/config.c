@@ -81,9 +81,10 @@ static const hyt_config_keydef_t runtime_keys[] = {
     {{"gpu.pinned", "HYT_PINNED", "1",
       "page-lock host matrices that travel to GPUs (falls back to pageable with a warning)"},
      HYT_KEY_BOOL, 0, 1, 0, 0, NULL},
-    {{"gpu.panel_sms", "HYT_GPU_PANEL_SMS", "auto",
+    {{"gpu.panel_sms", "HYT_GPU_PANEL_SMS", "0",
       "CUDA GPUs: the panel stream's kernels on at most N SMs (a green context; rounded up to "
-      "the GPU's granularity), the other streams on every SM; 0: no bound; auto: half the SMs"},
+      "the GPU's granularity), the other streams on every SM; 0: no bound (the LU as fast or "
+      "faster on one H200 than with half the SMs); auto: half the SMs"},
      HYT_KEY_INT, 0, 1024, 1, 0, NULL},
     {{"debug.fault_task", "HYT_FAULT_TASK", "0",
       "testing: make the k-th task of the context fail (0: off)"},

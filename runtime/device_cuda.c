@@ -6,11 +6,12 @@
  * gpu.panel_sms = N > 0 bounds the panel stream to N SMs: it lives in a green context (driver
  * API) of N SMs, the other streams in the primary context, on every SM.  A panel's kernels are
  * latency-bound and come in many small launches; on every SM their CTAs take the SMs that a
- * trailing GEMM's CTAs free, and the GEMM loses more of its rate than the panel's few flops
- * need.  The bound keeps them on N SMs; the GEMM still has them when the panel does not
- * (measured on one H200: docs/performance.md; an exclusive partition for the panel lost, the
- * GEMM needs every SM most of the time).  An event must be recorded on a stream of its own
- * context, so the panel's stream has its own event pools.
+ * trailing GEMM's CTAs free.  The bound keeps them on N SMs; the GEMM still has them when the
+ * panel does not (an exclusive partition for the panel lost, the GEMM needs every SM most of
+ * the time).  With cuSOLVER's panels the bound paid; hytile's native panel costs the GEMMs no
+ * more on every SM and runs faster there, so the default is no bound (measured on one H200:
+ * docs/performance.md).  An event must be recorded on a stream of its own context, so the
+ * panel's stream has its own event pools.
  */
 #include "rt_internal.h"
 
