@@ -627,7 +627,7 @@ void hyt_host_free(hyt_context_t *ctx, void *ptr)
             pthread_mutex_unlock(&ctx->pinned_lock);
         }
         if (!kept)
-            hyt_cuda_host_free(ctx && ctx->ndevices ? ctx->devices[0] : NULL, p);
+            hyt_cuda_host_free(ctx && ctx->have_cuda ? ctx->devices[0] : NULL, p);
         return;
     }
 #else
