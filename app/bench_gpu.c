@@ -128,7 +128,7 @@ static int usage(void)
             "  (16384 x 16384 x NB), and what each panel cost those DGEMMs; R runs each,\n"
             "  median.  --panel-sms S: the panels on S SMs, the DGEMMs on the others (two\n"
             "  green contexts); without it every stream may use every SM.  --gemm-all with\n"
-            "  it: the DGEMMs on every SM, the panels' too (the LU's gpu.panel_sms).\n"
+            "  it: the DGEMMs on every SM, the panels' too (the LU with gpu.panel_sms = S).\n"
             "       hytile bench-gpu --chol N [N...] [--nb NB] [--lookahead L] [--reps R]\n"
             "  the GPU-only Cholesky against cusolverDnDpotrf (device-resident; details:\n"
             "  hytile bench-gpu --chol with no N)\n");

@@ -243,7 +243,8 @@ int hyt_bench_panel(hyt_context_t *ctx, const int *ms, int nm, const int *nbs, i
            hyt_device_name(dev), nctas, BP_GEMM, BP_GEMM);
     if (sms > 0 && gemm_all)
         printf("(--panel-sms %d --gemm-all: the panels on %u SMs (a green context), the DGEMMs "
-               "on all %u, the LU's situation)\n", sms, nsm[0], nsm[1]);
+               "on all %u: the LU's situation with gpu.panel_sms = %d)\n", sms, nsm[0], nsm[1],
+               sms);
     else if (sms > 0)
         printf("(--panel-sms %d: the panels on %u SMs, the DGEMMs on the other %u; green "
                "contexts)\n", sms, nsm[0], nsm[1]);
