@@ -74,7 +74,8 @@ static void lu_solve(hyt_context_t *ctx, scenario_t *s)
 {
     const int n = 700, nrhs = 3, lda = n + 1;
     double *A0 = malloc((size_t)lda * n * sizeof *A0), *A = malloc((size_t)lda * n * sizeof *A);
-    double *B0 = malloc((size_t)lda * nrhs * sizeof *B0), *B = malloc((size_t)lda * nrhs * sizeof *B);
+    double *B0 = malloc((size_t)lda * nrhs * sizeof *B0);
+    double *B = malloc((size_t)lda * nrhs * sizeof *B);
     int *ipiv = malloc((size_t)n * sizeof *ipiv);
     fill_random(A0, lda, n, lda, 11);
     fill_random(B0, lda, nrhs, lda, 12);
