@@ -1,9 +1,13 @@
 // The GPU-only Cholesky's trailing update of one step, C -= P P^T on the lower triangle of an
-// m x m C with P m x kb, cut four ways, on one GPU (experiment, not built by meson):
+// m x m C with P m x kb, cut several ways, on one GPU (experiment, not built by meson):
 //   nvcc -O2 -arch=sm_90 tools/chol_update_shapes.cu -lcublas -o /tmp/chol_update_shapes
 //   /tmp/chol_update_shapes [M[,M...]] [KB]
+// (KB = 3072 with 1536-wide panels: the trailing update of chol.group 2)
 // recursive: the library's cut (drivers/chol/gpu_dpotrf_tasks.c: halves aligned to 256, one
 //            GEMM under the first half, SYRK leaves of at most `leaf` columns);
+// recursive, leaves beside: the same GEMMs on one stream, the SYRK leaves on a second one
+//            (its own handle; forked and joined through events), so that the leaves' SMs
+//            idle in their triangles' last waves take GEMM blocks;
 // strips:    column strips of width w, each a SYRK of its diagonal block and one GEMM of the
 //            rows below it;
 // one SYRK of the whole; one GEMM of the whole square (twice the flops: the ceiling rate);
@@ -19,7 +23,10 @@
 
 #include "tool_cuda.h"
 
-static cublasHandle_t H;
+static cublasHandle_t H, H2;
+static cudaStream_t S1, S2;
+static cudaEvent_t fork_ev, join_ev;
+static int beside; /* rsyrk's leaves on H2 */
 static const double mone = -1.0, one = 1.0;
 static double *A; /* ld x ld: P in columns 0 .. kb-1, C from (kb, kb) */
 static int ld, kb;
@@ -29,8 +36,8 @@ static int ld, kb;
 
 static void syrk(int r, int m)
 {
-    CB(cublasDsyrk(H, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, m, kb, &mone, P(r), ld, &one, C(r, r),
-                   ld));
+    CB(cublasDsyrk(beside ? H2 : H, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, m, kb, &mone, P(r), ld,
+                   &one, C(r, r), ld));
 }
 
 static void gemm(int r, int c, int m, int w) /* C(r.., c..) (m x w) -= P(r..) P(c..)^T */
@@ -97,11 +104,20 @@ static double best_ms(int variant, int m, int arg)
 {
     if (variant == 4)
         squares_setup(m, arg);
-    return tool_best_ms(0, 2, [&] {
+    return tool_best_ms(S1, 2, [&] {
         if (variant == 4)
             squares(arg);
         else if (variant == 0)
             rsyrk(0, m, arg);
+        else if (variant == 5) {
+            beside = 1;
+            CK(cudaEventRecord(fork_ev, S1));
+            CK(cudaStreamWaitEvent(S2, fork_ev, 0));
+            rsyrk(0, m, arg);
+            CK(cudaEventRecord(join_ev, S2));
+            CK(cudaStreamWaitEvent(S1, join_ev, 0));
+            beside = 0;
+        }
         else if (variant == 1)
             strips(m, arg);
         else if (variant == 2)
@@ -126,7 +142,14 @@ int main(int argc, char **argv)
     ld = mmax + kb;
     CK(cudaMalloc(&A, (size_t)ld * ld * sizeof(double)));
     tool_fill(A, (size_t)ld * ld, 1e-3);
+    CK(cudaStreamCreateWithFlags(&S1, cudaStreamNonBlocking));
+    CK(cudaStreamCreateWithFlags(&S2, cudaStreamNonBlocking));
+    CK(cudaEventCreateWithFlags(&fork_ev, cudaEventDisableTiming));
+    CK(cudaEventCreateWithFlags(&join_ev, cudaEventDisableTiming));
     CB(cublasCreate(&H));
+    CB(cublasCreate(&H2));
+    CB(cublasSetStream(H, S1));
+    CB(cublasSetStream(H2, S2));
     printf("| m | kb | cut | ms | TFLOP/s |\n|---|---|---|---|---|\n");
     for (int i = 0; i < nm; i++) {
         const int m = ms_[i];
@@ -136,6 +159,9 @@ int main(int argc, char **argv)
             double t = best_ms(0, m, leaves[l]);
             printf("| %d | %d | recursive, leaf %d | %.3f | %.1f |\n", m, kb, leaves[l], t,
                    fl / t * 1e-9);
+            t = best_ms(5, m, leaves[l]);
+            printf("| %d | %d | recursive, leaf %d, leaves beside | %.3f | %.1f |\n", m, kb,
+                   leaves[l], t, fl / t * 1e-9);
         }
         for (int w = 0; w < 4; w++) {
             double t = best_ms(1, m, widths[w]);
