@@ -306,7 +306,8 @@ static int usage(void)
             "                        [--lookahead L[,L...]] [--leaf W[,W...]] [--reps R]\n"
             "                        [--gemm] [--devices cuda:0|host:1] [--no-peer] [--dmat]\n"
             "                        [--hybrid] [--mg-block B[,B...]] [--inv-rows R[,R...]]\n"
-            "                        [--tail T[,T...]] [--gemm-lt G[,G...]] [--h2h]\n"
+            "                        [--tail T[,T...]] [--gemm-lt G[,G...]]\n"
+            "                        [--group G[,G...]] [--h2h]\n"
             "  hytile's GPU-only Cholesky (hyt_dpotrf_device) against cusolverDnDpotrf on the\n"
             "  same SPD matrix, both on the GPU; best of R runs each, residuals checked; every\n"
             "  combination of the lists; --gemm: cuBLAS DGEMM rates at M = N = n, n/2, K = nb.\n"
@@ -321,8 +322,10 @@ static int usage(void)
             "  each.  --tail: chol.tail (the order from which the trailing matrix is factored\n"
             "  by one cusolverDnDpotrf; auto, or a count, 0: never), a row each.  --gemm-lt:\n"
             "  chol.gemm_lt (the trailing update's GEMMs through cublasLt: auto, 0 or 1), a\n"
-            "  row each.  --h2h: only the GPU-panel rows of --hybrid, against the peer host to\n"
-            "  host (its cudaMemcpy of the matrix in and out around cusolverDnDpotrf).\n");
+            "  row each.  --group: chol.group (the panels each trailing update applies at\n"
+            "  once: auto, or 1..4), a row each.  --h2h: only the GPU-panel rows of --hybrid,\n"
+            "  against the peer host to host (its cudaMemcpy of the matrix in and out around\n"
+            "  cusolverDnDpotrf).\n");
     return 2;
 }
 
@@ -649,7 +652,8 @@ int hyt_bench_chol_gpu(int argc, char **argv)
     int nleaf = 1, reps = 1, peer = 1, gemm = 0, dmat = 0, hybrid = 0, h2h = 0;
     int mgs[8] = {256, 512};
     int nmg = 2, invs[16] = {0}, ninv = 1, inv_given = 0, tails[16] = {-1}, ntail = 1;
-    int tail_given = 0, lts[16] = {-1}, nlt = 1, lt_given = 0;
+    int tail_given = 0, lts[16] = {-1}, nlt = 1, lt_given = 0, groups[16] = {0}, ngroup = 1;
+    int group_given = 0;
     char uplos[2] = {'L'};
     int nuplo = 1;
     const char *devices = "cuda:0";
@@ -722,6 +726,14 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                 if (lts[j] > 1)
                     return usage();
             lt_given = 1;
+            i++;
+        } else if (!strcmp(a, "--group")) {
+            if ((ngroup = parse_rows(v, groups, 16, 0, 1)) < 1)
+                return usage();
+            for (int j = 0; j < ngroup; j++)
+                if (groups[j] > HYT_CHOL_MAX_GROUP)
+                    return usage();
+            group_given = 1;
             i++;
         } else if (!strcmp(a, "--reps")) {
             if (parse_ints(v, &reps, 1, 1000) != 1 || reps < 1)
@@ -835,13 +847,14 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             const double tp_rows = h2h ? tp_h : tp;
             for (int b = 0; b < nnb; b++)
                 for (int l = 0; l < nla; l++) {
-                    for (int f = 0; f < nleaf * ninv * ntail * nlt; f++) {
+                    for (int f = 0; f < nleaf * ninv * ntail * nlt * ngroup; f++) {
                         hyt_chol_dev_params_t p = {nbs[b], las[l], leafs[f % nleaf],
                                                    invs[f / nleaf % ninv],
                                                    tails[f / (nleaf * ninv) % ntail],
-                                                   lts[f / (nleaf * ninv * ntail)]};
+                                                   lts[f / (nleaf * ninv * ntail) % nlt],
+                                                   groups[f / (nleaf * ninv * ntail * nlt)]};
                         hyt_chol_params_gpu_only(ctx, n, &p);
-                        char iv[16] = "auto", what[64] = "";
+                        char iv[16] = "auto", what[96] = "";
                         if (p.inv_rows > 0)
                             snprintf(iv, sizeof iv, "%d", p.inv_rows);
                         int wl = 0;
@@ -855,9 +868,12 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                                            p.tail >= 0 ? p.tail
                                                        : hyt_chol_tail(ctx, dev, uplo));
                         if (lt_given && !dmat)
-                            snprintf(what + wl, sizeof what - (size_t)wl, "   gemm_lt %d",
-                                     p.gemm_lt >= 0 ? p.gemm_lt
-                                                    : hyt_chol_gemm_lt(ctx, dev, uplo));
+                            wl += snprintf(what + wl, sizeof what - (size_t)wl, "   gemm_lt %d",
+                                           p.gemm_lt >= 0 ? p.gemm_lt
+                                                          : hyt_chol_gemm_lt(ctx, dev, uplo));
+                        if (group_given && !dmat)
+                            snprintf(what + wl, sizeof what - (size_t)wl, "   group %d",
+                                     p.group > 0 ? p.group : hyt_chol_group(ctx, dev, uplo));
                         double th = NAN, res = NAN;
                         if (dmat)
                             p.leaf = 0;
@@ -892,7 +908,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                             status = 1;
                             continue;
                         }
-                        hyt_chol_dev_params_t dp = {nbs[b], las[l], 0, 0, -1, -1};
+                        hyt_chol_dev_params_t dp = {nbs[b], las[l], 0, 0, -1, -1, 0};
                         hyt_chol_params(ctx, n, &hp);
                         hyt_chol_params_device(ctx, n, &dp);
                         if (!print_row(n, uplo, g ? dp.nb : hp.nb, g ? dp.lookahead
@@ -907,7 +923,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                      * hybrid's, then the device matrices' */
                     for (int g = h2h; g < 2; g++) {
                         hyt_chol_params_t hp = {nbs[b], las[l], 'c'};
-                        hyt_chol_dev_params_t dp = {nbs[b], las[l], 0, 0, -1, -1};
+                        hyt_chol_dev_params_t dp = {nbs[b], las[l], 0, 0, -1, -1, 0};
                         hyt_chol_params(ctx, n, &hp);
                         hyt_chol_params_device(ctx, n, &dp);
                         double th = NAN, res = NAN;
@@ -945,7 +961,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                w[1], w[2], hyt_wtime() - w[0] - w[1] - w[2]);
         /* the DGEMM ceiling at this n, with the device matrix freed */
         for (int b = 0; b < nnb && gemm && cuda; b++) {
-            hyt_chol_dev_params_t p = {nbs[b], -1, 0, 0, -1, -1};
+            hyt_chol_dev_params_t p = {nbs[b], -1, 0, 0, -1, -1, 0};
             hyt_chol_params_gpu_only(ctx, n, &p);
             gemm_rates(hyt_device_ordinal(dev), n, p.nb, reps > 3 ? reps : 3);
         }

@@ -17,7 +17,9 @@
  * but for the public calls): in the middle, narrower than a block, the whole matrix, after a
  * wide block; INFO before it, at its first column and inside it; NaN in it; the key's values
  * and its default.  The automatic block size of the GPU-only nest (1536 from 40960),
- * and blocks of three potf2 pieces.
+ * and blocks of three potf2 pieces.  Trailing updates that apply the panels of 1..4 steps at
+ * once (chol.group): SPD with lookahead 0..2, groups cut short by the tail and by the last
+ * step, INFO in every position of a group, NaN; the key's values and its default.
  *
  * Usage: test_chol_gpu          on one host device (the same task graph with the host
  *                               references: quick suite)
@@ -34,6 +36,7 @@
 static hyt_context_t *ctx;
 static int g_tail; /* the tail of the factorizations by parameters (0: none) */
 static int g_lt = -1; /* their trailing GEMMs through cublasLt (1), cublasDgemm (0), auto (-1) */
+static int g_group; /* the panels their trailing updates apply at once (0: auto) */
 
 /* Copies host <-> device 0 as tasks (the same calls on both backends). */
 static void copy(void *dst, const void *src, size_t bytes, int d2h)
@@ -54,7 +57,7 @@ static int factor(char uplo, int n, double *A, int lda, int nb, int la, int leaf
             hyt_last_error());
     memcpy(h, A, bytes);
     copy(dA, h, bytes, 0);
-    hyt_chol_dev_params_t p = {nb, la, leaf, 0, g_tail, g_lt};
+    hyt_chol_dev_params_t p = {nb, la, leaf, 0, g_tail, g_lt, g_group};
     int info = public ? hyt_dpotrf_device(ctx, uplo, n, dA, lda)
                       : hyt_dpotrf_device_params(ctx, uplo, n, dA, lda, &p);
     copy(h, dA, bytes, 1);
@@ -299,6 +302,52 @@ static void check_tails(unsigned long long seed)
           "chol.tail auto: 16384 for lower on CUDA devices, else none");
 }
 
+/* Trailing updates that apply the panels of several steps (chol.group, by the parameters):
+ * groups of 1..4 steps with lookahead 0..2 (a group's lookahead columns are at least its
+ * width), the last group cut short by the end or by the tail, INFO at each step of a group
+ * (n 100, nb 32: steps of 32 columns), NaN; then the key. */
+static void check_groups(unsigned long long seed)
+{
+    for (int g = 1; g <= HYT_CHOL_MAX_GROUP; g++) {
+        g_group = g;
+        for (int u = 0; u < 2; u++) {
+            const char uplo = "LU"[u];
+            static const int ns[] = {31, 64, 100, 161, 300};
+            for (int i = 0; i < (int)(sizeof ns / sizeof ns[0]); i++)
+                for (int la = 0; la <= 2; la++)
+                    check(uplo, ns[i], 32, la, 0, 0, seed++);
+            check(uplo, 1300, 96, 1, 0, 0, seed++);
+            check(uplo, 1300, 768, 1, 0, 0, seed++);
+            check_leaf(uplo, 1500, 128, 2, 512, 0, 0, seed++);
+            g_tail = 100; /* n 300, nb 32: the tail from step 7 */
+            for (int la = 0; la <= 2; la++)
+                check(uplo, 300, 32, la, 0, 0, seed++);
+            check(uplo, 300, 32, 1, 200, 0, seed++);
+            check(uplo, 300, 32, 2, 250, 0, seed++);
+            g_tail = 0;
+            static const int fails[] = {1, 32, 33, 64, 65, 90, 97, 100};
+            for (int f = 0; f < (int)(sizeof fails / sizeof fails[0]); f++)
+                for (int la = 0; la <= 2; la++)
+                    check(uplo, 100, 32, la, fails[f], 0, seed++);
+            check(uplo, 1300, 128, 1, 1200, 0, seed++);
+            check_nan(uplo, 100, 32, 40, 3);
+            check_nan(uplo, 100, 32, 99, 70);
+        }
+    }
+    g_group = 0;
+    CHECK(hyt_context_set(ctx, "chol.group", "0") == HYT_ERR_CONFIG &&
+              hyt_context_set(ctx, "chol.group", "5") == HYT_ERR_CONFIG &&
+              !hyt_context_set(ctx, "chol.group", "3"),
+          "chol.group 0 and 5 refused, 3 accepted: %s", hyt_last_error());
+    hyt_device_t *dev = hyt_context_device(ctx, 0);
+    CHECK(hyt_chol_group(ctx, dev, 'L') == 3 && hyt_chol_group(ctx, dev, 'U') == 3,
+          "chol.group 3 for both triangles");
+    REQUIRE(!hyt_context_set(ctx, "chol.group", "auto"), "%s", hyt_last_error());
+    CHECK(hyt_chol_group(ctx, dev, 'L') == (use_cuda ? 2 : 1) &&
+              hyt_chol_group(ctx, dev, 'U') == 1,
+          "chol.group auto: 2 for lower on CUDA devices, else 1");
+}
+
 /* The GPU-only nest's automatic block size: 1536 from n = 40960, else the device defaults;
  * chol.nb and the caller's nb win. */
 static void check_auto_nb(void)
@@ -432,6 +481,7 @@ int main(int argc, char **argv)
     set_inv_rows("auto");
     check_tails(seed);
     check_gemm_lt(seed + 1000);
+    check_groups(seed + 2000);
     check_auto_nb();
     /* the key: a count from 1, or auto */
     CHECK(hyt_context_set(ctx, "chol.inv_rows", "0") == HYT_ERR_CONFIG &&

@@ -110,6 +110,7 @@ static inline int hyt_chol_piece_info(int k, int q, int nb, int e)
 {
     return k * nb + q * HYT_CHOL_DEV_PIECE + e;
 }
+#define HYT_CHOL_MAX_GROUP 4 /* hyt_chol_dev_t.group's largest value */
 typedef struct hyt_chol_dev {
     int device;      /* the context's device index */
     char uplo;       /* 'L' or 'U' */
@@ -121,6 +122,8 @@ typedef struct hyt_chol_dev {
                       * tail's at tail_k * pieces */
     int inv_rows;    /* the panels' solve is a GEMM with the inverse from this many rows */
     int gemm_lt;     /* the trailing update's GEMMs through cublasLt (HYT_GEMM_LT) */
+    int group;       /* 1..HYT_CHOL_MAX_GROUP: each trailing update applies the panels of
+                      * this many steps at once (GEMMs of K = group nb; pdpotrf_gpu.c) */
     int tail_k;      /* the tail's step: from it the trailing matrix is factored by one
                       * hyt_gpu_dpotrf (its INFO to dinfo[tail_k * pieces]); nt: no tail */
     double *work;    /* its workspace (hyt_chol_trsm): lwork device doubles, NULL when no
@@ -143,7 +146,7 @@ int hyt_chol_trsm(const hyt_devctx_t *dc, char uplo, int m, int kb, const double
 int hyt_chol_inv_rows(hyt_context_t *ctx, char uplo);
 
 /* The device Cholesky's tunables ("auto": nb <= 0, lookahead < 0, leaf <= 0, inv_rows <= 0,
- * tail < 0, gemm_lt < 0). */
+ * tail < 0, gemm_lt < 0, group <= 0). */
 typedef struct hyt_chol_dev_params {
     int nb;         /* block size */
     int lookahead;  /* block columns updated on the lookahead stream */
@@ -153,8 +156,10 @@ typedef struct hyt_chol_dev_params {
     int tail;       /* the last trailing matrix of at most this order is factored by one
                      * hyt_gpu_dpotrf (0: none) */
     int gemm_lt;    /* 1: the trailing update's GEMMs through cublasLt, 0: cublasDgemm */
+    int group;      /* the trailing updates apply the panels of this many steps at once
+                     * (hyt_chol_dev_t.group) */
 } hyt_chol_dev_params_t;
-#define HYT_CHOL_DEV_PARAMS_AUTO ((hyt_chol_dev_params_t){0, -1, 0, 0, -1, -1})
+#define HYT_CHOL_DEV_PARAMS_AUTO ((hyt_chol_dev_params_t){0, -1, 0, 0, -1, -1, 0})
 
 /* The device Cholesky's parameters: the caller's where set, else chol.nb and chol.lookahead
  * where set, else the device defaults (dpotrf_gpu.c, measured in docs/performance.md); an
@@ -170,6 +175,9 @@ int hyt_chol_tail(hyt_context_t *ctx, hyt_device_t *dev, char uplo);
 /* chol.gemm_lt for the GPU-only Cholesky of the uplo triangle on device dev (auto: 1 for lower
  * on CUDA devices, measured; else 0). */
 int hyt_chol_gemm_lt(hyt_context_t *ctx, hyt_device_t *dev, char uplo);
+/* chol.group for the GPU-only Cholesky of the uplo triangle on device dev (auto: 2 for lower
+ * on CUDA devices, measured; else 1). */
+int hyt_chol_group(hyt_context_t *ctx, hyt_device_t *dev, char uplo);
 /* The step of D's tail (hyt_chol_dev_t.tail_k) for a tail of at most `tail` columns. */
 int hyt_chol_tail_step(int n, int nb, int tail);
 /* The entries of D->dinfo the factorization writes (every piece of the steps before the
@@ -191,16 +199,16 @@ int hyt_pdpotrf_gpu(hyt_sequence_t *seq, const hyt_chol_dev_t *D, int lookahead,
  * case; upper: the transposes):
  *   panel k:   potf2 of the diagonal block k in pieces (INFO to D->dinfo), then the solve of
  *              the rows below it (hyt_chol_trsm);
- *   column j:  the update of block column j by the panel of step k (SYRK of the diagonal
- *              block, GEMM of the rows below);
- *   trailing:  the update of block columns j0.. by the panel of step k (A22 -= L L^T on the
- *              lower triangle, cut into large GEMMs and small SYRKs);
+ *   column j:  the update of block columns j0 .. j1-1 (one column, j1 = j0 + 1) by the
+ *              panels of steps k0 .. k1 (SYRK of the diagonal block, GEMM of the rows below);
+ *   trailing:  the same call for block columns j0 .. nt-1 (A22 -= L L^T on the lower
+ *              triangle, cut into large GEMMs and small SYRKs);
  *   info:      D->dinfo (the entries it writes, hyt_chol_dev_ninfo) to h_info.
  * Dependencies and priorities are the caller's (tag, deps). */
 int hyt_insert_gpu_chol_panel(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_dev_t *D,
                               int k, int stream, const hyt_dep_t *deps, int ndeps);
 int hyt_insert_gpu_chol_update(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_dev_t *D,
-                               int k, int j0, int j1, int stream, const hyt_dep_t *deps,
+                               int k0, int k1, int j0, int j1, int stream, const hyt_dep_t *deps,
                                int ndeps);
 int hyt_insert_gpu_chol_info(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_dev_t *D,
                              int *h_info, int stream, const hyt_dep_t *deps, int ndeps);

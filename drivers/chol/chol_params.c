@@ -9,6 +9,8 @@
  *   inv_rows (chol.inv_rows; the device panels' solve): auto, gpu_chol_trsm.c's defaults;
  *   tail (chol.tail; the GPU-only Cholesky's last trailing matrix): auto, dpotrf_gpu.c's;
  *   gemm_lt (chol.gemm_lt; the GPU-only Cholesky's trailing GEMMs): auto, dpotrf_gpu.c's;
+ *   group (chol.group; the GPU-only Cholesky's panels per trailing update): auto,
+ *       dpotrf_gpu.c's;
  *   overlap_steps (chol.overlap_steps; GPU panels with the columns arriving): auto,
  *       pdpotrf_hybrid.c's early_steps.
  */
@@ -43,6 +45,11 @@ static const hyt_config_keydef_t chol_keys[] = {
       "of its heuristic for each shape), 0: cublasDgemm; auto: 1 for lower on CUDA devices, "
       "else 0"},
      HYT_KEY_INT, 0, 1, 1, 1, NULL},
+    {{"chol.group", "HYT_CHOL_GROUP", "auto",
+      "hyt_dpotrf_device: each trailing update applies the panels of this many steps at once "
+      "(1..4), so that its GEMMs have K = group x nb while the panels stay nb wide; auto: 2 for "
+      "lower on CUDA devices, else 1"},
+     HYT_KEY_INT, 1, HYT_CHOL_MAX_GROUP, 1, 1, NULL},
     {{"chol.overlap_steps", "HYT_CHOL_OVERLAP_STEPS", "auto",
       "GPU panels, matrix arriving from the host during the factorization (the LAPACK-layout "
       "and tile calls): the first steps whose device updates are cut in pieces of about 4096 "

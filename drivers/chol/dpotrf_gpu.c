@@ -25,7 +25,15 @@
  * 1.2-1.9% faster at 65536 (1.861-1.870 s against 1.888-1.906) and 2.4% at 32768, although
  * alone on the same shapes it is no faster; the lookahead column's narrow GEMMs gain nothing
  * that way, so they stay with cublasDgemm; upper ('T','N') 1.1-1.4% slower at 32768, so its
- * default stays cublasDgemm. */
+ * default stays cublasDgemm.
+ *
+ * The panels a trailing update applies (chol.group): 2, so that the update's GEMMs have
+ * K = 2 nb (3072 at 65536) while the panels, their inverses and their solves stay nb wide.
+ * cuBLAS runs the recursive update of a 30720-row trailing matrix at 52.0-52.4 TFLOP/s with
+ * K = 3072 against 50.5-50.7 with 1536 (55.0-55.4 against 47.8-50.9 at 61440).  Measured on
+ * one H200 (2026-12-02, one call, two rounds): lower 2.0-2.2% faster at 65536 (1.849-1.851 s
+ * against 1.889-1.891) and 2.7-3.3% at 32768 (0.2415-0.2418 against 0.2484-0.2497).  Upper
+ * not measured yet, so its default stays 1. */
 #include "chol_internal.h"
 #include "hyt_gpu_kernels.h"
 
@@ -38,6 +46,7 @@
 #define AUTO_LEAF 4096
 #define AUTO_TAIL_LOWER 16384 /* lower, CUDA devices; upper and host devices: none */
 #define AUTO_GEMM_LT_LOWER 1 /* lower, CUDA devices; upper: 0 */
+#define AUTO_GROUP_LOWER 2 /* lower, CUDA devices; upper and host devices: 1 */
 
 int hyt_dpotrf_device(hyt_context_t *ctx, char uplo, int n, double *dA, int ldda)
 {
@@ -86,6 +95,14 @@ int hyt_chol_gemm_lt(hyt_context_t *ctx, hyt_device_t *dev, char uplo)
     if (g >= 0)
         return (int)g;
     return uplo == 'L' && hyt_device_backend(dev) == HYT_BACKEND_CUDA ? AUTO_GEMM_LT_LOWER : 0;
+}
+
+int hyt_chol_group(hyt_context_t *ctx, hyt_device_t *dev, char uplo)
+{
+    long g = hyt_config_get_int(hyt_context_config(ctx), "chol.group");
+    if (g > 0)
+        return (int)g;
+    return uplo == 'L' && hyt_device_backend(dev) == HYT_BACKEND_CUDA ? AUTO_GROUP_LOWER : 1;
 }
 
 int hyt_chol_tail_step(int n, int nb, int tail)
@@ -191,6 +208,7 @@ static int device_async(hyt_sequence_t *seq, const char *fn, char uplo, int n, d
                       .info = info};
     hyt_chol_dev_t D = {.device = 0, .uplo = u, .n = n, .ld = ldda, .nb = p.nb, .leaf = p.leaf,
                         .A = dA, .tail_k = tail_k,
+                        .group = p.group > 0 ? p.group : hyt_chol_group(ctx, dev, u),
                         .gemm_lt = p.gemm_lt >= 0 ? p.gemm_lt : hyt_chol_gemm_lt(ctx, dev, u)};
     c->ninfo = hyt_chol_dev_ninfo(&D);
     c->tok = hyt_tokens_create(c->ntok);

@@ -14,7 +14,8 @@
  *                                                 inv(L_kk) (a TRSM on the identity) into
  *                                                 D->work and a copy back, else one TRSM
  *                                                 (gpu_chol_trsm.c)
- *   update     A(c0:n, c0:c1) -= L(c0:n, k) L(c0:c1, k)^T on the lower triangle only:
+ *   update     A(c0:n, c0:c1) -= L(c0:n, K) L(c0:c1, K)^T on the lower triangle only, K the
+ *              block columns k0 .. k1 (one step's panel, or a group's: pdpotrf_gpu.c):
  *              the square part c0..c1 cut recursively in halves (SYRK on the diagonal
  *              halves, one GEMM for the rectangle under the first half) down to SYRKs of at
  *              most D->leaf columns, so that most flops run as a few large GEMMs; the rows
@@ -77,6 +78,7 @@ static int forward(const hyt_devctx_t *dc, int rc)
 typedef struct chol_args {
     hyt_chol_dev_t D;
     int k, j0, j1;
+    int k1; /* update: the panels of steps k .. k1 */
     int *h_info;
 } chol_args_t;
 
@@ -158,7 +160,7 @@ static int update_body(const hyt_devctx_t *dc, void *p)
 {
     const chol_args_t *a = p;
     const hyt_chol_dev_t *D = &a->D;
-    const int pc = a->k * D->nb, kb = blk(D, a->k);
+    const int pc = a->k * D->nb, kb = (a->k1 - a->k) * D->nb + blk(D, a->k1);
     const int c0 = a->j0 * D->nb, c1 = a->j1 * D->nb < D->n ? a->j1 * D->nb : D->n;
     int rc = rsyrk(dc, D, pc, kb, c0, c1 - c0);
     if (!rc && c1 < D->n)
@@ -204,28 +206,28 @@ static int insert(hyt_sequence_t *seq, const hyt_kernel_t *kern, hyt_tag_t tag,
 int hyt_insert_gpu_chol_panel(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_dev_t *D,
                               int k, int stream, const hyt_dep_t *deps, int ndeps)
 {
-    chol_args_t a = {*D, k, 0, 0, NULL};
+    chol_args_t a = {*D, k, 0, 0, k, NULL};
     return insert(seq, &panel_kernel, tag, &a, stream, deps, ndeps);
 }
 
 int hyt_insert_gpu_chol_update(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_dev_t *D,
-                               int k, int j0, int j1, int stream, const hyt_dep_t *deps,
+                               int k0, int k1, int j0, int j1, int stream, const hyt_dep_t *deps,
                                int ndeps)
 {
-    chol_args_t a = {*D, k, j0, j1, NULL};
+    chol_args_t a = {*D, k0, j0, j1, k1, NULL};
     return insert(seq, &update_kernel, tag, &a, stream, deps, ndeps);
 }
 
 int hyt_insert_gpu_chol_info(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_dev_t *D,
                              int *h_info, int stream, const hyt_dep_t *deps, int ndeps)
 {
-    chol_args_t a = {*D, 0, 0, 0, h_info};
+    chol_args_t a = {*D, 0, 0, 0, 0, h_info};
     return insert(seq, &info_kernel, tag, &a, stream, deps, ndeps);
 }
 
 int hyt_insert_gpu_chol_tail(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_dev_t *D,
                              int stream, const hyt_dep_t *deps, int ndeps)
 {
-    chol_args_t a = {*D, D->tail_k, 0, 0, NULL};
+    chol_args_t a = {*D, D->tail_k, 0, 0, D->tail_k, NULL};
     return insert(seq, &tail_kernel, tag, &a, stream, deps, ndeps);
 }

@@ -21,6 +21,17 @@
  * so that panel k+1 (it waits only for the lookahead update of column k+1) runs on the
  * high-priority streams while the trailing update of step k still runs: the seed's lookahead.
  * With la = 0 column k+1 is in the trailing update and the steps do not overlap.
+ *
+ * Groups (D->group = g, chol.group): the steps are taken g at a time, kg0 .. kg1.  A step
+ * k < kg1 of a group updates only the group's later columns k+1 .. kg1, by panel k alone
+ * (LOOKAHEAD stream); the group's last step kg1 updates its lookahead columns and the
+ * trailing matrix by the panels kg0 .. kg1 together: L(:, kg0..kg1) is contiguous, so those
+ * are the same tasks with K = g nb instead of nb, and the trailing update's large GEMMs run
+ * closer to the DGEMM rate while the panels, their inverses and their solves stay nb wide.
+ * The lookahead is then at least g (but 0 stays 0), so that the next group's panels do not
+ * wait for the trailing update.  The last group ends at the tail's step or at the last.
+ * g = 1 is the nest above, step by step.
+ *
  * The panel is on the lookahead stream, not the panel stream: its solve is an m x nb x nb GEMM
  * on the critical path, and the panel stream may hold only part of the SMs (gpu.panel_sms).
  * With la = 1 (the default) panels and lookahead updates form one chain anyway (panel k+1
@@ -31,12 +42,15 @@
  *   col[j]   block column j's state: written by every task that updates or factors it, read by
  *            the tasks that use panel j;
  *   trail    the trailing block columns: each step's trailing task after the previous one's.
- *            It stands for all of them, so a trailing task lists only the one column that
- *            leaves the trailing part at the next step (col[k+la+1], which the lookahead task
- *            of step k+1 then waits for); listing the others would add transitive edges only;
+ *            It stands for all of them, so a trailing task lists only the columns that
+ *            leave the trailing part at the next group's last step (col[k+la+1] ..
+ *            col[k+la+g], which that step's lookahead tasks then wait for; one column when
+ *            g = 1); listing the others would add transitive edges only;
  *   info     D->dinfo: the panels and the tail write it, the final copy to the host reads it.
  * A lookahead task of step k does not wait for the trailing task of step k-1: the columns
- * they touch are disjoint (k+1..k+la against k+la+1..).
+ * they touch are disjoint (k+1..k+la against k+la+1..).  Nor does a group's update of its
+ * later columns when la > 0 (they were lookahead columns of the group before; with la = 0 the
+ * trailing task lists them).
  *
  * INFO: each potf2 (a piece of a panel) writes its own entry of D->dinfo (the kernel always
  * writes it), the host reads all of them once at the end (dpotrf_gpu.c's INFO task) and takes the
@@ -59,6 +73,11 @@ int hyt_pdpotrf_gpu(hyt_sequence_t *seq, const hyt_chol_dev_t *D, int lookahead,
     const int nt = (D->n + D->nb - 1) / D->nb;
     const void *trail = hyt_token(tok, nt), *info = hyt_token(tok, nt + 1);
 #define COL(j) hyt_token(tok, (size_t)(j))
+    const int stop = D->tail_k < nt ? D->tail_k : nt; /* the steps before the tail */
+    const int group = D->group < 1 ? 1 : D->group > HYT_CHOL_MAX_GROUP ? HYT_CHOL_MAX_GROUP
+                                                                        : D->group;
+    /* a group's next panels must not wait for its trailing update */
+    const int la = lookahead > 0 && lookahead < group ? group : lookahead;
     int rc = 0;
     for (int k = 0; k < nt && !rc; k++) {
         if (k == D->tail_k) { /* after the lookahead and trailing updates of its columns */
@@ -79,18 +98,36 @@ int hyt_pdpotrf_gpu(hyt_sequence_t *seq, const hyt_chol_dev_t *D, int lookahead,
         hyt_dep_t pd[2] = {{COL(k), HYT_RW}, {info, HYT_RW}};
         rc = hyt_insert_gpu_chol_panel(seq, (hyt_tag_t){PRIO_PANEL - k, k, k, k}, D, k,
                                        HYT_STREAM_LOOKAHEAD, pd, 2);
-        // lookahead columns
-        const int jla = k + lookahead < nt - 1 ? k + lookahead : nt - 1;
-        for (int j = k + 1; j <= jla && !rc; j++) {
-            hyt_dep_t ld[2] = {{COL(k), HYT_READ}, {COL(j), HYT_RW}};
-            rc = hyt_insert_gpu_chol_update(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, k, j, j}, D, k,
-                                            j, j + 1, HYT_STREAM_LOOKAHEAD, ld, 2);
+        // k's group of steps: kg0 .. kg1
+        const int kg0 = k - k % group;
+        const int kg1 = kg0 + group - 1 < stop - 1 ? kg0 + group - 1 : stop - 1;
+        if (k < kg1) { /* the group's later columns by panel k alone */
+            for (int j = k + 1; j <= kg1 && !rc; j++) {
+                hyt_dep_t gd[2] = {{COL(k), HYT_READ}, {COL(j), HYT_RW}};
+                rc = hyt_insert_gpu_chol_update(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, k, j, j}, D,
+                                                k, k, j, j + 1, HYT_STREAM_LOOKAHEAD, gd, 2);
+            }
+            continue;
         }
-        // trailing update
+        // the group's panels kg0 .. k: the lookahead columns, then the trailing update
+        hyt_dep_t ud[2 * HYT_CHOL_MAX_GROUP + 2];
+        const int np = k - kg0 + 1;
+        for (int q = 0; q < np; q++)
+            ud[q] = (hyt_dep_t){COL(kg0 + q), HYT_READ};
+        const int jla = k + la < nt - 1 ? k + la : nt - 1;
+        for (int j = k + 1; j <= jla && !rc; j++) {
+            ud[np] = (hyt_dep_t){COL(j), HYT_RW};
+            rc = hyt_insert_gpu_chol_update(seq, (hyt_tag_t){PRIO_LOOKAHEAD - j, k, j, j}, D, kg0,
+                                            k, j, j + 1, HYT_STREAM_LOOKAHEAD, ud, np + 1);
+        }
         if (jla + 1 < nt && !rc) {
-            hyt_dep_t td[3] = {{COL(k), HYT_READ}, {trail, HYT_RW}, {COL(jla + 1), HYT_RW}};
-            rc = hyt_insert_gpu_chol_update(seq, (hyt_tag_t){nt - k, k, jla + 1, nt - 1}, D, k,
-                                            jla + 1, nt, HYT_STREAM_COMPUTE, td, 3);
+            /* the columns that leave the trailing part at the next group's last step */
+            int nd = np;
+            ud[nd++] = (hyt_dep_t){trail, HYT_RW};
+            for (int j = jla + 1; j <= jla + group && j < nt; j++)
+                ud[nd++] = (hyt_dep_t){COL(j), HYT_RW};
+            rc = hyt_insert_gpu_chol_update(seq, (hyt_tag_t){nt - k, k, jla + 1, nt - 1}, D, kg0,
+                                            k, jla + 1, nt, HYT_STREAM_COMPUTE, ud, nd);
         }
     }
     // INFO of every step to the host, once
