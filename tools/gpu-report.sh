@@ -10,7 +10,9 @@
 # host to host it overlaps its loads as later runs do); "lu1": the LU on the first GPU alone, for
 # the scaling of "lu" on every GPU; "trace": hytile hpl -n TRACE_N on every GPU with an SVG
 # Gantt chart of its trace; "panels": the LU at NS1 with cuSOLVER's panels, the default and
-# the native panel everywhere; "lapack": LAPACK's DGE/DPO tests preloaded on the GPUs; "abi":
+# the native panel everywhere; "cholgroup": the GPU-only Cholesky with chol.group 1, 2 and 3,
+# both triangles (CHOL_NS, default 32768 65536); "lapack": LAPACK's DGE/DPO tests preloaded on
+# the GPUs; "abi":
 # dgesv_ and dposv_ through the ABI against OpenBLAS; "hplmax": the main job at the largest N
 # the GPUs' memory allows, hpl.seconds lifted); NS, NS1, CHOL_NS, CHOL_DMAT_NS, TRACE_N,
 # ABI_N the sizes; MG the blocks of cusolverMg's runs on several GPUs (default 256,512; 512 was
@@ -90,6 +92,15 @@ for s in $steps; do
             --reps "${REPS:-2}" --mg-block "${MG:-256,512}" >"$out/chol_dmat.log" 2>&1
         stamp "bench-gpu --chol --dmat: exit $?"
         tail -n 6 "$out/chol_dmat.log" | tee -a "$out/summary.txt"
+        ;;
+    cholgroup)
+        # the GPU-only Cholesky with one, two and three steps' panels a trailing update
+        # (chol.group), both triangles, against cusolverDnDpotrf in the same process
+        # shellcheck disable=SC2086
+        timeout "$lim" $hy bench-gpu --chol ${CHOL_NS:-32768 65536} --uplo L,U --group 1,2,3 \
+            --reps "${REPS:-2}" >"$out/cholgroup.log" 2>&1
+        stamp "bench-gpu --chol --group: exit $?"
+        grep -E "^ +[0-9]+ [LU] " "$out/cholgroup.log" | tee -a "$out/summary.txt"
         ;;
     lapack)
         # LAPACK's DGE and DPO tests with the library preloaded on the GPUs, every matrix
