@@ -92,13 +92,15 @@ static inline int insert_copy(hyt_sequence_t *seq, void *dst, const void *src, s
                       deps, 2);
 }
 
-/* A context with `devices` and debug.fault_device = fault (0: none); 0 or the error. */
+/* A context with `devices` and debug.fault_device = fault (0: none); 0 or the error.  HYT_*
+ * variables apply (e.g. HYT_CHAOS), below what the test sets. */
 static inline int make_context(const char *devices, long fault, hyt_context_t **ctx)
 {
     hyt_config_t *cfg;
     char buf[32];
     *ctx = NULL;
     REQUIRE(!hyt_config_create(&cfg), "config");
+    REQUIRE(!hyt_config_load_env(cfg), "%s", hyt_last_error());
     snprintf(buf, sizeof buf, "%ld", fault);
     REQUIRE(!hyt_config_set(cfg, "runtime.workers", "2", HYT_SRC_API, NULL) &&
             !hyt_config_set(cfg, "runtime.devices", devices, HYT_SRC_API, NULL) &&
