@@ -3,12 +3,38 @@
 #ifndef HYT_TEST_H
 #define HYT_TEST_H
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static int test_failures;
+
+/* The watchdog's message (test_watchdog). */
+static inline const char **test_watchdog_msg(void)
+{
+    static const char *msg;
+    return &msg;
+}
+
+static inline void test_watchdog_fire(int sig)
+{
+    (void)sig;
+    const char *msg = *test_watchdog_msg();
+    ssize_t w = write(2, msg, strlen(msg));
+    (void)w;
+    _exit(1);
+}
+
+/* After `seconds`, msg on stderr and exit status 1: a hung test fails with a reason instead of
+ * waiting for the harness's timeout. */
+static inline void test_watchdog(const char *msg, unsigned seconds)
+{
+    *test_watchdog_msg() = msg;
+    signal(SIGALRM, test_watchdog_fire);
+    alarm(seconds);
+}
 
 #define CHECK(cond, ...)                                                                       \
     do {                                                                                       \

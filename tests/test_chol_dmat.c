@@ -27,18 +27,8 @@
 #include "hyt_hybrid.h" /* the device matrix's column tokens, for a test task */
 
 #include <math.h>
-#include <signal.h>
 #include <time.h>
 #include <unistd.h>
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "test_chol_dmat: timed out (something hung)\n";
-    ssize_t w = write(2, msg, sizeof msg - 1);
-    (void)w;
-    _exit(1);
-}
 
 static void set_lookahead(hyt_context_t *ctx, int la)
 {
@@ -493,8 +483,7 @@ int main(int argc, char **argv)
 {
     if ((use_cuda = test_cuda_arg(argc, argv)) < 0)
         return 2;
-    signal(SIGALRM, on_alarm);
-    alarm(900);
+    test_watchdog("test_chol_dmat: timed out (something hung)\n", 900);
     const int maxdev = test_max_devices(use_cuda, 3);
     if (!maxdev)
         return 77;

@@ -23,16 +23,6 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <pthread.h>
-#include <signal.h>
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "test_cuda_current: timed out (something hung)\n";
-    ssize_t w = write(2, msg, sizeof msg - 1);
-    (void)w;
-    _exit(1);
-}
 
 #define HYT_DRV_TEST(X)                                                                         \
     X(cuCtxGetCurrent) X(cuCtxSetCurrent) X(cuCtxCreate) X(cuCtxDestroy) X(cuDeviceGet)         \
@@ -209,8 +199,7 @@ static void scenario(scenario_t *s)
 
 int main(void)
 {
-    signal(SIGALRM, on_alarm);
-    alarm(600);
+    test_watchdog("test_cuda_current: timed out (something hung)\n", 600);
     int ngpu = test_cuda_devices("cuda");
     if (!ngpu)
         return 77;

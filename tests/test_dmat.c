@@ -18,17 +18,7 @@
 #include "rt_internal.h" /* the context's allocation count */
 
 #include <math.h>
-#include <signal.h>
 #include <stdatomic.h>
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "test_dmat: timed out (something hung)\n";
-    ssize_t w = write(2, msg, sizeof msg - 1);
-    (void)w;
-    _exit(1);
-}
 
 static void set_int(hyt_context_t *ctx, const char *key, int v)
 {
@@ -413,8 +403,7 @@ int main(int argc, char **argv)
     const int cuda = test_cuda_arg(argc, argv);
     if (cuda < 0)
         return 2;
-    signal(SIGALRM, on_alarm);
-    alarm(1200);
+    test_watchdog("test_dmat: timed out (something hung)\n", 1200);
     const int maxdev = test_max_devices(cuda, 3);
     if (!maxdev)
         return 77;

@@ -12,16 +12,6 @@
 #include "hyt_test.h"
 #include "lu_check.h"
 
-#include <signal.h>
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "test_faults: timed out (a fault made something hang)\n";
-    ssize_t w = write(2, msg, sizeof msg - 1);
-    (void)w;
-    _exit(1);
-}
 
 /* The LAPACK-layout calls on devices with GPU panels leave A and B as they were when they fail
  * (drivers/lu/dgesv_devices.c), unless copying the results back failed ("partly
@@ -164,8 +154,7 @@ int main(int argc, char **argv)
     const int cuda = test_cuda_arg(argc, argv);
     if (cuda < 0)
         return 2;
-    signal(SIGALRM, on_alarm);
-    alarm(1500);
+    test_watchdog("test_faults: timed out (a fault made something hang)\n", 1500);
     int s = test_scale();
     if (cuda) {
         if (!test_cuda_devices("cuda:0"))

@@ -9,7 +9,6 @@
 #include "hyt_internal.h"
 #include "hyt_test.h"
 
-#include <signal.h>
 #include <stdatomic.h>
 
 typedef struct gang_args {
@@ -51,15 +50,6 @@ static int gang_body(const hyt_task_ctx_t *tc, void *p)
 }
 
 static const hyt_kernel_t gang_kernel = {.name = "gang", .cpu = gang_body, .cat = HYT_CAT_PANEL};
-
-static void alarm_handler(int sig)
-{
-    (void)sig;
-    static const char msg[] = "test_runtime_gang: timed out (deadlock?)\n";
-    ssize_t w = write(2, msg, sizeof msg - 1);
-    (void)w;
-    _exit(1);
-}
 
 static void run_shapes(int workers, unsigned long long seed, int ntasks, int chained)
 {
@@ -115,8 +105,7 @@ int main(int argc, char **argv)
     const int large = test_args(argc, argv, (const char *const[]){"large", NULL});
     if (large < 0)
         return 2;
-    signal(SIGALRM, alarm_handler);
-    alarm(large ? 3000 : 240);
+    test_watchdog("test_runtime_gang: timed out (deadlock?)\n", large ? 3000 : 240);
     int scale = test_scale();
     for (int rep = 0; rep < (large ? 20 : 1); rep++)
         for (int w = 1; w <= (large ? 16 : 8); w++) {
