@@ -183,8 +183,9 @@ HYT_API void hyt_device_free(hyt_device_t *dev, void *ptr);
  * use, and lives as long as the context.  A class is identified by its address (a static const
  * object in the algorithm's code); `create` and `destroy` run with the device current (CUDA:
  * its primary context, on any thread; the thread gets its own back after), `destroy` when the
- * context ends, after the device's tasks and before its streams go.  hyt_device_handle returns 0 and the handle, or the error `create` returned (the
- * next call tries again).  Thread-safe; do not call it from `create` or `destroy`. */
+ * context ends, after the device's tasks and before its streams go.  hyt_device_handle
+ * returns 0 and the handle, or the error `create` returned (the next call tries again).
+ * Thread-safe; do not call it from `create` or `destroy`. */
 typedef struct hyt_device_handle_class {
     const char *name;                                  /* for messages */
     int (*create)(hyt_device_t *dev, void **handle);   /* 0 or an error code (hyt_error) */
