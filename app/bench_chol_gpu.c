@@ -873,7 +873,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                                                           : hyt_chol_gemm_lt(ctx, dev, uplo));
                         if (group_given && !dmat)
                             snprintf(what + wl, sizeof what - (size_t)wl, "   group %d",
-                                     p.group > 0 ? p.group : hyt_chol_group(ctx, dev, uplo));
+                                     p.group > 0 ? p.group : hyt_chol_group(ctx, dev, n));
                         double th = NAN, res = NAN;
                         if (dmat)
                             p.leaf = 0;

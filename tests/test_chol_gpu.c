@@ -340,12 +340,14 @@ static void check_groups(unsigned long long seed)
               !hyt_context_set(ctx, "chol.group", "3"),
           "chol.group 0 and 5 refused, 3 accepted: %s", hyt_last_error());
     hyt_device_t *dev = hyt_context_device(ctx, 0);
-    CHECK(hyt_chol_group(ctx, dev, 'L') == 3 && hyt_chol_group(ctx, dev, 'U') == 3,
-          "chol.group 3 for both triangles");
+    CHECK(hyt_chol_group(ctx, dev, 1000) == 3 && hyt_chol_group(ctx, dev, 65536) == 3,
+          "chol.group 3 at every order");
     REQUIRE(!hyt_context_set(ctx, "chol.group", "auto"), "%s", hyt_last_error());
-    CHECK(hyt_chol_group(ctx, dev, 'L') == (use_cuda ? 2 : 1) &&
-              hyt_chol_group(ctx, dev, 'U') == 1,
-          "chol.group auto: 2 for lower on CUDA devices, else 1");
+    CHECK(hyt_chol_group(ctx, dev, 24575) == 1 &&
+              hyt_chol_group(ctx, dev, 24576) == (use_cuda ? 2 : 1) &&
+              hyt_chol_group(ctx, dev, 49151) == (use_cuda ? 2 : 1) &&
+              hyt_chol_group(ctx, dev, 49152) == (use_cuda ? 3 : 1),
+          "chol.group auto: on CUDA devices 2 from n = 24576, 3 from 49152; else 1");
 }
 
 /* The GPU-only nest's automatic block size: 1536 from n = 40960, else the device defaults;

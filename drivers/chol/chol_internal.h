@@ -175,9 +175,9 @@ int hyt_chol_tail(hyt_context_t *ctx, hyt_device_t *dev, char uplo);
 /* chol.gemm_lt for the GPU-only Cholesky of the uplo triangle on device dev (auto: 1 for lower
  * on CUDA devices, measured; else 0). */
 int hyt_chol_gemm_lt(hyt_context_t *ctx, hyt_device_t *dev, char uplo);
-/* chol.group for the GPU-only Cholesky of the uplo triangle on device dev (auto: 2 for lower
- * on CUDA devices, measured; else 1). */
-int hyt_chol_group(hyt_context_t *ctx, hyt_device_t *dev, char uplo);
+/* chol.group for the GPU-only Cholesky of order n on device dev (auto: on CUDA devices 2 or 3
+ * from some n on, measured, both triangles; else 1). */
+int hyt_chol_group(hyt_context_t *ctx, hyt_device_t *dev, int n);
 /* The step of D's tail (hyt_chol_dev_t.tail_k) for a tail of at most `tail` columns. */
 int hyt_chol_tail_step(int n, int nb, int tail);
 /* The entries of D->dinfo the factorization writes (every piece of the steps before the

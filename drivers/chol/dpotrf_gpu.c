@@ -27,13 +27,19 @@
  * that way, so they stay with cublasDgemm; upper ('T','N') 1.1-1.4% slower at 32768, so its
  * default stays cublasDgemm.
  *
- * The panels a trailing update applies (chol.group): 2, so that the update's GEMMs have
- * K = 2 nb (3072 at 65536) while the panels, their inverses and their solves stay nb wide.
- * cuBLAS runs the recursive update of a 30720-row trailing matrix at 52.0-52.4 TFLOP/s with
- * K = 3072 against 50.5-50.7 with 1536 (55.0-55.4 against 47.8-50.9 at 61440).  Measured on
- * one H200 (2026-12-02, one call, two rounds): lower 2.0-2.2% faster at 65536 (1.849-1.851 s
- * against 1.889-1.891) and 2.7-3.3% at 32768 (0.2415-0.2418 against 0.2484-0.2497).  Upper
- * not measured yet, so its default stays 1. */
+ * The panels a trailing update applies (chol.group): 2 from n = 24576, so that the update's
+ * GEMMs have K = 2 nb (2048 at 32768) while the panels, their inverses and their solves stay
+ * nb wide; 3 from n = 49152 (K = 4608 at 65536); 1 below 24576 (upper 16384: 1 / 2 / 3 took
+ * 39.6 / 40.9 / 42.2 ms; a lower matrix that small is one cuSOLVER call).  cuBLAS runs the
+ * recursive update of a 30720-row trailing matrix at 52.0-52.4 TFLOP/s with K = 3072 against
+ * 50.5-50.7 with 1536 (55.0-55.4 against 47.8-50.9 at 61440).  Measured on one H200
+ * (docs/performance.md, forty-sixth and forty-seventh stops), group 1 / 2 / 3, s:
+ *   lower 32768   0.2484-0.2497 / 0.2402-0.2418 / 0.2401-0.2430
+ *   lower 65536   1.889-1.891   / 1.825-1.851   / 1.811-1.823
+ *   upper 32768   0.2489        / 0.2419-0.2432 / 0.2422-0.2450
+ *   upper 65536   1.915         / 1.882-1.889   / 1.864-1.874
+ *   24576 lower 0.1087-0.1100 / 0.1074-0.1081, upper 0.1103-0.1118 / 0.1093-0.1107 (1 / 2);
+ *   49152 lower 0.7713 / 0.7629, upper 0.7838 / 0.7810 (2 / 3) */
 #include "chol_internal.h"
 #include "hyt_gpu_kernels.h"
 
@@ -46,7 +52,10 @@
 #define AUTO_LEAF 4096
 #define AUTO_TAIL_LOWER 16384 /* lower, CUDA devices; upper and host devices: none */
 #define AUTO_GEMM_LT_LOWER 1 /* lower, CUDA devices; upper: 0 */
-#define AUTO_GROUP_LOWER 2 /* lower, CUDA devices; upper and host devices: 1 */
+#define AUTO_GROUP 2 /* CUDA devices, both triangles, n >= AUTO_GROUP_FROM; else 1 */
+#define AUTO_GROUP_FROM 24576
+#define AUTO_GROUP_WIDE 3 /* CUDA devices, n >= AUTO_GROUP_WIDE_FROM */
+#define AUTO_GROUP_WIDE_FROM 49152
 
 int hyt_dpotrf_device(hyt_context_t *ctx, char uplo, int n, double *dA, int ldda)
 {
@@ -97,12 +106,14 @@ int hyt_chol_gemm_lt(hyt_context_t *ctx, hyt_device_t *dev, char uplo)
     return uplo == 'L' && hyt_device_backend(dev) == HYT_BACKEND_CUDA ? AUTO_GEMM_LT_LOWER : 0;
 }
 
-int hyt_chol_group(hyt_context_t *ctx, hyt_device_t *dev, char uplo)
+int hyt_chol_group(hyt_context_t *ctx, hyt_device_t *dev, int n)
 {
     long g = hyt_config_get_int(hyt_context_config(ctx), "chol.group");
     if (g > 0)
         return (int)g;
-    return uplo == 'L' && hyt_device_backend(dev) == HYT_BACKEND_CUDA ? AUTO_GROUP_LOWER : 1;
+    if (hyt_device_backend(dev) != HYT_BACKEND_CUDA || n < AUTO_GROUP_FROM)
+        return 1;
+    return n >= AUTO_GROUP_WIDE_FROM ? AUTO_GROUP_WIDE : AUTO_GROUP;
 }
 
 int hyt_chol_tail_step(int n, int nb, int tail)
@@ -208,7 +219,7 @@ static int device_async(hyt_sequence_t *seq, const char *fn, char uplo, int n, d
                       .info = info};
     hyt_chol_dev_t D = {.device = 0, .uplo = u, .n = n, .ld = ldda, .nb = p.nb, .leaf = p.leaf,
                         .A = dA, .tail_k = tail_k,
-                        .group = p.group > 0 ? p.group : hyt_chol_group(ctx, dev, u),
+                        .group = p.group > 0 ? p.group : hyt_chol_group(ctx, dev, n),
                         .gemm_lt = p.gemm_lt >= 0 ? p.gemm_lt : hyt_chol_gemm_lt(ctx, dev, u)};
     c->ninfo = hyt_chol_dev_ninfo(&D);
     c->tok = hyt_tokens_create(c->ntok);
