@@ -871,20 +871,28 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                             wl += snprintf(what + wl, sizeof what - (size_t)wl, "   gemm_lt %d",
                                            p.gemm_lt >= 0 ? p.gemm_lt
                                                           : hyt_chol_gemm_lt(ctx, dev, uplo));
-                        if (group_given && !dmat)
+                        if (group_given)
                             snprintf(what + wl, sizeof what - (size_t)wl, "   group %d",
                                      p.group > 0 ? p.group : hyt_chol_group(ctx, dev, n));
                         double th = NAN, res = NAN;
                         if (dmat)
                             p.leaf = 0;
-                        /* the device matrix takes it from chol.inv_rows, for this run */
-                        const int setkey = dmat && inv_given;
-                        int brc = setkey ? hyt_context_set(ctx, "chol.inv_rows", iv) : 0;
+                        /* the device matrix takes them from chol.inv_rows and chol.group, for
+                         * this run */
+                        char gv[16] = "auto";
+                        if (p.group > 0)
+                            snprintf(gv, sizeof gv, "%d", p.group);
+                        const int setinv = dmat && inv_given, setgroup = dmat && group_given;
+                        int brc = setinv ? hyt_context_set(ctx, "chol.inv_rows", iv) : 0;
+                        if (!brc && setgroup)
+                            brc = hyt_context_set(ctx, "chol.group", gv);
                         if (!brc)
                             brc = dmat ? run_dmat(&bn, p.nb, las[l], &th, &res)
                                        : best_of(&bn, &code_device, &p, &th, &res);
-                        if (!brc && setkey)
+                        if (!brc && setinv)
                             brc = hyt_context_set(ctx, "chol.inv_rows", "auto");
+                        if (!brc && setgroup)
+                            brc = hyt_context_set(ctx, "chol.group", "auto");
                         if (brc) {
                             fprintf(stderr, "hytile bench-gpu --chol: n = %d, uplo %c: %s\n", n,
                                     uplo, hyt_last_error());

@@ -546,6 +546,32 @@ int main(int argc, char **argv)
         }
         REQUIRE(!hyt_context_set(ctx, "chol.inv_rows", "auto"), "%s", hyt_last_error());
 
+        /* the panels of several steps a slot and an update (chol.group 2..4): lookahead 0..2
+         * (raised to the group), the last group cut short, n < nb, INFO at each step of a
+         * group, NaN, the solve */
+        for (int G = 2; G <= 4; G++) {
+            char v[8];
+            snprintf(v, sizeof v, "%d", G);
+            REQUIRE(!hyt_context_set(ctx, "chol.group", v), "%s", hyt_last_error());
+            for (int la = 0; la <= 2; la++) {
+                check(ctx, 7 * nb + 13, nb, la, 0, devs);
+                count++;
+                for (int f = 0; f < 6; f++) {
+                    if (small && (f + la + G) % 2)
+                        continue;
+                    check(ctx, n, nb, la, fails[f], devs);
+                    count++;
+                }
+            }
+            check(ctx, nb - 5, nb, 1, 0, devs);
+            check_solve(ctx, 4 * nb + 3, nb, 2 * nb + 5, G % 2, devs);
+            check_nan(ctx, 5 * nb + 3, nb, G - 2);
+            count += 5;
+        }
+        check(ctx, 1100, 520, 2, 0, devs); /* the last one's group: pieces of potf2 */
+        count++;
+        REQUIRE(!hyt_context_set(ctx, "chol.group", "auto"), "%s", hyt_last_error());
+
         check_nan(ctx, 5 * nb + 3, nb, nd % 3);
         check_async(ctx);
         check_ordered(ctx);

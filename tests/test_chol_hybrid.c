@@ -539,6 +539,31 @@ int main(int argc, char **argv)
         check(dev[f % maxdev], cpu, "LU"[u], n, nb, la, fails[f], 1, "GPU panels, not PD");
         count++;
     }
+    /* the panels of several steps a slot and a device update (chol.group 2..4), through the
+     * LAPACK layout (the columns arriving: early updates in pieces, each column returned after
+     * its panel) and tiles: lookahead 0..2 (raised to the group), the last group cut short,
+     * INFO at each step of a group */
+    for (int G = 2; G <= 4; G++) {
+        char v[8];
+        snprintf(v, sizeof v, "%d", G);
+        for (int g = 0; g < maxdev; g++)
+            REQUIRE(!hyt_context_set(dev[g], "chol.group", v), "%s", hyt_last_error());
+        for (int la = 0; la <= 2; la++)
+            for (int t = 0; t < 2; t++) {
+                check(dev[(G + la + t) % maxdev], cpu, "LU"[(la + t) % 2], 7 * nb + 13, nb, la,
+                      0, t, "GPU panels, groups");
+                count++;
+            }
+        for (int f = 0; f < (int)(sizeof fails / sizeof fails[0]); f++) {
+            if (small && (f + G) % 2)
+                continue;
+            check(dev[(f + G) % maxdev], cpu, "LU"[f % 2], n, nb, (f + G) % 3, fails[f],
+                  (f + G) % 2, "GPU panels, groups, not PD");
+            count++;
+        }
+    }
+    for (int g = 0; g < maxdev; g++)
+        REQUIRE(!hyt_context_set(dev[g], "chol.group", "auto"), "%s", hyt_last_error());
     /* the solve on the devices where the factor is: both triangles, B of one and of two tile
      * columns, on 1 to maxdev devices; B a LAPACK view (solved on the CPUs) */
     for (int v = 0; v < 10; v++) {

@@ -175,8 +175,8 @@ int hyt_chol_tail(hyt_context_t *ctx, hyt_device_t *dev, char uplo);
 /* chol.gemm_lt for the GPU-only Cholesky of the uplo triangle on device dev (auto: 1 for lower
  * on CUDA devices, measured; else 0). */
 int hyt_chol_gemm_lt(hyt_context_t *ctx, hyt_device_t *dev, char uplo);
-/* chol.group for the GPU-only Cholesky of order n on device dev (auto: on CUDA devices 2 or 3
- * from some n on, measured, both triangles; else 1). */
+/* chol.group for the GPU-only Cholesky (and the device matrices' nest) of order n on device
+ * dev (auto: on CUDA devices 2 or 3 from some n on, measured, both triangles; else 1). */
 int hyt_chol_group(hyt_context_t *ctx, hyt_device_t *dev, int n);
 /* The step of D's tail (hyt_chol_dev_t.tail_k) for a tail of at most `tail` columns. */
 int hyt_chol_tail_step(int n, int nb, int tail);
@@ -235,14 +235,17 @@ int hyt_pdpotrf_hybrid(hyt_sequence_t *seq, char uplo, const hyt_desc_t *A, cons
 /* One device's share of the hybrid Cholesky: the tile columns j with j % ndev == index of the
  * lower n x n matrix, local column l = j / ndev at cols + l colsz, mt CRRB tiles each (device
  * row = global row; the transpose of the host tile column: X_j(c, r) = A(r, j nb + c), an
- * nb x (mt nb) column-major matrix with leading dimension nb); and nslot panel slots of colsz
- * doubles (the panel of step k in slot k % nslot, as CRRB tiles at a column's offsets). */
+ * nb x (mt nb) column-major matrix with leading dimension nb); and nslot panel slots of
+ * group * colsz doubles, each holding the panels of `group` consecutive steps (GPU panels,
+ * chol.group; else 1): the panels of steps k0 .. k0 + group - 1 (k0 a multiple of group) in
+ * slot (k0 / group) % nslot as Y(p, r) = L(r, k0 nb + p), column-major with leading dimension
+ * group * nb (with group 1: CRRB tiles at a column's offsets). */
 typedef struct hyt_chol_hdev {
     hyt_device_t *dev;
-    int index, ndev, n, nb, mt, ncols, nslot;
+    int index, ndev, n, nb, mt, ncols, nslot, group;
     int64_t tile, colsz;
     double *cols;  /* the device matrix's columns (drivers/hyt_hybrid.h) */
-    double *slots; /* nslot * colsz */
+    double *slots; /* nslot * group * colsz */
     int *dinfo;    /* GPU panels only: ncols * ceil(nb / HYT_CHOL_DEV_PIECE) device ints, the
                     * potf2 INFO of piece q of the panel of local column l at l * pieces + q */
     int inv_rows;  /* GPU panels only: the panels' solve (hyt_chol_trsm, upper form) is a GEMM
@@ -253,14 +256,20 @@ typedef struct hyt_chol_hdev {
 } hyt_chol_hdev_t;
 
 /* Panel broadcast of step k: host tiles (i0..mt-1, k) of the CCRB matrix A to slot k % nslot of
- * d's device, transposed to CRRB (H2D stream).  Host tiles READ, slot_key WRITE. */
+ * d's device, transposed to CRRB (H2D stream; d->group 1).  Host tiles READ, slot_key WRITE. */
 int hyt_insert_gpu_chol_bcast(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_hdev_t *d,
                               const hyt_desc_t *A, int k, int i0, const void *slot_key);
-/* The update of d's local columns [l1, l2) by the panel of step k (in slot k % nslot): SYRK of
- * each column's diagonal tile (its lower triangle), GEMM of the tiles below.  Skipped once
- * *stop (the factorization's INFO) is nonzero.  On `stream`; dependencies the caller's. */
+/* GPU panels: the panel of step k (its tiles k .. mt-1, at src on the owner of column k) to
+ * its place in its slot on d's device, on `stream`.  src_key READ, slot_key WRITE. */
+int hyt_insert_gpu_chol_slot_copy(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_hdev_t *d,
+                                  int k, const double *src, int stream, const void *src_key,
+                                  const void *slot_key);
+/* The update of d's local columns [l1, l2) by the panels of steps k0 .. k1 (one slot's: k0 / group
+ * = k1 / group) at once: SYRK of each column's diagonal tile (its lower triangle), GEMM of the
+ * tiles below, K = the panels' width.  Skipped once *stop (the factorization's INFO) is
+ * nonzero.  On `stream`; dependencies the caller's. */
 int hyt_insert_gpu_chol_cols(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_hdev_t *d,
-                             int k, int l1, int l2, int stream, const int *stop,
+                             int k0, int k1, int l1, int l2, int stream, const int *stop,
                              const hyt_dep_t *deps, int ndeps);
 /* GPU panels (hyt_pdpotrf_dmat): the panel of step k on d's device (the owner of column k),
  * in place in its column: potf2 of the diagonal tile in pieces of HYT_CHOL_DEV_PIECE (INFO to

@@ -47,9 +47,10 @@ static const hyt_config_keydef_t chol_keys[] = {
       "else 0"},
      HYT_KEY_INT, 0, 1, 1, 1, NULL},
     {{"chol.group", "HYT_CHOL_GROUP", "auto",
-      "hyt_dpotrf_device: each trailing update applies the panels of this many steps at once "
-      "(1..4), so that its GEMMs have K = group x nb while the panels stay nb wide; auto: on "
-      "CUDA devices 2 from n = 24576 and 3 from 49152, else 1"},
+      "hyt_dpotrf_device, device matrices and tile calls with GPU panels: each trailing update "
+      "applies the panels of this many steps at once (1..4), so that its GEMMs have K = group x "
+      "nb while the panels stay nb wide; auto: on CUDA devices 2 from n = 24576 and 3 from "
+      "49152, else 1 (the LAPACK-layout calls through the devices: 1)"},
      HYT_KEY_INT, 1, HYT_CHOL_MAX_GROUP, 1, 1, NULL},
     {{"chol.overlap_steps", "HYT_CHOL_OVERLAP_STEPS", "auto",
       "GPU panels, matrix arriving from the host during the factorization (the LAPACK-layout "

@@ -3,14 +3,18 @@
  * of a device's tile columns and, for a device matrix (GPU panels), the panel on its owner and
  * its INFO to the host.  Layout (hyt_chol_hdev_t): device column j holds X_j, the
  * transpose of host tile column j (CRRB tiles), X_j(c, r) = A(r, j nb + c), column-major with
- * leading dimension nb; a panel slot holds Y = L(:, k nb .. k nb + nbk)^T the same way,
- * Y(p, r) = L(r, k nb + p).  Row r of the matrix is column r of X_j and Y, at r nb doubles.
+ * leading dimension nb; a panel slot holds the panels of d->group steps k0 .. (k0 a multiple of
+ * the group) as Y = L(:, k0 nb .. k0 nb + group nb)^T, Y(p, r) = L(r, k0 nb + p), column-major
+ * with leading dimension ld = group nb (with one step a slot: the CRRB tiles of X_k).  Row r
+ * of the matrix is column r of X_j (at r nb doubles) and of Y (at r ld).
  *
- * The update of column j by step k, A(r, jc) -= sum_p L(r, p) L(jc, p) for r >= j nb, is in
- * these terms X_j(:, r) -= Y_j^T Y(:, r), with Y_j = Y(:, j nb .. j nb + nbj):
+ * The update of column j by steps k0 .. k1 of one slot, A(r, jc) -= sum_p L(r, p) L(jc, p)
+ * over their columns p, for r >= j nb, is in these terms X_j(:, r) -= Y_j^T Y(:, r), with Y
+ * the slot's rows of those steps (K = their width) and Y_j = Y(:, j nb .. j nb + nbj):
  *   diagonal tile   X_jj -= Y_j^T Y_j    SYRK, uplo 'U' trans 'T' (the upper triangle of X_jj
  *                                        is the lower one of A_jj; the other is never written)
  *   tiles below     X_j(:, (j+1) nb ..) -= Y_j^T Y(:, (j+1) nb ..)    one GEMM ('T', 'N')
+ * Several steps at once give the GEMMs K = group nb (chol.group, as in pdpotrf_gpu.c).
  *
  * The panel of step k on the owner of column k, in place in X_k, whose diagonal tile X_kk is
  * A_kk^T: its upper triangle is A_kk's lower one, and the upper Cholesky X_kk = U^T U gives
@@ -45,6 +49,12 @@ static int width(const hyt_chol_hdev_t *d, int j)
     return w < d->nb ? w : d->nb;
 }
 
+/* The slot of step k's panel on d's device: Y of its group (the header), column 0 */
+static double *slot_of(const hyt_chol_hdev_t *d, int k)
+{
+    return d->slots + (int64_t)((k / d->group) % d->nslot) * d->group * d->colsz;
+}
+
 static int insert(hyt_sequence_t *seq, const hyt_kernel_t *kern, hyt_tag_t tag, const void *a,
                   size_t size, int device, int stream, const hyt_dep_t *deps, int ndeps)
 {
@@ -66,7 +76,7 @@ static int bcast_body(const hyt_devctx_t *dc, void *p)
 {
     const bcast_args_t *a = p;
     const hyt_chol_hdev_t *d = &a->d;
-    double *dst = d->slots + (a->k % d->nslot) * d->colsz + a->i0 * d->tile;
+    double *dst = slot_of(d, a->k) + a->i0 * d->tile; /* d->group 1 */
     const int64_t ntiles = d->mt - a->i0;
     int rc = hyt_dev_memcpy_h2d(dc, dst, a->host, (size_t)(ntiles * d->tile) * sizeof(double));
     if (!rc)
@@ -98,9 +108,44 @@ int hyt_insert_gpu_chol_bcast(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol
 
 /* ---- column updates ----------------------------------------------------------------------- */
 
+/* GPU panels: step k's panel to its rows of its slot (one contiguous copy with one step a
+ * slot, else nb doubles of each of its columns r >= k nb, into rows (k % group) nb ..) */
+typedef struct slot_args {
+    hyt_chol_hdev_t d;
+    int k;
+    const double *src;
+} slot_args_t;
+
+static int slot_body(const hyt_devctx_t *dc, void *p)
+{
+    const slot_args_t *a = p;
+    const hyt_chol_hdev_t *d = &a->d;
+    const int64_t nb = d->nb, ld = d->group * nb, cols = (d->mt - a->k) * nb;
+    double *dst = slot_of(d, a->k) + (a->k % d->group) * nb + a->k * nb * ld;
+    if (d->group == 1)
+        return forward(dc, hyt_dev_memcpy_d2d(dc, dst, a->src, (size_t)(cols * nb) *
+                                                                   sizeof(double)));
+    return forward(dc, hyt_dev_memcpy2d(dc, dst, (size_t)ld * sizeof(double), a->src,
+                                        (size_t)nb * sizeof(double), (size_t)nb * sizeof(double),
+                                        (size_t)cols, 2));
+}
+
+static const hyt_kernel_t slot_kernel = {.name = "chol_panel_copy", .dev = slot_body,
+                                         .cat = HYT_CAT_DMA};
+
+int hyt_insert_gpu_chol_slot_copy(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_hdev_t *d,
+                                  int k, const double *src, int stream, const void *src_key,
+                                  const void *slot_key)
+{
+    slot_args_t a = {*d, k, src};
+    hyt_dep_t deps[2] = {{src_key, HYT_READ}, {slot_key, HYT_WRITE}};
+    return insert(seq, &slot_kernel, tag, &a, sizeof a, hyt_device_index(d->dev), stream, deps,
+                  2);
+}
+
 typedef struct cols_args {
     hyt_chol_hdev_t d;
-    int k, l1, l2;
+    int k0, k1, l1, l2;
     const int *stop;
 } cols_args_t;
 
@@ -108,23 +153,24 @@ static int cols_body(const hyt_devctx_t *dc, void *p)
 {
     const cols_args_t *a = p;
     const hyt_chol_hdev_t *d = &a->d;
-    /* INFO is final for steps <= k here: this task waits for the broadcast of step k, which
-     * waits for the panel of step k, which waits for its diagonal tile (and that for the
+    /* INFO is final for steps <= k1 here: this task waits for the broadcast of step k1, which
+     * waits for the panel of step k1, which waits for its diagonal tile (and that for the
      * earlier ones) */
     if (hyt_stopped(a->stop))
         return 0;
-    const double *Y = d->slots + (a->k % d->nslot) * d->colsz;
-    const int nb = d->nb, nbk = width(d, a->k);
+    const int nb = d->nb, ld = d->group * nb;
+    const int kw = (a->k1 - a->k0) * nb + width(d, a->k1); /* the steps' columns */
+    const double *Y = slot_of(d, a->k0) + (a->k0 % d->group) * nb;
     int rc = 0;
     for (int l = a->l1; l < a->l2 && !rc; l++) {
         const int j = l * d->ndev + d->index, nbj = width(d, j), below = d->n - (j + 1) * nb;
+        const double *Yj = Y + (int64_t)j * nb * ld;
         double *X = d->cols + l * d->colsz;
-        rc = hyt_gpu_dsyrk(dc, 'U', 'T', nbj, nbk, -1.0, Y + j * d->tile, nb, 1.0,
-                           X + j * d->tile, nb);
+        rc = hyt_gpu_dsyrk(dc, 'U', 'T', nbj, kw, -1.0, Yj, ld, 1.0, X + j * d->tile, nb);
         if (!rc && below > 0)
-            rc = hyt_gpu_dgemm_batched(dc, 'T', 'N', nbj, below, nbk, -1.0, Y + j * d->tile, nb,
-                                       0, Y + (j + 1) * d->tile, nb, 0, 1.0,
-                                       X + (j + 1) * d->tile, nb, 0, 1, 1);
+            rc = hyt_gpu_dgemm_batched(dc, 'T', 'N', nbj, below, kw, -1.0, Yj, ld, 0,
+                                       Yj + (int64_t)nb * ld, ld, 0, 1.0, X + (j + 1) * d->tile,
+                                       nb, 0, 1, 1);
     }
     return forward(dc, rc);
 }
@@ -133,12 +179,12 @@ static const hyt_kernel_t cols_kernel = {.name = "chol_cols_update", .dev = cols
                                          .cat = HYT_CAT_GPU};
 
 int hyt_insert_gpu_chol_cols(hyt_sequence_t *seq, hyt_tag_t tag, const hyt_chol_hdev_t *d,
-                             int k, int l1, int l2, int stream, const int *stop,
+                             int k0, int k1, int l1, int l2, int stream, const int *stop,
                              const hyt_dep_t *deps, int ndeps)
 {
     if (l1 >= l2)
         return HYT_SUCCESS;
-    cols_args_t a = {*d, k, l1, l2, stop};
+    cols_args_t a = {*d, k0, k1, l1, l2, stop};
     return insert(seq, &cols_kernel, tag, &a, sizeof a, hyt_device_index(d->dev), stream, deps,
                   ndeps);
 }

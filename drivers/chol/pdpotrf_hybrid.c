@@ -52,14 +52,28 @@
  *   the rest          each device's columns > lead, one task          device, COMPUTE stream
  *
  * so the CPUs' lookahead columns become device lookahead columns (la + 1 columns on the
- * LOOKAHEAD streams, as the hybrid has la on the CPUs and the lead one on a device).  A
- * caller's `after` (hyt_chol_after_t) inserts its own tasks after each panel's copies: the
+ * LOOKAHEAD streams, as the hybrid has la on the CPUs and the lead one on a device).
+ *
+ * Groups (GPU panels, h->group = G, chol.group as in pdpotrf_gpu.c): the steps are taken G at
+ * a time, k0 .. k1; a slot holds the group's panels one above the other (their copies land in
+ * rows (k % G) nb of it), so that an update applies them all with K = G nb.  A step k < k1
+ * updates only the group's later columns k+1 .. k1, by panel k alone (LOOKAHEAD); the group's
+ * last step k1 has the lookahead columns, the lead column and the rest above, each by the
+ * group's panels together.  The lookahead is then at least G (0 stays 0), so that the next
+ * group's columns are lookahead columns; the rest task writes the tokens of the columns
+ * lead+1 .. lead+G, which leave it at the next group (G = 1: lead+1 as above).  A slot's panel
+ * copies write its token, so the copy of panel k+1 also waits for the updates that read panel
+ * k from that slot (the group's later columns: those the next panel needs anyway).  A
+ * LAPACK-layout call's nest keeps G = 1 unless chol.group is set (panel_group).
+ *
+ * A caller's `after` (hyt_chol_after_t) inserts its own tasks after each panel's copies: the
  * LAPACK-layout calls return column k to the program's array there (dpotrf_devices.c).
  * Tokens: col[j] is also written by the panel of step j and read by its copies (the updates
- * read the slots, never column k itself); the rest task of step 0 also writes every column it
- * updates, so that it waits for the calls inserted before on the same matrix (the other tasks
- * of step 0 have their column's token: the panel, the lookahead and lead columns); info[g]
- * orders the panels of device g (they write its dinfo) before the copy of dinfo to the host.
+ * read the slots, never column k itself); the rest task of the first group also writes every
+ * column it updates, so that it waits for the calls inserted before on the same matrix (the
+ * other tasks of that group have their column's token: the panels, the group's later, the
+ * lookahead and lead columns); info[g] orders the panels of device g (they write its dinfo)
+ * before the copy of dinfo to the host.
  * INFO: each panel's potf2 pieces write their own device ints; after the last step each device
  * copies its ints to the host once and a CPU task takes the first nonzero entry (exactly
  * LAPACK's INFO: the steps before the first failure are exact).  The steps after a failure
@@ -105,6 +119,7 @@
 typedef struct hchol {
     hyt_context_t *ctx;
     int ndev, nslot;
+    int group;           /* the steps whose panels share a slot (GPU panels: chol.group) */
     int kc, chunk;       /* GPU panels, columns arriving: steps 0 .. kc-1 in pieces of chunk
                           * local columns (0: none) */
     hyt_chol_hdev_t *d;  /* ndev */
@@ -123,7 +138,7 @@ typedef struct hchol {
 static const void *state_key(const hchol_t *h, int g) { return hyt_token(h->tok, (size_t)g); }
 static const void *slot_key(const hchol_t *h, int g, int k)
 {
-    return hyt_token(h->tok, (size_t)(h->ndev + g * h->nslot + k % h->nslot));
+    return hyt_token(h->tok, (size_t)(h->ndev + g * h->nslot + (k / h->group) % h->nslot));
 }
 static const void *info_key(const hchol_t *h, int g)
 {
@@ -194,16 +209,44 @@ static int slots_fit(hyt_context_t *ctx, int ndev, const size_t *need, size_t sl
     return 1;
 }
 
+/* The slots that hold the panels of nsteps steps in flight, group steps a slot (one more with
+ * groups: the first panel of a group may wait for no slot while its predecessors are read), and
+ * the steps that nslot such slots hold. */
+static int slots_for(int nsteps, int group)
+{
+    return (nsteps + group - 1) / group + (group > 1);
+}
+static int steps_in(int nslot, int group) { return (nslot - (group > 1)) * group; }
+
+/* GPU panels: the steps whose panels a slot holds and each device update applies at once
+ * (chol.group, as hyt_dpotrf_device's), and the lookahead raised to at least that (0 stays 0)
+ * so that the next group's panels never wait for the bulk update; CPU panels: 1.  streamed:
+ * a LAPACK-layout call's (its columns streamed in and out by the caller's tasks), which keeps
+ * one step a slot unless chol.group is set: bound by those copies, it measured 1-7% slower
+ * with two for lower (one H200, N = 32768, two rounds; docs/performance.md). */
+static int panel_group(hyt_context_t *ctx, int n, int gpu, int streamed, int *la)
+{
+    const long set = hyt_config_get_int(hyt_context_config(ctx), "chol.group");
+    const int g = !gpu ? 1
+                  : set > 0 ? (int)set
+                  : streamed ? 1
+                             : hyt_chol_group(ctx, hyt_context_device(ctx, 0), n);
+    if (*la > 0 && *la < g)
+        *la = g;
+    return g;
+}
+
 /* Checks and allocates the device matrix (or takes dA, the caller's) and the panel slots
- * (synchronous); gpu: GPU panels, INFO to *info (dA given: always); arriving: the columns
- * arrive during the factorization (GPU panels: its early steps in pieces). */
+ * (synchronous); gpu: GPU panels, INFO to *info (dA given: always), group steps a slot;
+ * arriving: the columns arrive during the factorization (GPU panels: its early steps in
+ * pieces). */
 static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA, int gpu,
-                 int arriving, int *info, hchol_t **out)
+                 int group, int arriving, int *info, hchol_t **out)
 {
     const int ndev = dA ? dA->ndev : hyt_context_num_devices(ctx), nb = T->nb, mt = T->mt;
     const int nt = T->nt;
     const int64_t tile = (int64_t)nb * nb;
-    const size_t slot = (size_t)(tile * mt) * sizeof(double);
+    const size_t slot = (size_t)(tile * mt) * (size_t)group * sizeof(double);
     /* the INFO ints with GPU panels (ncols * pieces); the workspace of the panels' solve, when
      * one has inv_rows rows below it */
     const int pieces = hyt_chol_pieces(nb);
@@ -219,20 +262,24 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA
      * before every piece of its step has read it, and the last pieces wait for the last
      * columns, so the panels of every cut step must find a slot of their own, when the
      * devices' memory allows (else only the first step is cut) */
-    int nslot = la + 2 < 16 ? la + 2 : 16, kc = 0;
+    int nslot = slots_for(la + 2 < 16 ? la + 2 : 16, group), kc = 0;
+    nslot = nslot < 16 ? nslot : 16;
     const long ov = hyt_config_get_int(hyt_context_config(ctx), "chol.overlap_steps");
     const int steps = ov < 0 ? early_steps(T->n, nt) : ov < nt ? (int)ov : nt;
     if (need && gpu && arriving && steps > 0) {
-        const int want = steps + la + 1;
-        if (want > nslot && slots_fit(ctx, ndev, need, slot, want < 16 ? want : 16, T, !dA))
-            nslot = want < 16 ? want : 16;
-        kc = nslot - la - 1 < steps ? nslot - la - 1 : steps;
+        const int want = slots_for(steps + la + 1, group) < 16 ? slots_for(steps + la + 1, group)
+                                                                : 16;
+        if (want > nslot && slots_fit(ctx, ndev, need, slot, want, T, !dA))
+            nslot = want;
+        const int held = steps_in(nslot, group) - la - 1;
+        kc = held < steps ? held : steps;
     }
     hchol_t *h = calloc(1, sizeof *h);
     if (h) {
         h->ctx = ctx;
         h->ndev = ndev;
         h->nslot = nslot;
+        h->group = group;
         h->kc = kc;
         h->gpu = gpu;
         h->pieces = pieces;
@@ -267,7 +314,8 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA
         hyt_chol_hdev_t *d = &h->d[g];
         *d = (hyt_chol_hdev_t){.dev = hyt_context_device(ctx, g), .index = g, .ndev = ndev,
                                .n = T->n, .nb = nb, .mt = mt, .ncols = h->dA->ncols[g],
-                               .nslot = h->nslot, .tile = tile, .colsz = tile * mt,
+                               .nslot = h->nslot, .group = group, .tile = tile,
+                               .colsz = tile * mt,
                                .cols = h->dA->cols[g], .inv_rows = inv_rows};
         if (need[g])
             rc = hyt_device_malloc(d->dev, (void **)&d->slots, (size_t)h->nslot * slot);
@@ -290,7 +338,7 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA
 /* GPU panels: the panel of step k on its owner, then its copies to the devices' slots. */
 static int insert_gpu_panel(hyt_sequence_t *seq, hchol_t *h, int k)
 {
-    const int o = k % h->ndev, mt = h->dA->mt;
+    const int o = k % h->ndev;
     const int64_t tile = h->d[o].tile;
     hyt_dep_t pd[2] = {{col_key(h, k), HYT_RW}, {info_key(h, o), HYT_RW}};
     /* the lookahead stream: the panel's solve is a large GEMM, and the panel stream may hold
@@ -303,14 +351,11 @@ static int insert_gpu_panel(hyt_sequence_t *seq, hchol_t *h, int k)
      * came after all 32 loads at n = 32768, 90 ms; docs/performance.md) */
     const double *src = hyt_dmat_col(h->dA, k) + k * tile;
     for (int g = 0; g < h->ndev && !rc; g++) {
-        const hyt_chol_hdev_t *d = &h->d[g];
-        if (first_local_after(k, g, h->ndev) >= d->ncols)
+        if (first_local_after(k, g, h->ndev) >= h->d[g].ncols)
             continue; /* no column right of k on g */
-        rc = hyt_insert_gpu_dmat_copy(seq, (hyt_tag_t){PRIO_PANEL - 1, k, k, g}, d->dev,
-                                      HYT_STREAM_LOOKAHEAD,
-                                      d->slots + (k % d->nslot) * d->colsz + k * tile, src,
-                                      (size_t)((mt - k) * tile) * sizeof(double),
-                                      col_key(h, k), slot_key(h, g, k));
+        rc = hyt_insert_gpu_chol_slot_copy(seq, (hyt_tag_t){PRIO_PANEL - 1, k, k, g}, &h->d[g],
+                                           k, src, HYT_STREAM_LOOKAHEAD, col_key(h, k),
+                                           slot_key(h, g, k));
     }
     return rc;
 }
@@ -369,21 +414,25 @@ static int insert_return(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, i
                                         col_key(h, k), NULL);
 }
 
-/* GPU panels, step k: the panel on its owner, its copies to the slots, on host tiles the
- * column's return, the lookahead columns k+1 .. k+la each on its owner's lookahead stream. */
-static int insert_gpu_step(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, int k, int la)
+/* GPU panels, step k of the group k0 .. k1: the panel on its owner, its copies to the slots,
+ * on host tiles the column's return; then, each on its owner's lookahead stream, the group's
+ * later columns k+1 .. k1 by panel k alone when k < k1, else the lookahead columns k+1 .. k+la
+ * by the group's panels together. */
+static int insert_gpu_step(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, int k, int k0,
+                           int k1, int la)
 {
-    const int nt = h->dA->nt, ndev = h->ndev, lead = k + la + 1;
+    const int nt = h->dA->nt, ndev = h->ndev;
+    const int p0 = k < k1 ? k : k0, last = k < k1 ? k1 : k + la;
     int rc = insert_gpu_panel(seq, h, k);
     if (!rc && h->own_dA)
         rc = insert_return(seq, h, T, k);
     else if (!rc && h->after.fn)
         rc = h->after.fn(seq, h->after.arg, k);
-    for (int j = k + 1; j < nt && j < lead && !rc; j++) {
+    for (int j = k + 1; j < nt && j <= last && !rc; j++) {
         const int g = j % ndev;
         hyt_dep_t dj[2] = {{slot_key(h, g, k), HYT_READ}, {col_key(h, j), HYT_RW}};
         rc = hyt_insert_gpu_chol_cols(seq, (hyt_tag_t){PRIO_LOOKAHEAD + 1 - j, k, j, j},
-                                      &h->d[g], k, j / ndev, j / ndev + 1,
+                                      &h->d[g], p0, k, j / ndev, j / ndev + 1,
                                       HYT_STREAM_LOOKAHEAD, NULL, dj, 2);
     }
     return rc;
@@ -443,13 +492,13 @@ static hyt_dep_t *all_deps(const hchol_t *h, int *n)
     return deps;
 }
 
-/* GPU panels, columns arriving: step k's update of device g's local columns [l1, l2) in pieces
- * on fixed boundaries (multiples of h->chunk: step k's piece then waits only for step k-1's
- * same piece and its own columns, not for one shifted a column further into the matrix), each
- * ordered by its columns' tokens (RW) alone, so that the GPUs update the columns that have
- * arrived while the rest are on their way.  They gather into the device's state token, so
- * that the first whole-device update after them waits for them all. */
-static int insert_pieces(hyt_sequence_t *seq, hchol_t *h, int g, int k, int l1, int l2)
+/* GPU panels, columns arriving: the update of device g's local columns [l1, l2) by the panels
+ * k0 .. k of a group, in pieces on fixed boundaries (multiples of h->chunk: a piece then waits
+ * only for the previous group's same piece and its own columns, not for one shifted a column
+ * further into the matrix), each ordered by its columns' tokens (RW) alone, so that the GPUs
+ * update the columns that have arrived while the rest are on their way.  They gather into the
+ * device's state token, so that the first whole-device update after them waits for them all. */
+static int insert_pieces(hyt_sequence_t *seq, hchol_t *h, int g, int k0, int k, int l1, int l2)
 {
     const int ndev = h->ndev, nt = h->dA->nt, chunk = h->chunk;
     hyt_dep_t *deps = malloc((size_t)(chunk + 2) * sizeof *deps);
@@ -464,7 +513,7 @@ static int insert_pieces(hyt_sequence_t *seq, hchol_t *h, int g, int k, int l1, 
         for (int l = a; l < b; l++)
             deps[nd++] = (hyt_dep_t){col_key(h, l * ndev + g), HYT_RW};
         rc = hyt_insert_gpu_chol_cols(seq, (hyt_tag_t){nt - k, k, a * ndev + g, -1}, &h->d[g],
-                                      k, a, b, HYT_STREAM_COMPUTE, NULL, deps, nd);
+                                      k0, k, a, b, HYT_STREAM_COMPUTE, NULL, deps, nd);
     }
     free(deps);
     return rc;
@@ -486,19 +535,24 @@ static int insert_steps(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, in
                                         j, col_key(h, j), state_key(h, j % ndev), NULL);
     }
     for (int k = 0; k < nt && !rc; k++) {
+        /* the group of steps k0 .. k1 (CPU panels: k alone); a group's device updates but its
+         * own columns' come at its last step, k1, by its panels together */
+        const int k0 = k - k % h->group;
+        const int k1 = k0 + h->group - 1 < nt - 1 ? k0 + h->group - 1 : nt - 1;
         const int lead = k + la + 1;
 
         // diagonal tile, panel and lookahead columns: on the devices or the CPUs
-        rc = gpu ? insert_gpu_step(seq, h, T, k, la) : insert_cpu_step(seq, h, T, info, la, k);
-        if (lead >= nt || rc)
+        rc = gpu ? insert_gpu_step(seq, h, T, k, k0, k1, la)
+                 : insert_cpu_step(seq, h, T, info, la, k);
+        if (k < k1 || lead >= nt || rc)
             continue;
 
         // the lead column on its device, first, then back to the host (CPU panels)
         const int gl = lead % ndev, ll = lead / ndev;
         hyt_dep_t dl[2] = {{slot_key(h, gl, k), HYT_READ}, {col_key(h, lead), HYT_RW}};
         rc = hyt_insert_gpu_chol_cols(seq, (hyt_tag_t){PRIO_LOOKAHEAD + 1, k, lead, lead},
-                                      &h->d[gl], k, ll, ll + 1, HYT_STREAM_LOOKAHEAD, stop, dl,
-                                      2);
+                                      &h->d[gl], k0, k, ll, ll + 1, HYT_STREAM_LOOKAHEAD, stop,
+                                      dl, 2);
         const hyt_dev_column_t cl = dev_column(h, lead);
         if (!rc && !gpu)
             rc = hyt_insert_dev_column_return(seq, (hyt_tag_t){PRIO_LOOKAHEAD + 1, k, -1, lead},
@@ -511,24 +565,27 @@ static int insert_steps(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, in
             if (l1 >= l2)
                 continue;
             if (gpu && k < h->kc) {
-                rc = insert_pieces(seq, h, g, k, l1, l2);
+                rc = insert_pieces(seq, h, g, k0, k, l1, l2);
                 continue;
             }
-            /* GPU panels, step 0: every column it updates (after the calls before) */
+            /* the columns that leave the rest at the next group, lead + 1 .. lead + group, for
+             * that group's updates; GPU panels, the first group: every column it updates
+             * (after the calls before) */
+            const int all = gpu && k0 == 0;
             hyt_deps_t dr;
-            if (hyt_deps_init(&dr, 3 + (gpu && k == 0 ? l2 - l1 : 0))) {
+            if (hyt_deps_init(&dr, 2 + (all ? l2 - l1 : h->group))) {
                 rc = hyt_error(HYT_ERR_NOMEM, "out of memory");
                 break;
             }
             hyt_deps_add(&dr, slot_key(h, g, k), HYT_READ);
             hyt_deps_add(&dr, state_key(h, g), HYT_RW);
-            if (lead + 1 < nt && (lead + 1) % ndev == g)
-                hyt_deps_add(&dr, col_key(h, lead + 1), HYT_RW);
-            for (int l = l1; gpu && k == 0 && l < l2; l++)
-                if (l * ndev + g != lead + 1)
-                    hyt_deps_add(&dr, col_key(h, l * ndev + g), HYT_RW);
-            rc = hyt_insert_gpu_chol_cols(seq, (hyt_tag_t){nt - k, k, lead + 1, -1}, &h->d[g], k,
-                                          l1, l2, HYT_STREAM_COMPUTE, stop, dr.v, dr.n);
+            for (int l = l1; l < l2; l++) {
+                const int j = l * ndev + g;
+                if (all || j <= lead + h->group)
+                    hyt_deps_add(&dr, col_key(h, j), HYT_RW);
+            }
+            rc = hyt_insert_gpu_chol_cols(seq, (hyt_tag_t){nt - k, k, lead + 1, -1}, &h->d[g],
+                                          k0, k, l1, l2, HYT_STREAM_COMPUTE, stop, dr.v, dr.n);
             hyt_deps_free(&dr);
         }
     }
@@ -579,7 +636,8 @@ static int hybrid_tiles(hyt_sequence_t *seq, const hyt_desc_t *T, const hyt_desc
 {
     hyt_context_t *ctx = hyt_sequence_context(seq);
     hchol_t *h = NULL;
-    int rc = setup(ctx, T, la, NULL, gpu, 1, info, &h);
+    const int group = panel_group(ctx, T->n, gpu, 0, &la);
+    int rc = setup(ctx, T, la, NULL, gpu, group, 1, info, &h);
     if (rc)
         return rc;
     h->upper = upper;
@@ -661,7 +719,10 @@ int hyt_pdpotrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *info, int la,
     hyt_desc_t A = {.m = dA->n, .n = dA->n, .nb = dA->nb, .mt = dA->mt, .nt = dA->nt,
                     .layout = HYT_LAYOUT_CCRB, .ctx = dA->ctx};
     hchol_t *h = NULL;
-    int rc = setup(hyt_sequence_context(seq), &A, la, dA, 1, after && after->arriving, info, &h);
+    hyt_context_t *ctx = hyt_sequence_context(seq);
+    const int streamed = after && after->arriving;
+    const int group = panel_group(ctx, dA->n, 1, streamed, &la);
+    int rc = setup(ctx, &A, la, dA, 1, group, streamed, info, &h);
     if (rc)
         return rc;
     if (after)
