@@ -14,7 +14,9 @@
  * in one sequence): ||B - A X|| / (||A|| ||X|| n eps) per column for one right-hand side and
  * for several tile columns of them spread over the devices; B untouched when INFO > 0.  The
  * panels' solve as a GEMM with the inverse of the diagonal tile (chol.inv_rows 1: every panel;
- * 4 nb: the first ones), faults injected there too.  Host
+ * 4 nb: the first ones), faults injected there too.  The panels of several steps an update
+ * (chol.group 2..4), and their slots falling back to one step a slot under gpu.memory_limit.
+ * Host
  * devices (quick suite; HYT_CHAOS applies) or CUDA GPUs (argument "cuda": the gpu suite, exit
  * 77 without one).
  *
@@ -138,6 +140,38 @@ static void check(hyt_context_t *ctx, int n, int nb, int la, int fail, const cha
     }
     free(A0);
     free(F);
+}
+
+/* gpu.memory_limit and groups (host devices, where the cap counts every device allocation):
+ * slots of four steps that do not fit beside the matrix fall back to one step a slot (a
+ * correct factorization, not an error); when not even those fit, an error before anything
+ * runs.  n = 7 nb + 13 on one device: the matrix ~8 tile columns of c bytes, four steps a
+ * slot with the lookahead raised to 4 want 3 slots of 4 c, one step a slot 6 of c. */
+static void check_group_memory(void)
+{
+    const int nb = 16, n = 7 * nb + 13;
+    const long c = 8L * nb * nb * 8;
+    for (int fits = 1; fits >= 0; fits--) {
+        char cap[32];
+        snprintf(cap, sizeof cap, "%ld", c * (fits ? 17 : 10));
+        hyt_context_t *ctx = test_context(2, "host:1", "gpu.memory_limit", cap, "chol.group",
+                                          "4", (char *)NULL);
+        if (fits) {
+            check(ctx, n, nb, 1, 0, "four steps a slot over gpu.memory_limit");
+        } else {
+            const int lda = n;
+            double *A0 = xmalloc((size_t)lda * n * sizeof(double));
+            double *F = xmalloc((size_t)lda * n * sizeof(double));
+            make_matrix(A0, n, lda, 0, 5);
+            int info = factor_dmat(ctx, n, nb, 1, A0, F, lda);
+            CHECK(info == HYT_ERR_DEVICE_MEMORY && !memcmp(A0, F, (size_t)lda * n * 8),
+                  "no room for one step a slot: %d (%s), the matrix %s", info, hyt_last_error(),
+                  memcmp(A0, F, (size_t)lda * n * 8) ? "CHANGED" : "kept");
+            free(A0);
+            free(F);
+        }
+        hyt_context_destroy(ctx);
+    }
 }
 
 /* The solves: hyt_dposv_dmat and hyt_dpotrs_dmat after hyt_dpotrf_dmat (nrhs right-hand
@@ -588,6 +622,8 @@ int main(int argc, char **argv)
     /* the panels' solve as a GEMM with the inverse: its device calls and its workspace */
     check_faults(fdevs, "debug.fault_device", use_cuda ? 400 : 300, 5, "1");
     check_faults(fdevs, "debug.fault_alloc", 40, 3, "1");
+    if (!use_cuda)
+        check_group_memory();
     printf("%d device-matrix Cholesky factorizations checked on 1..%d %s device(s)\n", count,
            maxdev, use_cuda ? "CUDA" : "host");
     return test_result(use_cuda ? "test_chol_dmat (cuda)" : "test_chol_dmat");

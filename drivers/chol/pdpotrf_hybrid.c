@@ -246,7 +246,6 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA
     const int ndev = dA ? dA->ndev : hyt_context_num_devices(ctx), nb = T->nb, mt = T->mt;
     const int nt = T->nt;
     const int64_t tile = (int64_t)nb * nb;
-    const size_t slot = (size_t)(tile * mt) * (size_t)group * sizeof(double);
     /* the INFO ints with GPU panels (ncols * pieces); the workspace of the panels' solve, when
      * one has inv_rows rows below it */
     const int pieces = hyt_chol_pieces(nb);
@@ -261,9 +260,17 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA
     /* panels in flight per device: la + 2.  Steps in pieces need more: no slot is reused
      * before every piece of its step has read it, and the last pieces wait for the last
      * columns, so the panels of every cut step must find a slot of their own, when the
-     * devices' memory allows (else only the first step is cut) */
+     * devices' memory allows (else only the first step is cut).  Groups whose slots do not
+     * fit beside the matrix fall back to one step a slot (the memory of before groups). */
     int nslot = slots_for(la + 2 < 16 ? la + 2 : 16, group), kc = 0;
     nslot = nslot < 16 ? nslot : 16;
+    if (need && group > 1 &&
+        !slots_fit(ctx, ndev, need, (size_t)(tile * mt) * (size_t)group * sizeof(double), nslot,
+                   T, !dA)) {
+        group = 1;
+        nslot = la + 2 < 16 ? la + 2 : 16;
+    }
+    const size_t slot = (size_t)(tile * mt) * (size_t)group * sizeof(double);
     const long ov = hyt_config_get_int(hyt_context_config(ctx), "chol.overlap_steps");
     const int steps = ov < 0 ? early_steps(T->n, nt) : ov < nt ? (int)ov : nt;
     if (need && gpu && arriving && steps > 0) {
