@@ -29,7 +29,7 @@ static const hyt_config_keydef_t chol_keys[] = {
      HYT_KEY_INT, 1, 4096, 1, 1, NULL},
     {{"chol.lookahead", "HYT_CHOL_LOOKAHEAD", "auto",
       "Cholesky lookahead depth (0..64): tile columns updated ahead of the rest; auto: 1 "
-      "(hyt_dpotrf_device: a nonzero depth is at least chol.group)"},
+      "(with GPU panels a nonzero depth is at least the group of chol.group)"},
      HYT_KEY_INT, 0, 64, 1, 1, NULL},
     {{"chol.inv_rows", "HYT_CHOL_INV_ROWS", "auto",
       "device Cholesky panels (hyt_dpotrf_device, device matrices): the rows below a diagonal "
