@@ -871,9 +871,12 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                             wl += snprintf(what + wl, sizeof what - (size_t)wl, "   gemm_lt %d",
                                            p.gemm_lt >= 0 ? p.gemm_lt
                                                           : hyt_chol_gemm_lt(ctx, dev, uplo));
+                        /* the lookahead the nests run: a nonzero one raised to the group */
+                        const int grp = p.group > 0 ? p.group : hyt_chol_group(ctx, dev, n);
+                        const int la_run = p.lookahead > 0 && p.lookahead < grp ? grp
+                                                                                : p.lookahead;
                         if (group_given)
-                            snprintf(what + wl, sizeof what - (size_t)wl, "   group %d",
-                                     p.group > 0 ? p.group : hyt_chol_group(ctx, dev, n));
+                            snprintf(what + wl, sizeof what - (size_t)wl, "   group %d", grp);
                         double th = NAN, res = NAN;
                         if (dmat)
                             p.leaf = 0;
@@ -899,8 +902,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                             status = 1;
                             continue;
                         }
-                        if (!print_row(n, uplo, p.nb, p.lookahead, p.leaf, th, res, tp, res_p,
-                                       what))
+                        if (!print_row(n, uplo, p.nb, la_run, p.leaf, th, res, tp, res_p, what))
                             status = 1;
                     }
                     if (!hybrid)
