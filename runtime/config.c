@@ -94,7 +94,8 @@ static const hyt_config_keydef_t runtime_keys[] = {
      HYT_KEY_INT, 0, LONG_MAX, 0, 0, NULL},
     {{"debug.chaos", "HYT_CHAOS", "0",
       "testing: with a nonzero seed, ready tasks run in random order and device tasks with "
-      "random delays, so that a missing dependency shows"},
+      "random delays, so that a missing dependency shows; seed % 3 = 1 / 2: a device's "
+      "compute / lookahead stream tasks only when no other stream's is ready"},
      HYT_KEY_INT, 0, LONG_MAX, 0, 0, NULL},
     {{"debug.fault_device", "HYT_FAULT_DEVICE", "0",
       "testing: make the k-th device (CUDA/cuBLAS/host backend) call fail (0: off)"},

@@ -222,9 +222,10 @@ static void *device_main(void *arg)
             break;
         }
         if (dev->chaos) {
-            /* one random ready task at a time, after a random pause that lets others pile up */
+            /* one random ready task at a time, after a random pause that lets others pile up;
+             * the starved stream's last */
             if (dev->ready.n)
-                batch[n++] = hyt_heap_pop_chaos(&dev->ready, &dev->chaos);
+                batch[n++] = hyt_heap_pop_chaos(&dev->ready, &dev->chaos, dev->chaos_starve);
         } else {
             while (n < 16 && dev->ready.n)
                 batch[n++] = hyt_heap_pop(&dev->ready);
@@ -339,6 +340,7 @@ int hyt_devices_create(hyt_context_t *ctx, const hyt_devspec_t *spec)
         dev->ops = ops;
         dev->mem_cap = cap;
         dev->chaos = ctx->chaos ? hyt_chaos_stream(ctx->chaos, (uint64_t)i) : 0;
+        dev->chaos_starve = ctx->chaos ? hyt_chaos_starve(ctx->chaos) : -1;
         pthread_mutex_init(&dev->lock, NULL);
         pthread_cond_init(&dev->cond, NULL);
         pthread_mutex_init(&extra_of(dev)->allocs.lock, NULL);

@@ -41,6 +41,14 @@ static inline void hyt_spin_unlock(hyt_spin_t *s)
 
 uint64_t hyt_now_ns(void);
 
+/* Chaos mode (debug.chaos): the device stream whose ready tasks run only when no other
+ * stream's is ready, by the seed: seed % 3 = 1 the compute stream, 2 the lookahead stream, 0
+ * none (every ready task as likely). */
+static inline int hyt_chaos_starve(uint64_t seed)
+{
+    return seed % 3 == 1 ? HYT_STREAM_COMPUTE : seed % 3 == 2 ? HYT_STREAM_LOOKAHEAD : -1;
+}
+
 /* Chaos mode (debug.chaos): the k-th random stream of a seed (devices 0.., workers 1024..). */
 static inline uint64_t hyt_chaos_stream(uint64_t seed, uint64_t k)
 {
@@ -162,7 +170,7 @@ typedef struct hyt_heap {
 int hyt_heap_push(hyt_heap_t *h, hyt_task_t *t);
 hyt_task_t *hyt_heap_pop(hyt_heap_t *h);
 hyt_task_t *hyt_heap_remove(hyt_heap_t *h, int at);
-hyt_task_t *hyt_heap_pop_chaos(hyt_heap_t *h, uint64_t *state);
+hyt_task_t *hyt_heap_pop_chaos(hyt_heap_t *h, uint64_t *state, int starve);
 static inline hyt_task_t *hyt_heap_top(const hyt_heap_t *h) { return h->n ? h->a[0] : NULL; }
 void hyt_heap_free(hyt_heap_t *h);
 
@@ -281,6 +289,7 @@ struct hyt_device {
     int ninflight;
 
     uint64_t chaos;            /* debug.chaos: random order and delays (state, device thread) */
+    int chaos_starve;          /* debug.chaos: the stream run last (hyt_chaos_starve), or -1 */
     size_t mem_cap;            /* bytes the runtime may allocate (0: no cap) */
     atomic_size_t mem_used;
     void *scratch;

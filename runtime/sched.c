@@ -104,10 +104,24 @@ int hyt_heap_push(hyt_heap_t *h, hyt_task_t *t)
 hyt_task_t *hyt_heap_pop(hyt_heap_t *h) { return hyt_heap_remove(h, 0); }
 
 /* Chaos mode (debug.chaos = seed): ready tasks are taken in random order instead of by
- * priority, which makes a missing dependency show up as a wrong result in the tests. */
-hyt_task_t *hyt_heap_pop_chaos(hyt_heap_t *h, uint64_t *state)
+ * priority, which makes a missing dependency show up as a wrong result in the tests; with
+ * starve >= 0, a task of that stream only when no other stream's is ready (a device's tasks
+ * run one at a time on host devices, so a task that misses its edge to an older one of another
+ * stream shows only when it runs first: starving the producer's stream makes it run first). */
+hyt_task_t *hyt_heap_pop_chaos(hyt_heap_t *h, uint64_t *state, int starve)
 {
-    return h->n ? hyt_heap_remove(h, (int)(rng_next(state) % (uint64_t)h->n)) : NULL;
+    if (!h->n)
+        return NULL;
+    int others = 0;
+    for (int i = 0; starve >= 0 && i < h->n; i++)
+        others += h->a[i]->stream != starve;
+    if (!others) /* none starved, or only the starved stream's */
+        return hyt_heap_remove(h, (int)(rng_next(state) % (uint64_t)h->n));
+    int pick = (int)(rng_next(state) % (uint64_t)others), i = 0;
+    for (;; i++)
+        if (h->a[i]->stream != starve && pick-- == 0)
+            break;
+    return hyt_heap_remove(h, i);
 }
 
 hyt_task_t *hyt_heap_remove(hyt_heap_t *h, int at)
