@@ -107,7 +107,8 @@ hyt_task_t *hyt_heap_pop(hyt_heap_t *h) { return hyt_heap_remove(h, 0); }
  * priority, which makes a missing dependency show up as a wrong result in the tests; with
  * starve >= 0, a task of that stream only when no other stream's is ready (a device's tasks
  * run one at a time on host devices, so a task that misses its edge to an older one of another
- * stream shows only when it runs first: starving the producer's stream makes it run first). */
+ * stream shows only when it runs before that one: starving the older one's stream makes it
+ * do so). */
 hyt_task_t *hyt_heap_pop_chaos(hyt_heap_t *h, uint64_t *state, int starve)
 {
     if (!h->n)
