@@ -873,8 +873,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                                                           : hyt_chol_gemm_lt(ctx, dev, uplo));
                         /* the lookahead the nests run: a nonzero one raised to the group */
                         const int grp = p.group > 0 ? p.group : hyt_chol_group(ctx, dev, n);
-                        const int la_run = p.lookahead > 0 && p.lookahead < grp ? grp
-                                                                                : p.lookahead;
+                        const int la_run = hyt_chol_group_lookahead(p.lookahead, grp);
                         if (group_given)
                             snprintf(what + wl, sizeof what - (size_t)wl, "   group %d", grp);
                         double th = NAN, res = NAN;

@@ -111,6 +111,12 @@ static inline int hyt_chol_piece_info(int k, int q, int nb, int e)
     return k * nb + q * HYT_CHOL_DEV_PIECE + e;
 }
 #define HYT_CHOL_MAX_GROUP 4 /* hyt_chol_dev_t.group's largest value */
+/* The lookahead a nest runs with `group` steps' panels an update: a nonzero one at least the
+ * group, so that the next group's panels never wait for the bulk update (0 stays 0). */
+static inline int hyt_chol_group_lookahead(int la, int group)
+{
+    return la > 0 && la < group ? group : la;
+}
 typedef struct hyt_chol_dev {
     int device;      /* the context's device index */
     char uplo;       /* 'L' or 'U' */

@@ -76,8 +76,7 @@ int hyt_pdpotrf_gpu(hyt_sequence_t *seq, const hyt_chol_dev_t *D, int lookahead,
     const int stop = D->tail_k < nt ? D->tail_k : nt; /* the steps before the tail */
     const int group = D->group < 1 ? 1 : D->group > HYT_CHOL_MAX_GROUP ? HYT_CHOL_MAX_GROUP
                                                                         : D->group;
-    /* a group's next panels must not wait for its trailing update */
-    const int la = lookahead > 0 && lookahead < group ? group : lookahead;
+    const int la = hyt_chol_group_lookahead(lookahead, group);
     int rc = 0;
     for (int k = 0; k < nt && !rc; k++) {
         if (k == D->tail_k) { /* after the lookahead and trailing updates of its columns */

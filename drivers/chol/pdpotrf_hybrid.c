@@ -226,13 +226,11 @@ static int steps_in(int nslot, int group) { return (nslot - (group > 1)) * group
  * with two for lower (one H200, N = 32768, two rounds; docs/performance.md). */
 static int panel_group(hyt_context_t *ctx, int n, int gpu, int streamed, int *la)
 {
-    const long set = hyt_config_get_int(hyt_context_config(ctx), "chol.group");
-    const int g = !gpu ? 1
-                  : set > 0 ? (int)set
-                  : streamed ? 1
-                             : hyt_chol_group(ctx, hyt_context_device(ctx, 0), n);
-    if (*la > 0 && *la < g)
-        *la = g;
+    const int g = !gpu || (streamed && hyt_config_get_int(hyt_context_config(ctx),
+                                                          "chol.group") <= 0)
+                      ? 1
+                      : hyt_chol_group(ctx, hyt_context_device(ctx, 0), n);
+    *la = hyt_chol_group_lookahead(*la, g);
     return g;
 }
 
@@ -262,20 +260,19 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA
      * columns, so the panels of every cut step must find a slot of their own, when the
      * devices' memory allows (else only the first step is cut).  Groups whose slots do not
      * fit beside the matrix fall back to one step a slot (the memory of before groups). */
-    int nslot = slots_for(la + 2 < 16 ? la + 2 : 16, group), kc = 0;
-    nslot = nslot < 16 ? nslot : 16;
+    const int inflight = la + 2 < 16 ? la + 2 : 16;
+    int nslot = slots_for(inflight, group) < 16 ? slots_for(inflight, group) : 16, kc = 0;
     if (need && group > 1 &&
         !slots_fit(ctx, ndev, need, (size_t)(tile * mt) * (size_t)group * sizeof(double), nslot,
                    T, !dA)) {
         group = 1;
-        nslot = la + 2 < 16 ? la + 2 : 16;
+        nslot = slots_for(inflight, 1);
     }
     const size_t slot = (size_t)(tile * mt) * (size_t)group * sizeof(double);
     const long ov = hyt_config_get_int(hyt_context_config(ctx), "chol.overlap_steps");
     const int steps = ov < 0 ? early_steps(T->n, nt) : ov < nt ? (int)ov : nt;
     if (need && gpu && arriving && steps > 0) {
-        const int want = slots_for(steps + la + 1, group) < 16 ? slots_for(steps + la + 1, group)
-                                                                : 16;
+        const int cut = slots_for(steps + la + 1, group), want = cut < 16 ? cut : 16;
         if (want > nslot && slots_fit(ctx, ndev, need, slot, want, T, !dA))
             nslot = want;
         const int held = steps_in(nslot, group) - la - 1;
@@ -586,11 +583,8 @@ static int insert_steps(hyt_sequence_t *seq, hchol_t *h, const hyt_desc_t *T, in
             }
             hyt_deps_add(&dr, slot_key(h, g, k), HYT_READ);
             hyt_deps_add(&dr, state_key(h, g), HYT_RW);
-            for (int l = l1; l < l2; l++) {
-                const int j = l * ndev + g;
-                if (all || j <= lead + h->group)
-                    hyt_deps_add(&dr, col_key(h, j), HYT_RW);
-            }
+            for (int l = l1; l < l2 && (all || l * ndev + g <= lead + h->group); l++)
+                hyt_deps_add(&dr, col_key(h, l * ndev + g), HYT_RW);
             rc = hyt_insert_gpu_chol_cols(seq, (hyt_tag_t){nt - k, k, lead + 1, -1}, &h->d[g],
                                           k0, k, l1, l2, HYT_STREAM_COMPUTE, stop, dr.v, dr.n);
             hyt_deps_free(&dr);
