@@ -34,7 +34,8 @@ enum {
     HYT_ERR_SYSTEM = -1008,       /* thread creation, hwloc, file I/O ... */
     HYT_ERR_TOO_LARGE = -1009,    /* size does not fit in the index types or in host memory */
     HYT_ERR_NOT_AVAILABLE = -1010,/* feature not compiled in (e.g. CUDA) */
-    HYT_ERR_TASK = -1011          /* a task body reported failure */
+    HYT_ERR_TASK = -1011,         /* a task body reported failure */
+    HYT_ERR_RACE = -1012          /* the race check (debug.races) found unordered tasks */
 };
 
 /* Name of an error code ("HYT_ERR_NOMEM"...). */

@@ -134,6 +134,8 @@ int hyt_context_create(const hyt_config_t *cfg_in, hyt_context_t **out)
     ctx->fault_alloc = hyt_config_get_int(ctx->cfg, "debug.fault_alloc");
     ctx->fault_device = hyt_config_get_int(ctx->cfg, "debug.fault_device");
     ctx->chaos = (uint64_t)hyt_config_get_int(ctx->cfg, "debug.chaos");
+    if (hyt_config_get_int(ctx->cfg, "debug.races") && (rc = hyt_races_create(ctx)))
+        goto fail;
 
     /* devices first: they decide how many cores the CPU workers get */
     blame = "runtime.devices";
@@ -269,6 +271,7 @@ void hyt_context_destroy(hyt_context_t *ctx)
     /* the table still references finished device tasks, whose events go back to their
      * device: clear it while the devices exist */
     hyt_rtable_clear(&ctx->regions);
+    hyt_races_destroy(ctx);
     hyt_host_free(ctx, ctx->staging); /* page-locked: while CUDA is still up */
     hyt_host_cache_free(ctx);
     hyt_devices_destroy(ctx);

@@ -155,8 +155,12 @@ static void submit(hyt_device_t *dev, hyt_task_t *t, int bind_rc)
     hyt_error(0, "%s", ""); /* no stale message in a failure report */
     const double i0 = tracing ? hyt_trace_now(ctx) : 0.0;
     rc = dev->ops->begin(dev, t, tracing);
+    if (ctx->races)
+        hyt_races_enter(t);
     if (!rc)
         rc = t->kernel->dev(&dc, t->args);
+    if (ctx->races)
+        hyt_races_leave();
     if (!rc)
         rc = dev->ops->end(dev, t, tracing);
     /* how long the body's calls took on the host: where that approaches the task's time on
@@ -534,27 +538,42 @@ static int copy_fault(const hyt_devctx_t *dc)
     return 0;
 }
 
+/* debug.races: a copy's source and destination, height runs of width bytes each */
+static void note_copy(const hyt_devctx_t *dc, void *dst, size_t dpitch, const void *src,
+                      size_t spitch, size_t width, size_t height)
+{
+    if (!dc->dev->ctx->races)
+        return;
+    if (src)
+        hyt_races_note(dc, src, spitch, width, height, 0, "a copy's source");
+    hyt_races_note(dc, dst, dpitch, width, height, 1, "a copy's destination");
+}
+
 int hyt_dev_memcpy_h2d(const hyt_devctx_t *dc, void *dst, const void *src, size_t bytes)
 {
     int rc = copy_fault(dc);
+    note_copy(dc, dst, bytes, src, bytes, bytes, 1);
     return rc ? rc : dc->dev->ops->memcpy(dc, dst, src, bytes, 0);
 }
 
 int hyt_dev_memcpy_d2h(const hyt_devctx_t *dc, void *dst, const void *src, size_t bytes)
 {
     int rc = copy_fault(dc);
+    note_copy(dc, dst, bytes, src, bytes, bytes, 1);
     return rc ? rc : dc->dev->ops->memcpy(dc, dst, src, bytes, 1);
 }
 
 int hyt_dev_memcpy_d2d(const hyt_devctx_t *dc, void *dst, const void *src, size_t bytes)
 {
     int rc = copy_fault(dc);
+    note_copy(dc, dst, bytes, src, bytes, bytes, 1);
     return rc ? rc : dc->dev->ops->memcpy(dc, dst, src, bytes, 2);
 }
 
 int hyt_dev_memset(const hyt_devctx_t *dc, void *dst, int value, size_t bytes)
 {
     int rc = copy_fault(dc);
+    note_copy(dc, dst, bytes, NULL, bytes, bytes, 1);
     return rc ? rc : dc->dev->ops->memset(dc, dst, value, bytes);
 }
 
@@ -562,6 +581,7 @@ int hyt_dev_memcpy2d(const hyt_devctx_t *dc, void *dst, size_t dpitch, const voi
                      size_t spitch, size_t width, size_t height, int kind)
 {
     int rc = copy_fault(dc);
+    note_copy(dc, dst, dpitch, src, spitch, width, height);
     return rc ? rc
               : dc->dev->ops->memcpy2d(dc, dst, dpitch, src, spitch, width, height, kind);
 }

@@ -21,10 +21,12 @@ static int tvec_push(hyt_context_t *ctx, hyt_tvec_t *v, hyt_task_t *t)
 {
     if (v->n == v->cap) {
         /* Drop finished tasks before growing: long reader lists of finished tasks are common
-         * (a panel read by every update of a step). */
+         * (a panel read by every update of a step).  Not for the race check: a dropped
+         * reader's edge would be missing from the graph it checks. */
         int m = 0;
         for (int i = 0; i < v->n; i++) {
-            if (atomic_load_explicit(&v->a[i]->state, memory_order_acquire) == HYT_T_DONE)
+            if (!ctx->races &&
+                atomic_load_explicit(&v->a[i]->state, memory_order_acquire) == HYT_T_DONE)
                 hyt_task_table_release(v->a[i]);
             else
                 v->a[m++] = v->a[i];

@@ -94,9 +94,9 @@ int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
     if (ins - ctx->known_finished >= ctx->window || (++ctx->idle_checks & 63) == 0) {
         hyt_sched_wait_window(ctx);
         ctx->known_finished = atomic_load(&ctx->nfinished);
-        /* idle: forget finished tasks (not while the DAG is recorded: it shows every
-         * dependency) */
-        if (ctx->known_finished == ins && ctx->regions.used &&
+        /* idle: forget finished tasks (not while the DAG is recorded, nor for the race
+         * check: they show every dependency) */
+        if (ctx->known_finished == ins && ctx->regions.used && !ctx->races &&
             !(ctx->trace.dag && atomic_load_explicit(&ctx->trace.on, memory_order_relaxed)))
             hyt_rtable_clear(&ctx->regions);
     }
@@ -151,6 +151,8 @@ int hyt_task_insert(hyt_sequence_t *seq, const hyt_task_desc_t *d)
                           memory_order_relaxed);
     if (ctx->trace.dag && atomic_load_explicit(&ctx->trace.on, memory_order_relaxed))
         hyt_trace_node(ctx, t);
+    if (ctx->races)
+        hyt_races_task(ctx, t);
 
     int rc = 0;
     for (int i = 0; i < d->ndeps && i < 8; i++)
@@ -194,6 +196,8 @@ void hyt_sched_link(hyt_context_t *ctx, hyt_task_t *pred, hyt_task_t *t)
     /* the DAG dump shows every dependency, also those already satisfied */
     if (ctx->trace.dag && atomic_load_explicit(&ctx->trace.on, memory_order_relaxed))
         hyt_trace_edge(ctx, pred->id, t->id);
+    if (ctx->races)
+        hyt_races_edge(ctx, pred->id, t->id);
     if (atomic_load_explicit(&pred->state, memory_order_acquire) == HYT_T_DONE)
         return;
     hyt_spin_lock(&pred->lock);

@@ -203,6 +203,20 @@ int hyt_rtable_access(hyt_context_t *ctx, hyt_rtable_t *rt, const void *key, hyt
                       hyt_task_t *t);
 
 /* ------------------------------------------------------------------------------------------ */
+/* the race check (races.c, debug.races): ctx->races is NULL when it is off                     */
+
+typedef struct hyt_races hyt_races_t;
+int hyt_races_create(hyt_context_t *ctx);
+void hyt_races_destroy(hyt_context_t *ctx);
+void hyt_races_task(hyt_context_t *ctx, const hyt_task_t *t);   /* inserted (insert lock) */
+void hyt_races_edge(hyt_context_t *ctx, uint64_t pred, uint64_t succ); /* linked */
+void hyt_races_enter(const hyt_task_t *t); /* the device thread runs t's body ... */
+void hyt_races_leave(void);                /* ... until here */
+void hyt_races_waited(hyt_sequence_t *seq);
+/* After a wait: the check; the sequence fails with its error (returned) on a race. */
+int hyt_races_check(hyt_sequence_t *seq);
+
+/* ------------------------------------------------------------------------------------------ */
 /* trace (trace.c)                                                                             */
 
 typedef struct hyt_trec {
@@ -409,6 +423,7 @@ struct hyt_context {
     int have_cuda;
     long window;
     uint64_t chaos;            /* random ready-task order when nonzero (the seed) */
+    struct hyt_races *races;   /* debug.races: the records of the race check, or NULL */
     long fault_task, fault_alloc, fault_device; /* fault injection (debug.*) */
 
     /* polled by idle workers at every round, written rarely */
