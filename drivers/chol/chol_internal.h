@@ -294,6 +294,8 @@ typedef struct hyt_chol_after {
     void *arg;
     int arriving; /* the columns arrive during the factorization (streamed in by tasks
                    * inserted before it): its early steps' updates in pieces */
+    char uplo;    /* the caller's triangle, 'L' or 'U' (0: 'L'), which picks chol.group's
+                   * auto for streamed columns (pdpotrf_hybrid.c, panel_group) */
 } hyt_chol_after_t;
 /* The Cholesky of a device matrix in place, every step on the devices (GPU panels; docs at the
  * top of pdpotrf_hybrid.c): dA square, n > 0, its lower triangle factored, la the lookahead,

@@ -117,7 +117,7 @@ int hyt_chol_lapack_devices(hyt_context_t *ctx, char op, char uplo, int n, int n
             irc = hyt_ring_stream(seq, &r, dB, b, ldb, 1, 'A');
         if (!irc && op != 'S') {
             ret_args_t ra = {&r, dA, a, lda, uplo, marks};
-            const hyt_chol_after_t after = {return_column, &ra, 1};
+            const hyt_chol_after_t after = {return_column, &ra, 1, uplo};
             irc = hyt_pdpotrf_dmat(seq, dA, &info, p.lookahead, &after);
         }
         rc = hyt_sequence_finish(seq, irc);

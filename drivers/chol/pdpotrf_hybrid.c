@@ -64,7 +64,8 @@
  * lead+1 .. lead+G, which leave it at the next group (G = 1: lead+1 as above).  A slot's panel
  * copies write its token, so the copy of panel k+1 also waits for the updates that read panel
  * k from that slot (the group's later columns: those the next panel needs anyway).  A
- * LAPACK-layout call's nest keeps G = 1 unless chol.group is set (panel_group).
+ * LAPACK-layout call's nest on a lower array keeps G = 1 unless chol.group is set
+ * (panel_group).
  *
  * A caller's `after` (hyt_chol_after_t) inserts its own tasks after each panel's copies: the
  * LAPACK-layout calls return column k to the program's array there (dpotrf_devices.c).
@@ -220,14 +221,16 @@ static int steps_in(int nslot, int group) { return (nslot - (group > 1)) * group
 
 /* GPU panels: the steps whose panels a slot holds and each device update applies at once
  * (chol.group, as hyt_dpotrf_device's), and the lookahead raised to at least that (0 stays 0)
- * so that the next group's panels never wait for the bulk update; CPU panels: 1.  streamed:
- * a LAPACK-layout call's (its columns streamed in and out by the caller's tasks), which keeps
- * one step a slot unless chol.group is set: bound by those copies, it measured 1-7% slower
- * with two for lower (one H200, N = 32768, two rounds; docs/performance.md). */
-static int panel_group(hyt_context_t *ctx, int n, int gpu, int streamed, int *la)
+ * so that the next group's panels never wait for the bulk update; CPU panels: 1.
+ * streamed_lower: a LAPACK-layout call's on a lower array (its columns streamed in and out by
+ * the caller's tasks), which keeps one step a slot unless chol.group is set: bound by those
+ * copies, two steps measured 1-9% slower from 24576 and three slower everywhere, while upper
+ * arrays gained 2-9% from two or three (one H200, 16384-40960; docs/performance.md, the
+ * forty-seventh and forty-eighth stops). */
+static int panel_group(hyt_context_t *ctx, int n, int gpu, int streamed_lower, int *la)
 {
-    const int g = !gpu || (streamed && hyt_config_get_int(hyt_context_config(ctx),
-                                                          "chol.group") <= 0)
+    const int g = !gpu || (streamed_lower && hyt_config_get_int(hyt_context_config(ctx),
+                                                                "chol.group") <= 0)
                       ? 1
                       : hyt_chol_group(ctx, hyt_context_device(ctx, 0), n);
     *la = hyt_chol_group_lookahead(*la, g);
@@ -722,7 +725,8 @@ int hyt_pdpotrf_dmat(hyt_sequence_t *seq, hyt_dmat_t *dA, int *info, int la,
     hchol_t *h = NULL;
     hyt_context_t *ctx = hyt_sequence_context(seq);
     const int streamed = after && after->arriving;
-    const int group = panel_group(ctx, dA->n, 1, streamed, &la);
+    const int lower = !after || (after->uplo != 'U' && after->uplo != 'u');
+    const int group = panel_group(ctx, dA->n, 1, streamed && lower, &la);
     int rc = setup(ctx, &A, la, dA, 1, group, streamed, info, &h);
     if (rc)
         return rc;
