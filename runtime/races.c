@@ -275,8 +275,10 @@ static void say_task(char *buf, size_t len, const rtask_t *t, const rnote_t *n)
 static void order(hyt_races_t *R, uint64_t *reach, size_t w, uint64_t *done)
 {
     const size_t T = R->ntasks;
-    qsort(R->edges, R->nedges, sizeof *R->edges, by_succ);
-    qsort(R->waits, R->nwaits, sizeof *R->waits, by_upto);
+    if (R->nedges)
+        qsort(R->edges, R->nedges, sizeof *R->edges, by_succ);
+    if (R->nwaits)
+        qsort(R->waits, R->nwaits, sizeof *R->waits, by_upto);
     size_t e = 0, q = 0;
     for (size_t i = 0; i < T; i++) {
         const uint64_t id = R->base + i;
