@@ -22,6 +22,7 @@ const char *hyt_strerror(int code)
     case HYT_ERR_TOO_LARGE: return "HYT_ERR_TOO_LARGE";
     case HYT_ERR_NOT_AVAILABLE: return "HYT_ERR_NOT_AVAILABLE";
     case HYT_ERR_TASK: return "HYT_ERR_TASK";
+    case HYT_ERR_RACE: return "HYT_ERR_RACE";
     default: return code < 0 && code > HYT_ERR_BASE ? "bad argument" : "unknown error";
     }
 }

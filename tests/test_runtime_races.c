@@ -110,6 +110,7 @@ int main(void)
     /* two writers of one block on two streams, no dependency: a race */
     int rc = RUN(ctx, {0, C, 0, 0, 8, 8, 1, NULL, 0}, {0, L, 0, 0, 8, 8, 1, NULL, 0});
     CHECK(rc == HYT_ERR_RACE, "unordered writers: %d", rc);
+    CHECK(!strcmp(hyt_strerror(rc), "HYT_ERR_RACE"), "its name: %s", hyt_strerror(rc));
     printf("the report: %s\n", hyt_last_error());
     CHECK(rc != HYT_ERR_RACE || strstr(hyt_last_error(), "debug.races"), "message: %s",
           hyt_last_error());
