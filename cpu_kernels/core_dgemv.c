@@ -20,6 +20,10 @@ static int gemv_body(const hyt_task_ctx_t *tc, void *p)
     int mb = hyt_tile_mb(A, a->i);
     double *r = a->r + (int64_t)a->i * A->nb;
     double beta = a->beta;
+    for (int j = 0; j < A->nt; j++)
+        hyt_races_tile(A, a->i, j, 0, "a tile");
+    hyt_races_note(a->x, 0, (size_t)A->n * sizeof *a->x, 1, 0, "x");
+    hyt_races_note(r, 0, (size_t)mb * sizeof *r, 1, 1, "the result's rows");
     for (int j = 0; j < A->nt; j++) {
         cblas_dgemv(CblasColMajor, CblasNoTrans, mb, hyt_tile_nb(A, j), a->alpha,
                     hyt_tile(A, a->i, j), hyt_tile_ld(A), a->x + (int64_t)j * A->nb, 1, beta, r,

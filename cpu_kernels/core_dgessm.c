@@ -40,6 +40,19 @@ void hyt_core_dgessm(const hyt_desc_t *A, int k, int j1, int j2, int i1, int i2,
     int r2 = (k + 1) * nb < npiv ? (k + 1) * nb : npiv;
     for (int j = j1; j < j2; j++) {
         int nbj = hyt_tile_nb(A, j);
+        if (hyt_races_on()) { /* debug.races (the interchanges: hyt_core_dlaswp) */
+            if (what & HYT_GESSM_SOLVE) {
+                hyt_races_tri('L', Akk, ld, dk, 0, "L_kk");
+                hyt_races_tile(A, k, j, 1, "U_kj");
+            }
+            if ((what & HYT_GESSM_GEMM) && i1 < i2) {
+                hyt_races_tile(A, k, j, 0, "U_kj");
+                for (int i = i1; i < i2; i++) {
+                    hyt_races_tile(A, i, k, 0, "L_ik");
+                    hyt_races_tile(A, i, j, 1, "A_ij");
+                }
+            }
+        }
         if (what & HYT_GESSM_SOLVE) {
             hyt_core_dlaswp(A, j, k * nb, r2, ipiv, 1);
             trsm_llu(dk, nbj, Akk, ld, hyt_tile(A, k, j), ld);

@@ -395,6 +395,11 @@ static int rec_body(const hyt_task_ctx_t *tc, void *p)
     P.my = &P.segs[P.rank];
     P.bal = (bal_t *)(P.segs + tc->size);
     P.lpiv = (int *)(P.bal + tc->size) + (size_t)P.rank * P.W;
+    if (P.rank == 0 && hyt_races_on()) { /* debug.races: the panel and its pivots */
+        for (int i = a->k; i < A->mt; i++)
+            hyt_races_tile(A, i, a->k, 1, "the panel");
+        hyt_races_note(a->ipiv + P.r0, 0, (size_t)P.p * sizeof *a->ipiv, 1, 1, "ipiv");
+    }
 
     /* deal the tiles: a contiguous range to each thread, kept for the whole panel */
     int ntl = A->mt - a->k;

@@ -24,6 +24,17 @@ void hyt_core_dlaswp(const hyt_desc_t *A, int j, int r1, int r2, const int *ipiv
     int nbj = hyt_tile_nb(A, j);
     int64_t ld = hyt_tile_ld(A);
     double *stack[2 * 256], **pa = stack, **pb;
+    if (hyt_races_on()) { /* debug.races: rows r1 .. the last pivot row of tile column j */
+        int hi = r2;
+        for (int r = r1; r < r2; r++)
+            hi = ipiv[r] > hi ? ipiv[r] : hi;
+        for (int i = r1 / A->nb; i < A->mt && i * A->nb < hi; i++) {
+            const int t0 = i * A->nb, lo = r1 > t0 ? r1 - t0 : 0;
+            const int up = hi - t0 < hyt_tile_mb(A, i) ? hi - t0 : hyt_tile_mb(A, i);
+            hyt_races_tile_rows(A, i, j, lo, up, 1, "the rows interchanged");
+        }
+        hyt_races_note(ipiv + r1, 0, (size_t)npiv * sizeof *ipiv, 1, 0, "ipiv");
+    }
     if (npiv > 256 && !(pa = malloc(2 * (size_t)npiv * sizeof *pa))) {
         /* no memory for the pointer tables: swap row by row instead */
         for (int q = 0; q < npiv; q++) {

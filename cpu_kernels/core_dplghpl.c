@@ -66,6 +66,7 @@ static int plg_body(const hyt_task_ctx_t *tc, void *p)
 {
     (void)tc;
     plg_args_t *a = p;
+    hyt_races_tile(&a->A, a->i, a->j, 1, "the tile");
     hyt_core_dplghpl(a->A.m, (int64_t)a->i * a->A.nb, a->col0 + (int64_t)a->j * a->A.nb,
                      hyt_tile_mb(&a->A, a->i), hyt_tile_nb(&a->A, a->j), hyt_tile(&a->A, a->i, a->j),
                      hyt_tile_ld(&a->A), a->seed);

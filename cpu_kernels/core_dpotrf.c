@@ -80,6 +80,7 @@ static int potrf_body(const hyt_task_ctx_t *tc, void *p)
     potrf_args_t *a = p;
     if (hyt_stopped(a->info))
         return 0; /* an earlier minor failed: LAPACK stops there */
+    hyt_races_tri(a->uplo, a->A, a->lda, a->n, 1, "dpotrf's A");
     int info = hyt_core_dpotrf(a->uplo, a->n, a->A, a->lda);
     if (info)
         __atomic_store_n(a->info, a->offset + info, __ATOMIC_RELAXED);

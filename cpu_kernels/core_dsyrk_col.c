@@ -51,6 +51,16 @@ static int col_body(const hyt_task_ctx_t *tc, void *p)
         return 0;
     const hyt_desc_t *A = &a->A;
     const int ld = hyt_tile_ld(A), nbk = hyt_tile_nb(A, a->k), nbj = hyt_tile_nb(A, a->j);
+    if (hyt_races_on()) { /* debug.races: tile (i, j) of L (of U^T: (j, i)) as tl() */
+        const int up = a->uplo != 'L';
+        hyt_races_tile(A, up ? a->k : a->j, up ? a->j : a->k, 0, "the panel");
+        if (a->i1 == a->j)
+            hyt_races_tri(a->uplo, tl(A, a->uplo, a->j, a->j), ld, nbj, 1, "the diagonal tile");
+        for (int i = a->i1 > a->j ? a->i1 : a->j + 1; i < a->i2; i++) {
+            hyt_races_tile(A, up ? a->k : i, up ? i : a->k, 0, "the panel");
+            hyt_races_tile(A, up ? a->j : i, up ? i : a->j, 1, "a tile");
+        }
+    }
     if (a->i1 == a->j)
         cblas_dsyrk(CblasColMajor, a->uplo == 'L' ? CblasLower : CblasUpper,
                     a->uplo == 'L' ? CblasNoTrans : CblasTrans, nbj, nbk, -1.0,

@@ -30,6 +30,15 @@ static int ucol_body(const hyt_task_ctx_t *tc, void *p)
     const int ld = hyt_tile_ld(A), nbk = hyt_tile_nb(A, a->k), nbj = hyt_tile_nb(A, a->j);
     const int lapack = A->layout == HYT_LAYOUT_LAPACK;
     const int r2 = a->i2 < a->j ? a->i2 : a->j; /* the GEMM's rows: [i1, r2), above U_jj */
+    if (hyt_races_on()) { /* debug.races */
+        hyt_races_tile(A, a->k, a->j, 0, "the panel");
+        for (int i = a->i1; i < r2; i++) {
+            hyt_races_tile(A, a->k, i, 0, "the panel");
+            hyt_races_tile(A, i, a->j, 1, "a tile");
+        }
+        if (a->i2 == a->j + 1)
+            hyt_races_tri('U', hyt_tile(A, a->j, a->j), ld, nbj, 1, "the diagonal tile");
+    }
     for (int i = a->i1; i < r2; i = lapack ? r2 : i + 1) {
         const int m = lapack ? (r2 - i) * A->nb : hyt_tile_nb(A, i); /* full tiles above j */
         cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, nbj, nbk, -1.0,

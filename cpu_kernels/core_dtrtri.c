@@ -29,6 +29,8 @@ static int trtri_body(const hyt_task_ctx_t *tc, void *p)
 {
     (void)tc;
     trtri_args_t *a = p;
+    hyt_races_tri('L', a->L, a->ldl, a->n, 0, "the triangle");
+    hyt_races_block(a->Linv, a->ldinv, a->nb, a->nb, 1, "its inverse");
     hyt_core_dtrtri_ul(a->n, a->L, a->ldl, a->Linv, a->ldinv, a->nb);
     return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "hyt_core_seq.h"
 #include "hyt_insert.h"
+#include "hyt_internal.h"
 #include "hyt_runtime.h"
 #include "hyt_tiles.h"
 
@@ -16,6 +17,19 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* debug.races: rows [r0, r1) of tile (i, j) read or written by the task being run (the whole
+ * tile: r0 0, r1 its rows) */
+static inline void hyt_races_tile_rows(const hyt_desc_t *A, int i, int j, int r0, int r1,
+                                       int write, const char *what)
+{
+    hyt_races_block(hyt_tile(A, i, j) + r0, hyt_tile_ld(A), r1 - r0, hyt_tile_nb(A, j), write,
+                    what);
+}
+static inline void hyt_races_tile(const hyt_desc_t *A, int i, int j, int write, const char *what)
+{
+    hyt_races_tile_rows(A, i, j, 0, hyt_tile_mb(A, i), write, what);
+}
 
 /* ---- core_dgetrf_rec.c: recursive-parallel panel factorization --------------------------
  * Factors the panel of tile column k (rows k*nb..m-1, width min(nb, n-k*nb)) with partial

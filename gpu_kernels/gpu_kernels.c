@@ -53,7 +53,7 @@ static void note_rows(const hyt_devctx_t *dc, const double *col0, int64_t colstr
                       int nb, int64_t lo, int64_t hi, int write, const char *what)
 {
     if (hi > lo)
-        hyt_races_note(dc, col0 + lo * nb, (size_t)colstride * sizeof(double),
+        hyt_races_note(col0 + lo * nb, (size_t)colstride * sizeof(double),
                        (size_t)(hi - lo) * nb * sizeof(double), (size_t)ncols, write, what);
 }
 
@@ -84,7 +84,7 @@ int hyt_gpu_transpose_tiles_strided(const hyt_devctx_t *dc, double *tiles, int n
                          (long long)stride, nb, nb);
     if (ntiles == 0 || nb == 1)
         return HYT_SUCCESS;
-    hyt_races_note(dc, tiles, (size_t)stride * sizeof(double), (size_t)nb * nb * sizeof(double),
+    hyt_races_note(tiles, (size_t)stride * sizeof(double), (size_t)nb * nb * sizeof(double),
                    (size_t)ntiles, 1, "tiles");
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if ((rc = host_fault(dc, fn)))
@@ -134,7 +134,7 @@ int hyt_gpu_dlaswp_crrb(const hyt_devctx_t *dc, double *col0, int64_t colstride,
             hi = ipiv[q] > hi ? ipiv[q] : hi;
         }
         note_rows(dc, col0, colstride, ncols, nb, r1, hi, 1, "the columns' rows");
-        hyt_races_note(dc, ipiv, 0, (size_t)npiv * sizeof *ipiv, 1, 0, "ipiv");
+        hyt_races_note(ipiv, 0, (size_t)npiv * sizeof *ipiv, 1, 0, "ipiv");
         if ((rc = host_fault(dc, fn)))
             return rc;
         hyt_ref_dlaswp_crrb(col0, colstride, ncols, nb, r1, npiv, ipiv);
@@ -168,9 +168,9 @@ int hyt_gpu_dgetrf_crrb(const hyt_devctx_t *dc, double *A, int m, int n, int nb,
     if (!info || (m > 0 && n > 0 && (!A || !ipiv || !work)))
         return hyt_error(HYT_ERR_INVALID, "%s: a NULL pointer", fn);
     if (m > 0 && n > 0) {
-        hyt_races_note(dc, A, 0, (size_t)m * nb * sizeof *A, 1, 1, "the panel");
-        hyt_races_note(dc, ipiv, 0, (size_t)(m < n ? m : n) * sizeof *ipiv, 1, 1, "ipiv");
-        hyt_races_note(dc, work, 0, hyt_gpu_dgetrf_crrb_work(dc->dev, m, n), 1, 1, "work");
+        hyt_races_note(A, 0, (size_t)m * nb * sizeof *A, 1, 1, "the panel");
+        hyt_races_note(ipiv, 0, (size_t)(m < n ? m : n) * sizeof *ipiv, 1, 1, "ipiv");
+        hyt_races_note(work, 0, hyt_gpu_dgetrf_crrb_work(dc->dev, m, n), 1, 1, "work");
     }
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if ((rc = host_fault(dc, fn)))
@@ -213,8 +213,8 @@ int hyt_gpu_dlaswp_plan(const hyt_devctx_t *dc, int r1, int npiv, const int *ipi
             if (ipiv[q] - 1 < r1 + q)
                 return hyt_error(HYT_ERR_INVALID, "%s: ipiv[%d] = %d (LAPACK's pivots: at least "
                                  "the row itself, %d)", fn, q, ipiv[q], r1 + q + 1);
-        hyt_races_note(dc, ipiv, 0, (size_t)npiv * sizeof *ipiv, 1, 0, "ipiv");
-        hyt_races_note(dc, plan, 0, 3 * (size_t)npiv * sizeof *plan, 1, 1, "the plan");
+        hyt_races_note(ipiv, 0, (size_t)npiv * sizeof *ipiv, 1, 0, "ipiv");
+        hyt_races_note(plan, 0, 3 * (size_t)npiv * sizeof *plan, 1, 1, "the plan");
         if ((rc = host_fault(dc, fn)))
             return rc;
         hyt_ref_dlaswp_plan(r1, npiv, ipiv, plan);
@@ -265,8 +265,8 @@ int hyt_gpu_dlaswp_gather(const hyt_devctx_t *dc, const double *col0, int64_t co
             hi = plan[q] + 1 > hi ? plan[q] + 1 : hi;
         }
         note_rows(dc, col0, colstride, ncols, nb, lo, hi, 0, "the rows moved");
-        hyt_races_note(dc, plan, 0, (size_t)npiv * sizeof *plan, 1, 0, "the plan");
-        hyt_races_note(dc, top, (size_t)topstride * sizeof *top,
+        hyt_races_note(plan, 0, (size_t)npiv * sizeof *plan, 1, 0, "the plan");
+        hyt_races_note(top, (size_t)topstride * sizeof *top,
                        (size_t)npiv * nb * sizeof *top, (size_t)ncols, 1, "the rows' copy");
         if ((rc = host_fault(dc, fn)))
             return rc;
@@ -303,7 +303,7 @@ int hyt_gpu_dlaswp_scatter(const hyt_devctx_t *dc, double *col0, int64_t colstri
                     hi = r + 1 > hi ? r + 1 : hi;
                 }
         note_rows(dc, col0, colstride, ncols, nb, lo, hi, 1, "the rows moved");
-        hyt_races_note(dc, plan, 0, 3 * (size_t)npiv * sizeof *plan, 1, 0, "the plan");
+        hyt_races_note(plan, 0, 3 * (size_t)npiv * sizeof *plan, 1, 0, "the plan");
         if ((rc = host_fault(dc, fn)))
             return rc;
         hyt_ref_dlaswp_scatter(col0, colstride, ncols, nb, npiv, plan);
@@ -362,12 +362,12 @@ int hyt_gpu_dgemm_batched(const hyt_devctx_t *dc, char transa, char transb, int 
         return hyt_error(HYT_ERR_INVALID, "%s: %s is NULL", fn, !C ? "C" : !A ? "A" : "B");
     for (int b = 0; b < batch; b++) {
         if (k > 0) {
-            hyt_races_block(dc, A + b * strideA, lda, rowsA, is_notrans(transa) ? k : m, 0,
+            hyt_races_block(A + b * strideA, lda, rowsA, is_notrans(transa) ? k : m, 0,
                             "dgemm's A");
-            hyt_races_block(dc, B + b * strideB, ldb, rowsB, is_notrans(transb) ? n : k, 0,
+            hyt_races_block(B + b * strideB, ldb, rowsB, is_notrans(transb) ? n : k, 0,
                             "dgemm's B");
         }
-        hyt_races_block(dc, C + b * strideC, ldc, m, n, 1, "dgemm's C");
+        hyt_races_block(C + b * strideC, ldc, m, n, 1, "dgemm's C");
     }
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if ((rc = host_fault(dc, fn)))
@@ -441,8 +441,8 @@ int hyt_gpu_dplghpl(const hyt_devctx_t *dc, double *cols, int n, int nb, int nde
                          fn, index, ndev, D.ncols);
     if (D.ncols == 0 && !b)
         return HYT_SUCCESS;
-    hyt_races_note(dc, cols, 0, (size_t)(D.ncols * D.colsz) * sizeof *cols, 1, 1, "the columns");
-    hyt_races_note(dc, b, 0, (size_t)n * sizeof *b, 1, 1, "b");
+    hyt_races_note(cols, 0, (size_t)(D.ncols * D.colsz) * sizeof *cols, 1, 1, "the columns");
+    hyt_races_note(b, 0, (size_t)n * sizeof *b, 1, 1, "b");
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if ((rc = host_fault(dc, fn)))
             return rc;
@@ -466,9 +466,9 @@ int hyt_gpu_hpl_matvec(const hyt_devctx_t *dc, int n, int nb, int ndev, int inde
         return rc;
     if (!x || !ax || !arow)
         return hyt_error(HYT_ERR_INVALID, "%s: %s is NULL", fn, !x ? "x" : !ax ? "ax" : "arow");
-    hyt_races_note(dc, x, 0, (size_t)n * sizeof *x, 1, 0, "x");
-    hyt_races_note(dc, ax, 0, (size_t)n * sizeof *ax, 1, 1, "ax");
-    hyt_races_note(dc, arow, 0, (size_t)n * sizeof *arow, 1, 1, "arow");
+    hyt_races_note(x, 0, (size_t)n * sizeof *x, 1, 0, "x");
+    hyt_races_note(ax, 0, (size_t)n * sizeof *ax, 1, 1, "ax");
+    hyt_races_note(arow, 0, (size_t)n * sizeof *arow, 1, 1, "arow");
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if ((rc = host_fault(dc, fn)))
             return rc;
@@ -549,7 +549,7 @@ int hyt_gpu_dpotf2(const hyt_devctx_t *dc, char uplo, int n, double *A, int lda,
     int rc = check_chol_block(dc, fn, uplo, n, HYT_DPOTF2_MAX_N, A, lda, info);
     if (rc)
         return rc;
-    hyt_races_tri(dc, uplo, A, lda, n, 1, "dpotf2's A");
+    hyt_races_tri(uplo, A, lda, n, 1, "dpotf2's A");
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if ((rc = host_fault(dc, fn)))
             return rc;
@@ -572,7 +572,7 @@ int hyt_gpu_dpotrf(const hyt_devctx_t *dc, char uplo, int n, double *A, int lda,
     int rc = check_chol_block(dc, fn, uplo, n, INT_MAX, A, lda, info);
     if (rc)
         return rc;
-    hyt_races_tri(dc, uplo, A, lda, n, 1, "dpotrf's A");
+    hyt_races_tri(uplo, A, lda, n, 1, "dpotrf's A");
     const char u = is_lower(uplo) ? 'L' : 'U';
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if ((rc = host_fault(dc, fn)))
@@ -607,8 +607,8 @@ int hyt_gpu_dtrsm(const hyt_devctx_t *dc, char side, char uplo, char transa, cha
         return HYT_SUCCESS;
     if (!A || !B)
         return hyt_error(HYT_ERR_INVALID, "%s: %s is NULL", fn, !A ? "A" : "B");
-    hyt_races_tri(dc, uplo, A, lda, ka, 0, "dtrsm's A");
-    hyt_races_block(dc, B, ldb, m, n, 1, "dtrsm's B");
+    hyt_races_tri(uplo, A, lda, ka, 0, "dtrsm's A");
+    hyt_races_block(B, ldb, m, n, 1, "dtrsm's B");
     const int few = (left ? n : m) <= HYT_TRSM_FEW_RHS && ka <= HYT_TRSM_FEW_MAX_N;
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if ((rc = host_fault(dc, fn)))
@@ -659,9 +659,9 @@ int hyt_gpu_dsyrk(const hyt_devctx_t *dc, char uplo, char trans, int n, int k, d
     if (!C || (k > 0 && !A))
         return hyt_error(HYT_ERR_INVALID, "%s: %s is NULL", fn, !C ? "C" : "A");
     if (k > 0)
-        hyt_races_block(dc, A, lda, is_notrans(trans) ? n : k, is_notrans(trans) ? k : n, 0,
+        hyt_races_block(A, lda, is_notrans(trans) ? n : k, is_notrans(trans) ? k : n, 0,
                         "dsyrk's A");
-    hyt_races_tri(dc, uplo, C, ldc, n, 1, "dsyrk's C");
+    hyt_races_tri(uplo, C, ldc, n, 1, "dsyrk's C");
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if ((rc = host_fault(dc, fn)))
             return rc;
@@ -701,10 +701,10 @@ int hyt_gpu_dlaset(const hyt_devctx_t *dc, char uplo, int m, int n, double alpha
         for (int j = 0; j < n; j++) {
             const int r0 = is_lower(uplo) ? (j < m ? j : m) : 0;
             const int r1 = is_lower(uplo) ? m : (j + 1 < m ? j + 1 : m);
-            hyt_races_block(dc, A + (int64_t)j * lda + r0, lda, r1 - r0, 1, 1, "dlaset's A");
+            hyt_races_block(A + (int64_t)j * lda + r0, lda, r1 - r0, 1, 1, "dlaset's A");
         }
     else
-        hyt_races_block(dc, A, lda, m, n, 1, "dlaset's A");
+        hyt_races_block(A, lda, m, n, 1, "dlaset's A");
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if ((rc = host_fault(dc, fn)))
             return rc;
@@ -730,8 +730,8 @@ int hyt_gpu_icopy_to_host(const hyt_devctx_t *dc, int *dst, const int *src, int 
         return HYT_SUCCESS;
     if (!dst || !src)
         return hyt_error(HYT_ERR_INVALID, "%s: a NULL pointer", fn);
-    hyt_races_note(dc, src, 0, (size_t)n * sizeof *src, 1, 0, "the source");
-    hyt_races_note(dc, dst, 0, (size_t)n * sizeof *dst, 1, 1, "the destination");
+    hyt_races_note(src, 0, (size_t)n * sizeof *src, 1, 0, "the source");
+    hyt_races_note(dst, 0, (size_t)n * sizeof *dst, 1, 1, "the destination");
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if ((rc = host_fault(dc, fn)))
             return rc;

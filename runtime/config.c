@@ -99,9 +99,10 @@ static const hyt_config_keydef_t runtime_keys[] = {
       "compute / lookahead stream tasks only when no other stream's is ready"},
      HYT_KEY_INT, 0, LONG_MAX, 0, 0, NULL},
     {{"debug.races", "HYT_RACES", "0",
-      "testing: 1 records the memory each device kernel touches, and a sequence's wait fails "
-      "(HYT_ERR_RACE) when two tasks of different streams or devices touch the same memory, "
-      "one writing, and no dependency orders them"},
+      "testing: 1 records the memory device and CPU kernels touch, and a sequence's wait "
+      "fails (HYT_ERR_RACE) when two tasks that may run at once (CPU tasks, device tasks of "
+      "different streams or devices) touch the same memory, one writing, and no dependency "
+      "orders them"},
      HYT_KEY_INT, 0, 1, 0, 0, NULL},
     {{"debug.fault_device", "HYT_FAULT_DEVICE", "0",
       "testing: make the k-th device (CUDA/cuBLAS/host backend) call fail (0: off)"},

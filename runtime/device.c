@@ -545,8 +545,8 @@ static void note_copy(const hyt_devctx_t *dc, void *dst, size_t dpitch, const vo
     if (!dc->dev->ctx->races)
         return;
     if (src)
-        hyt_races_note(dc, src, spitch, width, height, 0, "a copy's source");
-    hyt_races_note(dc, dst, dpitch, width, height, 1, "a copy's destination");
+        hyt_races_note(src, spitch, width, height, 0, "a copy's source");
+    hyt_races_note(dst, dpitch, width, height, 1, "a copy's destination");
 }
 
 int hyt_dev_memcpy_h2d(const hyt_devctx_t *dc, void *dst, const void *src, size_t bytes)

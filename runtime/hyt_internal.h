@@ -34,18 +34,20 @@ void hyt_barrier_wait(hyt_barrier_t *b);
  * fail this call.  Device kernels call it once per launch. */
 int hyt_device_fault_point(hyt_device_t *dev);
 
-/* The race check (debug.races, runtime/races.c): the memory a device kernel reads (write 0)
- * or writes (write 1), noted by its dispatcher before it runs: `cols` runs of `bytes` bytes,
- * `stride` bytes apart, from p.  hyt_races_block: an m x n block of doubles (leading dimension
- * ld); hyt_races_tri: the triangle 'L' or 'U' of an n x n one, diagonal included.  `what` names
- * the argument in the report (a string that outlives the context).  Nothing when the check is
- * off or outside a device task's body. */
-void hyt_races_note(const hyt_devctx_t *dc, const void *p, size_t stride, size_t bytes,
-                    size_t cols, int write, const char *what);
-void hyt_races_block(const hyt_devctx_t *dc, const void *A, int64_t ld, int64_t m, int64_t n,
-                     int write, const char *what);
-void hyt_races_tri(const hyt_devctx_t *dc, char uplo, const void *A, int64_t ld, int64_t n,
-                   int write, const char *what);
+/* The race check (debug.races, runtime/races.c): the memory that the task body the calling
+ * thread runs reads (write 0) or writes (write 1), noted by a device kernel's dispatcher or a
+ * CPU kernel before it runs: `cols` runs of `bytes` bytes, `stride` bytes apart, from p.
+ * hyt_races_block: an m x n block of doubles (leading dimension ld); hyt_races_tri: the
+ * triangle 'L' or 'U' of an n x n one, diagonal included.  `what` names the argument in the
+ * report (a string that outlives the context).  Nothing when the check is off or outside a
+ * task's body. */
+void hyt_races_note(const void *p, size_t stride, size_t bytes, size_t cols, int write,
+                    const char *what);
+void hyt_races_block(const void *A, int64_t ld, int64_t m, int64_t n, int write,
+                     const char *what);
+void hyt_races_tri(char uplo, const void *A, int64_t ld, int64_t n, int write, const char *what);
+/* Whether the calling thread's notes are recorded (to skip computing them). */
+int hyt_races_on(void);
 
 /* A host buffer from hyt_host_malloc (page-locked with CUDA devices), kept by the context from
  * one call to the next so that page-locking is paid once per process, not per call: one user at

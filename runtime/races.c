@@ -6,11 +6,15 @@
  * dependency leaves unordered never overlap there, and the tests on host devices pass; on a GPU
  * their kernels would run at once.  With the check on, the runtime records every task and every
  * dependency it links (also those on tasks already finished, and the finished readers that the
- * region table would otherwise forget), and each device kernel's dispatcher notes the memory it
- * reads and writes (hyt_races_note).  hyt_sequence_wait then looks at every two notes that
- * overlap, one of them writing, of tasks on different devices or streams (one stream runs its
- * tasks in order), one of them the waited sequence's: when no path of dependencies orders the
- * two tasks, the sequence fails with HYT_ERR_RACE and both tasks named.
+ * region table would otherwise forget), and each device kernel's dispatcher and CPU tile kernel
+ * notes the memory it reads and writes (hyt_races_note).  hyt_sequence_wait then looks at every
+ * two notes that overlap, one of them writing, of tasks that may run at once (not two of one
+ * device stream, which runs its tasks in order), one of them the waited sequence's: when no
+ * path of dependencies orders the two tasks, the sequence fails with HYT_ERR_RACE and both
+ * tasks named.  A task's notes are there once it has run: a race with a task of another
+ * sequence that has not run yet is reported at that sequence's wait.  (CPU tasks do run at once
+ * on several workers, but ThreadSanitizer misses two that ran one after the other through the
+ * scheduler's locks.)
  *
  * The order found does not depend on the schedule: a task's dependencies are all linked when it
  * is inserted, a path runs from earlier insertions to later ones, and a waited sequence orders
@@ -62,8 +66,9 @@ struct hyt_races {
     int lost;          /* out of memory while recording */
 };
 
-/* The task whose body the calling (device) thread runs, or 0. */
+/* The task whose body the calling thread runs (0: none), and its context's records. */
 static _Thread_local uint64_t races_current;
+static _Thread_local hyt_races_t *races_R;
 
 /* Room for one more element in *a (n of cap); 0 or -1. */
 static int room(void **a, size_t *cap, size_t n, size_t size)
@@ -134,15 +139,26 @@ void hyt_races_edge(hyt_context_t *ctx, uint64_t pred, uint64_t succ)
     pthread_mutex_unlock(&R->lock);
 }
 
-void hyt_races_enter(const hyt_task_t *t) { races_current = t->id; }
-void hyt_races_leave(void) { races_current = 0; }
-
-void hyt_races_note(const hyt_devctx_t *dc, const void *p, size_t stride, size_t bytes,
-                    size_t cols, int write, const char *what)
+void hyt_races_enter(const hyt_task_t *t)
 {
-    if (!dc || !dc->dev || !dc->dev->ctx->races || !races_current || !p || !bytes || !cols)
+    races_current = t->id;
+    races_R = t->ctx->races;
+}
+
+void hyt_races_leave(void)
+{
+    races_current = 0;
+    races_R = NULL;
+}
+
+int hyt_races_on(void) { return races_R != NULL; }
+
+void hyt_races_note(const void *p, size_t stride, size_t bytes, size_t cols, int write,
+                    const char *what)
+{
+    hyt_races_t *R = races_R;
+    if (!R || !p || !bytes || !cols)
         return;
-    hyt_races_t *R = dc->dev->ctx->races;
     if (cols == 1 || stride <= bytes) { /* one run */
         bytes = (cols - 1) * stride + bytes;
         cols = 1;
@@ -155,24 +171,23 @@ void hyt_races_note(const hyt_devctx_t *dc, const void *p, size_t stride, size_t
     pthread_mutex_unlock(&R->lock);
 }
 
-void hyt_races_block(const hyt_devctx_t *dc, const void *A, int64_t ld, int64_t m, int64_t n,
-                     int write, const char *what)
+void hyt_races_block(const void *A, int64_t ld, int64_t m, int64_t n, int write,
+                     const char *what)
 {
-    if (m > 0 && n > 0 && ld >= m)
-        hyt_races_note(dc, A, (size_t)ld * sizeof(double), (size_t)m * sizeof(double),
-                       (size_t)n, write, what);
+    if (races_R && m > 0 && n > 0 && ld >= m)
+        hyt_races_note(A, (size_t)ld * sizeof(double), (size_t)m * sizeof(double), (size_t)n,
+                       write, what);
 }
 
-void hyt_races_tri(const hyt_devctx_t *dc, char uplo, const void *A, int64_t ld, int64_t n,
-                   int write, const char *what)
+void hyt_races_tri(char uplo, const void *A, int64_t ld, int64_t n, int write, const char *what)
 {
-    if (!dc || !dc->dev || !dc->dev->ctx->races || n <= 0 || ld < n)
+    if (!races_R || n <= 0 || ld < n)
         return;
     const int lower = uplo == 'L' || uplo == 'l';
     for (int64_t j = 0; j < n; j++) {
         const int64_t r0 = lower ? j : 0, r1 = lower ? n : j + 1;
-        hyt_races_note(dc, (const double *)A + j * ld + r0, 0,
-                       (size_t)(r1 - r0) * sizeof(double), 1, write, what);
+        hyt_races_note((const double *)A + j * ld + r0, 0, (size_t)(r1 - r0) * sizeof(double),
+                       1, write, what);
     }
 }
 
@@ -186,64 +201,6 @@ void hyt_races_waited(hyt_sequence_t *seq)
 }
 
 /* ---- the check ------------------------------------------------------------------------------- */
-
-/* Whether note f's runs meet [x0, x1). */
-static int meets_range(const rnote_t *f, uintptr_t x0, uintptr_t x1)
-{
-    if (x1 <= f->lo || f->hi <= x0)
-        return 0;
-    /* the first run that ends after x0 */
-    size_t k = x0 < f->lo + f->bytes ? 0 : (x0 - f->lo - f->bytes) / f->stride + 1;
-    return k < f->cols && f->lo + k * f->stride < x1;
-}
-
-typedef struct {
-    uintptr_t c0, c1, r0, r1; /* columns [c0, c1), bytes [r0, r1) of a column of L bytes */
-} rect_t;
-
-/* A note of runs L bytes apart as at most two rectangles of (address / L, address % L). */
-static int rects(const rnote_t *f, size_t L, rect_t *r)
-{
-    uintptr_t c0 = f->lo / L, r0 = f->lo % L;
-    if (r0 + f->bytes <= L) {
-        r[0] = (rect_t){c0, c0 + f->cols, r0, r0 + f->bytes};
-        return 1;
-    }
-    r[0] = (rect_t){c0, c0 + f->cols, r0, L};
-    r[1] = (rect_t){c0 + 1, c0 + f->cols + 1, 0, r0 + f->bytes - L};
-    return 2;
-}
-
-static int meets(const rnote_t *a, const rnote_t *b)
-{
-    if (a->hi <= b->lo || b->hi <= a->lo)
-        return 0;
-    if (a->cols == 1)
-        return meets_range(b, a->lo, a->hi);
-    if (b->cols == 1)
-        return meets_range(a, b->lo, b->hi);
-    if (a->stride == b->stride) {
-        rect_t ra[2], rb[2];
-        int na = rects(a, a->stride, ra), nb = rects(b, b->stride, rb);
-        for (int i = 0; i < na; i++)
-            for (int j = 0; j < nb; j++)
-                if (ra[i].c0 < rb[j].c1 && rb[j].c0 < ra[i].c1 && ra[i].r0 < rb[j].r1 &&
-                    rb[j].r0 < ra[i].r1)
-                    return 1;
-        return 0;
-    }
-    if (a->cols > b->cols) {
-        const rnote_t *t = a;
-        a = b;
-        b = t;
-    }
-    for (size_t k = 0; k < a->cols; k++) {
-        uintptr_t x0 = a->lo + k * a->stride;
-        if (meets_range(b, x0, x0 + a->bytes))
-            return 1;
-    }
-    return 0;
-}
 
 static int by_lo(const void *x, const void *y)
 {
@@ -321,10 +278,16 @@ static int check(hyt_races_t *R, const hyt_sequence_t *seq, char *msg, size_t le
     }
     if (!T || !R->nnotes)
         return 0;
+    /* the notes of the window's tasks, each run on its own: the runs of a block's columns are
+     * far apart, and their bounds would make every block of a tile column meet every other */
+    size_t nruns = 0;
+    for (size_t i = 0; i < R->nnotes; i++)
+        if (R->notes[i].id >= R->base && R->notes[i].id < R->base + T)
+            nruns += R->notes[i].cols;
     const size_t w = (T + 63) / 64;
     uint64_t *reach = calloc(T * w, sizeof *reach);
-    rnote_t *v = malloc(R->nnotes * sizeof *v);
-    size_t *active = malloc(R->nnotes * sizeof *active);
+    rnote_t *v = malloc((nruns ? nruns : 1) * sizeof *v);
+    size_t *active = malloc((nruns ? nruns : 1) * sizeof *active);
     uint64_t *done = calloc(w, sizeof *done);
     if (!reach || !v || !active || !done) {
         free(reach);
@@ -337,9 +300,16 @@ static int check(hyt_races_t *R, const hyt_sequence_t *seq, char *msg, size_t le
     order(R, reach, w, done);
     free(done);
     size_t nv = 0;
-    for (size_t i = 0; i < R->nnotes; i++)
-        if (R->notes[i].id >= R->base && R->notes[i].id < R->base + T)
-            v[nv++] = R->notes[i];
+    for (size_t i = 0; i < R->nnotes; i++) {
+        const rnote_t *n = &R->notes[i];
+        if (n->id < R->base || n->id >= R->base + T)
+            continue;
+        for (size_t k = 0; k < n->cols; k++) {
+            const uintptr_t lo = n->lo + k * n->stride;
+            v[nv++] = (rnote_t){n->id, lo, lo + n->bytes, n->bytes, n->bytes, 1, n->write,
+                                n->what};
+        }
+    }
     qsort(v, nv, sizeof *v, by_lo);
     size_t na = 0, found = 0;
     const rnote_t *fa = NULL, *fb = NULL;
@@ -357,14 +327,12 @@ static int check(hyt_races_t *R, const hyt_sequence_t *seq, char *msg, size_t le
                 continue;
             const size_t ia = (size_t)(a->id - R->base);
             const rtask_t *ta = &R->tasks[ia];
-            if ((ta->device == tb->device && ta->stream == tb->stream) ||
+            if ((ta->device >= 0 && ta->device == tb->device && ta->stream == tb->stream) ||
                 (ta->seq != seq && tb->seq != seq))
                 continue;
             const size_t lo = ia < ib ? ia : ib, hi = ia < ib ? ib : ia;
             if (reach[hi * w + lo / 64] >> (lo % 64) & 1)
-                continue;
-            if (!meets(a, b))
-                continue;
+                continue; /* ordered; else the runs meet: a->lo <= b->lo < a->hi */
             if (!found++) {
                 fa = ia < ib ? a : b;
                 fb = ia < ib ? b : a;
@@ -379,7 +347,7 @@ static int check(hyt_races_t *R, const hyt_sequence_t *seq, char *msg, size_t le
         say_task(sa, sizeof sa, &R->tasks[fa->id - R->base], fa);
         say_task(sb, sizeof sb, &R->tasks[fb->id - R->base], fb);
         snprintf(msg, len, "debug.races: %s and %s touch the same memory and no dependency "
-                 "orders them (%zu such pairs of notes)", sa, sb, found);
+                 "orders them (%zu such overlaps of their runs)", sa, sb, found);
         rc = HYT_ERR_RACE;
     }
     free(reach);
@@ -392,7 +360,7 @@ int hyt_races_check(hyt_sequence_t *seq)
 {
     hyt_context_t *ctx = seq->ctx;
     hyt_races_t *R = ctx->races;
-    char msg[512];
+    char msg[640]; /* two task descriptions of up to 200 and the text around them */
     pthread_mutex_lock(&R->lock);
     int rc = check(R, seq, msg, sizeof msg);
     if (atomic_load(&ctx->nfinished) == atomic_load(&ctx->ninserted)) {

@@ -679,7 +679,11 @@ static void run_cpu_task(hyt_context_t *ctx, int wid, hyt_task_t *t, int rank, v
         int tracing = atomic_load_explicit(&ctx->trace.on, memory_order_relaxed);
         double t0 = tracing ? hyt_trace_now(ctx) : 0;
         hyt_error(0, "%s", ""); /* no stale message in a failure report */
+        if (ctx->races)
+            hyt_races_enter(t);
         rc = t->kernel->cpu(&tc, t->args);
+        if (ctx->races)
+            hyt_races_leave();
         if (tracing)
             hyt_trace_record(ctx, wid, t, t0, hyt_trace_now(ctx));
         if (rc)

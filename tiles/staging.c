@@ -59,6 +59,8 @@ static int pack_body(const hyt_task_ctx_t *tc, void *p)
         double *h, *s = c->slot + t * tile;
         int rows, cols;
         piece_tile(c, t, &h, &rows, &cols);
+        hyt_races_block(h, c->lda, rows, cols, 0, "the array's tile");
+        hyt_races_block(s, c->nb, c->nb, c->nb, 1, "the slot's tile");
         for (int col = 0; col < cols; col++) {
             memcpy(s + (int64_t)col * c->nb, h + col * c->lda, (size_t)rows * sizeof *s);
             if (rows < c->nb)
@@ -81,6 +83,7 @@ static int unpack_body(const hyt_task_ctx_t *tc, void *p)
         double *h;
         int rows, cols;
         piece_tile(c, t, &h, &rows, &cols);
+        hyt_races_block(s, c->nb, rows, cols, 0, "the slot's tile");
         for (int col = 0; col < cols; col++) {
             /* a diagonal tile: rows col.. (L) or ..col (U, a row strip) */
             int lo = 0, hi = rows;
@@ -88,6 +91,7 @@ static int unpack_body(const hyt_task_ctx_t *tc, void *p)
                 hi = col + 1 < rows ? col + 1 : rows;
             else if (tri)
                 lo = col < rows ? col : rows;
+            hyt_races_block(h + col * c->lda + lo, c->lda, hi - lo, 1, 1, "the array's tile");
             memcpy(h + col * c->lda + lo, s + (int64_t)col * c->nb + lo,
                    (size_t)(hi - lo) * sizeof *s);
         }

@@ -185,11 +185,11 @@ static int gpanel_body(const hyt_devctx_t *dc, void *p)
     /* debug.races: what the panel's own copies and solve touch (the factorization notes the
      * panel) */
     const int dk = a.m < a.n ? a.m : a.n;
-    hyt_races_note(dc, a.ident, 0, (size_t)nb * nb * sizeof(double), 1, 0, "the identity");
-    hyt_races_note(dc, a.linv, 0, (size_t)nb * nb * sizeof(double), 1, 1, "inv(L_kk)");
-    hyt_races_note(dc, a.slot, 0, (size_t)a.slot_bytes, 1, 1, "the panel slot");
-    hyt_races_note(dc, a.h_piv, 0, (size_t)dk * sizeof(int), 1, 1, "the pivots' copy");
-    hyt_races_note(dc, a.h_info, 0, sizeof(int), 1, 1, "INFO's copy");
+    hyt_races_note(a.ident, 0, (size_t)nb * nb * sizeof(double), 1, 0, "the identity");
+    hyt_races_note(a.linv, 0, (size_t)nb * nb * sizeof(double), 1, 1, "inv(L_kk)");
+    hyt_races_note(a.slot, 0, (size_t)a.slot_bytes, 1, 1, "the panel slot");
+    hyt_races_note(a.h_piv, 0, (size_t)dk * sizeof(int), 1, 1, "the pivots' copy");
+    hyt_races_note(a.h_info, 0, sizeof(int), 1, 1, "INFO's copy");
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if (hyt_device_fault_point(dc->dev))
             return hyt_error(HYT_ERR_DEVICE, "GPU panel on %s failed: injected fault "
