@@ -202,9 +202,15 @@ void hyt_races_waited(hyt_sequence_t *seq)
 
 /* ---- the check ------------------------------------------------------------------------------- */
 
+/* One run of a note, for the check (what qsort moves: 24 bytes, not the note's 64). */
+typedef struct {
+    uintptr_t lo, hi;
+    size_t note;
+} rrun_t;
+
 static int by_lo(const void *x, const void *y)
 {
-    const rnote_t *a = x, *b = y;
+    const rrun_t *a = x, *b = y;
     return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
@@ -286,7 +292,7 @@ static int check(hyt_races_t *R, const hyt_sequence_t *seq, char *msg, size_t le
             nruns += R->notes[i].cols;
     const size_t w = (T + 63) / 64;
     uint64_t *reach = calloc(T * w, sizeof *reach);
-    rnote_t *v = malloc((nruns ? nruns : 1) * sizeof *v);
+    rrun_t *v = malloc((nruns ? nruns : 1) * sizeof *v);
     size_t *active = malloc((nruns ? nruns : 1) * sizeof *active);
     uint64_t *done = calloc(w, sizeof *done);
     if (!reach || !v || !active || !done) {
@@ -306,23 +312,24 @@ static int check(hyt_races_t *R, const hyt_sequence_t *seq, char *msg, size_t le
             continue;
         for (size_t k = 0; k < n->cols; k++) {
             const uintptr_t lo = n->lo + k * n->stride;
-            v[nv++] = (rnote_t){n->id, lo, lo + n->bytes, n->bytes, n->bytes, 1, n->write,
-                                n->what};
+            v[nv++] = (rrun_t){lo, lo + n->bytes, i};
         }
     }
     qsort(v, nv, sizeof *v, by_lo);
     size_t na = 0, found = 0;
     const rnote_t *fa = NULL, *fb = NULL;
     for (size_t i = 0; i < nv; i++) {
-        const rnote_t *b = &v[i];
+        const rrun_t *rb = &v[i];
+        const rnote_t *b = &R->notes[rb->note];
         const size_t ib = (size_t)(b->id - R->base);
         const rtask_t *tb = &R->tasks[ib];
         size_t keep = 0;
         for (size_t k = 0; k < na; k++) {
-            const rnote_t *a = &v[active[k]];
-            if (a->hi <= b->lo)
-                continue; /* ended before every later note starts */
+            const rrun_t *ra = &v[active[k]];
+            if (ra->hi <= rb->lo)
+                continue; /* ended before every later run starts */
             active[keep++] = active[k];
+            const rnote_t *a = &R->notes[ra->note];
             if (a->id == b->id || !(a->write || b->write))
                 continue;
             const size_t ia = (size_t)(a->id - R->base);
@@ -332,7 +339,7 @@ static int check(hyt_races_t *R, const hyt_sequence_t *seq, char *msg, size_t le
                 continue;
             const size_t lo = ia < ib ? ia : ib, hi = ia < ib ? ib : ia;
             if (reach[hi * w + lo / 64] >> (lo % 64) & 1)
-                continue; /* ordered; else the runs meet: a->lo <= b->lo < a->hi */
+                continue; /* ordered; else the runs meet: ra->lo <= rb->lo < ra->hi */
             if (!found++) {
                 fa = ia < ib ? a : b;
                 fb = ia < ib ? b : a;
