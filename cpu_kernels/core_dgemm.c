@@ -18,12 +18,8 @@ static int gemm_body(const hyt_task_ctx_t *tc, void *p)
     gemm_args_t *a = p;
     if (hyt_stopped(a->stop))
         return 0;
-    const int ta = a->transa != 'N', tb = a->transb != 'N';
-    if (a->k > 0) {
-        hyt_races_block(a->A, a->lda, ta ? a->k : a->m, ta ? a->m : a->k, 0, "dgemm's A");
-        hyt_races_block(a->B, a->ldb, tb ? a->n : a->k, tb ? a->k : a->n, 0, "dgemm's B");
-    }
-    hyt_races_block(a->C, a->ldc, a->m, a->n, 1, "dgemm's C");
+    hyt_races_gemm(a->transa, a->transb, a->m, a->n, a->k, a->A, a->lda, a->B, a->ldb, a->C,
+                   a->ldc);
     cblas_dgemm(CblasColMajor, a->transa == 'N' ? CblasNoTrans : CblasTrans,
                 a->transb == 'N' ? CblasNoTrans : CblasTrans, a->m, a->n, a->k, a->alpha, a->A,
                 a->lda, a->B, a->ldb, a->beta, a->C, a->ldc);

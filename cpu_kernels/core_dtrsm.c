@@ -90,8 +90,7 @@ static int trsm_body(const hyt_task_ctx_t *tc, void *p)
     trsm_args_t *a = p;
     if (hyt_stopped(a->stop))
         return 0;
-    hyt_races_tri(a->uplo, a->A, a->lda, a->side == 'L' ? a->m : a->n, 0, "dtrsm's A");
-    hyt_races_block(a->B, a->ldb, a->m, a->n, 1, "dtrsm's B");
+    hyt_races_trsm(a->side, a->uplo, a->m, a->n, a->A, a->lda, a->B, a->ldb);
     if (transposed(a)) { /* S = B^T (n x m); S op(A)^T = alpha S; B = S^T */
         double *S = tc->scratch;
         transpose(a->m, a->n, a->B, a->ldb, S, a->n);

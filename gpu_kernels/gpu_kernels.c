@@ -360,15 +360,9 @@ int hyt_gpu_dgemm_batched(const hyt_devctx_t *dc, char transa, char transb, int 
         return HYT_SUCCESS;
     if (!C || (k > 0 && (!A || !B)))
         return hyt_error(HYT_ERR_INVALID, "%s: %s is NULL", fn, !C ? "C" : !A ? "A" : "B");
-    for (int b = 0; b < batch; b++) {
-        if (k > 0) {
-            hyt_races_block(A + b * strideA, lda, rowsA, is_notrans(transa) ? k : m, 0,
-                            "dgemm's A");
-            hyt_races_block(B + b * strideB, ldb, rowsB, is_notrans(transb) ? n : k, 0,
-                            "dgemm's B");
-        }
-        hyt_races_block(C + b * strideC, ldc, m, n, 1, "dgemm's C");
-    }
+    for (int b = 0; b < batch; b++) /* A and B may be NULL when k = 0 */
+        hyt_races_gemm(transa, transb, m, n, k, k ? A + b * strideA : A, lda,
+                       k ? B + b * strideB : B, ldb, C + b * strideC, ldc);
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if ((rc = host_fault(dc, fn)))
             return rc;
@@ -607,8 +601,7 @@ int hyt_gpu_dtrsm(const hyt_devctx_t *dc, char side, char uplo, char transa, cha
         return HYT_SUCCESS;
     if (!A || !B)
         return hyt_error(HYT_ERR_INVALID, "%s: %s is NULL", fn, !A ? "A" : "B");
-    hyt_races_tri(uplo, A, lda, ka, 0, "dtrsm's A");
-    hyt_races_block(B, ldb, m, n, 1, "dtrsm's B");
+    hyt_races_trsm(side, uplo, m, n, A, lda, B, ldb);
     const int few = (left ? n : m) <= HYT_TRSM_FEW_RHS && ka <= HYT_TRSM_FEW_MAX_N;
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if ((rc = host_fault(dc, fn)))
@@ -698,11 +691,7 @@ int hyt_gpu_dlaset(const hyt_devctx_t *dc, char uplo, int m, int n, double alpha
     if (!A)
         return hyt_error(HYT_ERR_INVALID, "%s: A is NULL", fn);
     if (uplo_ok(uplo)) /* a trapezoid, the diagonal included */
-        for (int j = 0; j < n; j++) {
-            const int r0 = is_lower(uplo) ? (j < m ? j : m) : 0;
-            const int r1 = is_lower(uplo) ? m : (j + 1 < m ? j + 1 : m);
-            hyt_races_block(A + (int64_t)j * lda + r0, lda, r1 - r0, 1, 1, "dlaset's A");
-        }
+        hyt_races_trap(uplo, A, lda, m, n, 1, "dlaset's A");
     else
         hyt_races_block(A, lda, m, n, 1, "dlaset's A");
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {

@@ -539,11 +539,9 @@ static int copy_fault(const hyt_devctx_t *dc)
 }
 
 /* debug.races: a copy's source and destination, height runs of width bytes each */
-static void note_copy(const hyt_devctx_t *dc, void *dst, size_t dpitch, const void *src,
-                      size_t spitch, size_t width, size_t height)
+static void note_copy(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                      size_t height)
 {
-    if (!dc->dev->ctx->races)
-        return;
     if (src)
         hyt_races_note(src, spitch, width, height, 0, "a copy's source");
     hyt_races_note(dst, dpitch, width, height, 1, "a copy's destination");
@@ -552,28 +550,28 @@ static void note_copy(const hyt_devctx_t *dc, void *dst, size_t dpitch, const vo
 int hyt_dev_memcpy_h2d(const hyt_devctx_t *dc, void *dst, const void *src, size_t bytes)
 {
     int rc = copy_fault(dc);
-    note_copy(dc, dst, bytes, src, bytes, bytes, 1);
+    note_copy(dst, bytes, src, bytes, bytes, 1);
     return rc ? rc : dc->dev->ops->memcpy(dc, dst, src, bytes, 0);
 }
 
 int hyt_dev_memcpy_d2h(const hyt_devctx_t *dc, void *dst, const void *src, size_t bytes)
 {
     int rc = copy_fault(dc);
-    note_copy(dc, dst, bytes, src, bytes, bytes, 1);
+    note_copy(dst, bytes, src, bytes, bytes, 1);
     return rc ? rc : dc->dev->ops->memcpy(dc, dst, src, bytes, 1);
 }
 
 int hyt_dev_memcpy_d2d(const hyt_devctx_t *dc, void *dst, const void *src, size_t bytes)
 {
     int rc = copy_fault(dc);
-    note_copy(dc, dst, bytes, src, bytes, bytes, 1);
+    note_copy(dst, bytes, src, bytes, bytes, 1);
     return rc ? rc : dc->dev->ops->memcpy(dc, dst, src, bytes, 2);
 }
 
 int hyt_dev_memset(const hyt_devctx_t *dc, void *dst, int value, size_t bytes)
 {
     int rc = copy_fault(dc);
-    note_copy(dc, dst, bytes, NULL, bytes, bytes, 1);
+    note_copy(dst, bytes, NULL, bytes, bytes, 1);
     return rc ? rc : dc->dev->ops->memset(dc, dst, value, bytes);
 }
 
@@ -581,7 +579,7 @@ int hyt_dev_memcpy2d(const hyt_devctx_t *dc, void *dst, size_t dpitch, const voi
                      size_t spitch, size_t width, size_t height, int kind)
 {
     int rc = copy_fault(dc);
-    note_copy(dc, dst, dpitch, src, spitch, width, height);
+    note_copy(dst, dpitch, src, spitch, width, height);
     return rc ? rc
               : dc->dev->ops->memcpy2d(dc, dst, dpitch, src, spitch, width, height, kind);
 }

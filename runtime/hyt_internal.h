@@ -46,6 +46,14 @@ void hyt_races_note(const void *p, size_t stride, size_t bytes, size_t cols, int
 void hyt_races_block(const void *A, int64_t ld, int64_t m, int64_t n, int write,
                      const char *what);
 void hyt_races_tri(char uplo, const void *A, int64_t ld, int64_t n, int write, const char *what);
+/* The trapezoid 'L' (rows j..m-1 of column j) or 'U' (rows 0..j) of an m x n block. */
+void hyt_races_trap(char uplo, const void *A, int64_t ld, int64_t m, int64_t n, int write,
+                    const char *what);
+/* What a DGEMM (transa, transb 'N' or 'T') and a DTRSM of doubles read and write. */
+void hyt_races_gemm(char transa, char transb, int64_t m, int64_t n, int64_t k, const void *A,
+                    int64_t lda, const void *B, int64_t ldb, const void *C, int64_t ldc);
+void hyt_races_trsm(char side, char uplo, int64_t m, int64_t n, const void *A, int64_t lda,
+                    const void *B, int64_t ldb);
 /* Whether the calling thread's notes are recorded (to skip computing them). */
 int hyt_races_on(void);
 

@@ -41,10 +41,10 @@ typedef struct {
     uint64_t pred, succ;
 } redge_t;
 
-/* cols runs of bytes each, stride apart, from lo: [lo, hi) bounds them */
+/* cols runs of bytes each, stride apart, from lo */
 typedef struct {
     uint64_t id;
-    uintptr_t lo, hi;
+    uintptr_t lo;
     size_t stride, bytes, cols;
     int write;
     const char *what;
@@ -57,7 +57,7 @@ typedef struct {
 
 struct hyt_races {
     pthread_mutex_t lock;
-    uint64_t base;     /* the id of the window's first task */
+    uint64_t base;     /* the id of the window's first task (set by it) */
     rtask_t *tasks;    /* ids base, base + 1, ... */
     redge_t *edges;
     rnote_t *notes;
@@ -98,7 +98,6 @@ int hyt_races_create(hyt_context_t *ctx)
     if (!R)
         return hyt_rt_error(HYT_ERR_NOMEM, "debug.races: out of memory");
     pthread_mutex_init(&R->lock, NULL);
-    R->base = ctx->next_id + 1;
     ctx->races = R;
     return HYT_SUCCESS;
 }
@@ -164,8 +163,7 @@ void hyt_races_note(const void *p, size_t stride, size_t bytes, size_t cols, int
         cols = 1;
         stride = bytes;
     }
-    rnote_t n = {races_current, (uintptr_t)p, (uintptr_t)p + (cols - 1) * stride + bytes,
-                 stride, bytes, cols, write, what};
+    rnote_t n = {races_current, (uintptr_t)p, stride, bytes, cols, write, what};
     pthread_mutex_lock(&R->lock);
     PUSH(R, notes, nnotes, cnotes, n);
     pthread_mutex_unlock(&R->lock);
@@ -179,25 +177,41 @@ void hyt_races_block(const void *A, int64_t ld, int64_t m, int64_t n, int write,
                        write, what);
 }
 
-void hyt_races_tri(char uplo, const void *A, int64_t ld, int64_t n, int write, const char *what)
+void hyt_races_trap(char uplo, const void *A, int64_t ld, int64_t m, int64_t n, int write,
+                    const char *what)
 {
-    if (!races_R || n <= 0 || ld < n)
+    if (!races_R || m <= 0 || n <= 0 || ld < m)
         return;
     const int lower = uplo == 'L' || uplo == 'l';
     for (int64_t j = 0; j < n; j++) {
-        const int64_t r0 = lower ? j : 0, r1 = lower ? n : j + 1;
-        hyt_races_note((const double *)A + j * ld + r0, 0, (size_t)(r1 - r0) * sizeof(double),
-                       1, write, what);
+        const int64_t r0 = lower ? (j < m ? j : m) : 0, r1 = lower ? m : (j < m ? j + 1 : m);
+        if (r1 > r0)
+            hyt_races_note((const double *)A + j * ld + r0, 0,
+                           (size_t)(r1 - r0) * sizeof(double), 1, write, what);
     }
 }
 
-void hyt_races_waited(hyt_sequence_t *seq)
+void hyt_races_tri(char uplo, const void *A, int64_t ld, int64_t n, int write, const char *what)
 {
-    hyt_races_t *R = seq->ctx->races;
-    pthread_mutex_lock(&R->lock);
-    if (R->ntasks)
-        PUSH(R, waits, nwaits, cwaits, ((rwait_t){seq, R->tasks[R->ntasks - 1].id}));
-    pthread_mutex_unlock(&R->lock);
+    hyt_races_trap(uplo, A, ld, n, n, write, what);
+}
+
+void hyt_races_gemm(char transa, char transb, int64_t m, int64_t n, int64_t k, const void *A,
+                    int64_t lda, const void *B, int64_t ldb, const void *C, int64_t ldc)
+{
+    const int ta = transa != 'N' && transa != 'n', tb = transb != 'N' && transb != 'n';
+    if (k > 0) {
+        hyt_races_block(A, lda, ta ? k : m, ta ? m : k, 0, "dgemm's A");
+        hyt_races_block(B, ldb, tb ? n : k, tb ? k : n, 0, "dgemm's B");
+    }
+    hyt_races_block(C, ldc, m, n, 1, "dgemm's C");
+}
+
+void hyt_races_trsm(char side, char uplo, int64_t m, int64_t n, const void *A, int64_t lda,
+                    const void *B, int64_t ldb)
+{
+    hyt_races_tri(uplo, A, lda, side == 'L' || side == 'l' ? m : n, 0, "dtrsm's A");
+    hyt_races_block(B, ldb, m, n, 1, "dtrsm's B");
 }
 
 /* ---- the check ------------------------------------------------------------------------------- */
@@ -369,10 +383,12 @@ int hyt_races_check(hyt_sequence_t *seq)
     hyt_races_t *R = ctx->races;
     char msg[640]; /* two task descriptions of up to 200 and the text around them */
     pthread_mutex_lock(&R->lock);
+    if (R->ntasks) /* the wait orders seq's tasks so far before those inserted after it */
+        PUSH(R, waits, nwaits, cwaits, ((rwait_t){seq, R->tasks[R->ntasks - 1].id}));
     int rc = check(R, seq, msg, sizeof msg);
     if (atomic_load(&ctx->nfinished) == atomic_load(&ctx->ninserted)) {
-        /* idle: every task recorded has finished; the next window starts after them */
-        R->base += R->ntasks;
+        /* idle: every task recorded has finished; the next window starts after them (its
+         * first task sets base) */
         R->ntasks = R->nedges = R->nnotes = R->nwaits = 0;
         R->lost = 0;
     }

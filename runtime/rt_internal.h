@@ -212,8 +212,8 @@ void hyt_races_task(hyt_context_t *ctx, const hyt_task_t *t);   /* inserted (ins
 void hyt_races_edge(hyt_context_t *ctx, uint64_t pred, uint64_t succ); /* linked */
 void hyt_races_enter(const hyt_task_t *t); /* the device thread runs t's body ... */
 void hyt_races_leave(void);                /* ... until here */
-void hyt_races_waited(hyt_sequence_t *seq);
-/* After a wait: the check; the sequence fails with its error (returned) on a race. */
+/* After a wait: records it, then the check; the sequence fails with its error (returned) on a
+ * race. */
 int hyt_races_check(hyt_sequence_t *seq);
 
 /* ------------------------------------------------------------------------------------------ */

@@ -46,10 +46,8 @@ int hyt_sequence_wait(hyt_sequence_t *seq)
             hyt_cpu_relax();
         else
             sched_yield(); /* it may have lost its core */
-    if (seq->ctx->races) {
-        hyt_races_waited(seq);
+    if (seq->ctx->races)
         hyt_races_check(seq);
-    }
     return atomic_load(&seq->status);
 }
 
