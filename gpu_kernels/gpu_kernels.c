@@ -172,6 +172,7 @@ int hyt_gpu_dgetrf_crrb(const hyt_devctx_t *dc, double *A, int m, int n, int nb,
         hyt_races_note(ipiv, 0, (size_t)(m < n ? m : n) * sizeof *ipiv, 1, 1, "ipiv");
         hyt_races_note(work, 0, hyt_gpu_dgetrf_crrb_work(dc->dev, m, n), 1, 1, "work");
     }
+    hyt_races_note(info, 0, sizeof *info, 1, 1, "info");
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if ((rc = host_fault(dc, fn)))
             return rc;

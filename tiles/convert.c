@@ -3,6 +3,7 @@
  * column's blocks of the LAPACK array (keys: the block addresses) and writes its tiles.
  */
 #include "hyt_runtime.h"
+#include "hyt_internal.h"
 #include "tiles_internal.h"
 
 #include <stdlib.h>
@@ -29,6 +30,8 @@ static int conv_body(const hyt_task_ctx_t *tc, void *p)
     for (int i = 0; i < a->tile.mt; i++) {
         int mbi = hyt_tile_mb(&a->tile, i);
         double *t = hyt_tile(&a->tile, i, j), *l = hyt_tile(&a->lap, i, j);
+        hyt_races_block(l, a->lap.lda, mbi, nbj, !a->to_tile, "the LAPACK array's block");
+        hyt_races_block(t, a->tile.nb, mbi, nbj, a->to_tile, "the tile");
         if (a->to_tile)
             copy_block(l, a->lap.lda, t, a->tile.nb, mbi, nbj);
         else

@@ -30,6 +30,12 @@ static void copy_tile(const copy_args_t *a, int i)
     const int lower = a->uplo == 'L';
     double *s = lower ? hyt_tile(A, i, j) : hyt_tile(A, j, i);
     const int64_t rs = lower ? 1 : ld, cs = lower ? ld : 1;
+    /* debug.races: the tile of A (its diagonal tile's triangle when written back) and T's */
+    if (diag && a->back)
+        hyt_races_trap(lower ? 'L' : 'U', s, ld, rows, cols, 1, "A's triangle");
+    else
+        hyt_races_block(s, ld, lower ? rows : cols, lower ? cols : rows, a->back, "A's tile");
+    hyt_races_block(t, nb, rows, cols, !a->back, "T's tile");
     for (int c = 0; c < cols; c++) {
         const int r0 = diag ? c : 0;
         if (a->back) {

@@ -182,9 +182,13 @@ static int gpanel_body(const hyt_devctx_t *dc, void *p)
         .h_piv = t->h_piv,
         .h_info = t->h_info,
     };
-    /* debug.races: what the panel's own copies and solve touch (the factorization notes the
-     * panel) */
+    /* debug.races: what the panel's factorization (cuSOLVER's or the native one), copies and
+     * solve touch */
     const int dk = a.m < a.n ? a.m : a.n;
+    hyt_races_note(a.col, 0, (size_t)a.m * nb * sizeof(double), 1, 1, "the panel");
+    hyt_races_note(a.work, 0, g->lwork, 1, 1, "the panel's workspace");
+    hyt_races_note(a.dpiv, 0, (size_t)dk * sizeof(int), 1, 1, "the pivots");
+    hyt_races_note(a.dinfo, 0, sizeof(int), 1, 1, "INFO");
     hyt_races_note(a.ident, 0, (size_t)nb * nb * sizeof(double), 1, 0, "the identity");
     hyt_races_note(a.linv, 0, (size_t)nb * nb * sizeof(double), 1, 1, "inv(L_kk)");
     hyt_races_note(a.slot, 0, (size_t)a.slot_bytes, 1, 1, "the panel slot");

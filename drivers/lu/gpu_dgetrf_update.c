@@ -37,6 +37,18 @@ static int upd_body(const hyt_devctx_t *dc, void *p)
     /* this stream's plan: tasks on one stream run in order, the two streams side by side */
     int *plan = g->plan + (dc->stream == HYT_STREAM_LOOKAHEAD ? 3 * nb : 0);
     const int64_t rowk = k * g->tile; /* tile row k of a column: the panel's rows */
+    /* debug.races: the interchanges' rows are known only on the device; every row from tile
+     * row k down may move (the dispatchers note the exact rows on host devices) */
+    const size_t below = (size_t)(g->mt - k) * g->tile * sizeof(double);
+    const size_t colb = (size_t)g->colsz * sizeof(double);
+    if (a->lf > 0)
+        hyt_races_note(g->cols + rowk, colb, below, (size_t)a->lf, 1, "the interchanged rows");
+    if (nc > 0)
+        hyt_races_note(cols + rowk, colb, below, (size_t)nc, 1, "the interchanged rows");
+    hyt_races_note(piv, 0, (size_t)dk * sizeof *piv, 1, 0, "the pivots");
+    hyt_races_note(plan, 0, 3 * (size_t)dk * sizeof *plan, 1, 1, "the plan");
+    hyt_races_note(g->work, 0, (size_t)a->lf * g->tile * sizeof(double), 1, 1, "W");
+    hyt_races_note(W, 0, (size_t)(nc > 0 ? nc : 0) * g->tile * sizeof(double), 1, 1, "W");
     int rc = hyt_gpu_dlaswp_plan(dc, 0, dk, piv, plan);
     // swaps to the left: the step's interchanges on the finished columns, through their
     // (unused) W tiles

@@ -118,6 +118,13 @@ static int swp_body(const hyt_devctx_t *dc, void *p)
     swp_args_t *a = p;
     const int *piv = a->ipiv;
     int *fwd = NULL, *plans = NULL, rc = 0;
+    /* debug.races: which rows move is known on the device only */
+    hyt_races_note(a->bcols, (size_t)a->colsz * sizeof(double), (size_t)a->n * a->nb *
+                   sizeof(double), (size_t)a->ncols, 1, "the right-hand sides");
+    hyt_races_note(a->dpiv, 0, HYT_DMAT_LASWP_INTS(a->n) * sizeof(int), 1, 1,
+                   "the pivots' copy");
+    hyt_races_note(a->work, 0, (size_t)a->ncols * a->nb * a->nb * sizeof(double), 1, 1,
+                   "the work tiles");
     if (a->reverse) {
         fwd = malloc((size_t)a->n * sizeof *fwd);
         rc = fwd ? reverse_pivots(a->n, a->ipiv, fwd) : hyt_error(HYT_ERR_NOMEM, "out of memory");
