@@ -518,9 +518,11 @@ void hyt_device_free(hyt_device_t *dev, void *ptr)
     if (!ptr)
         return;
     dev_allocs_t *al = &extra_of(dev)->allocs;
+    size_t freed = 0;
     pthread_mutex_lock(&al->lock);
     for (int i = 0; i < al->n; i++) {
         if (al->a[i].p == ptr) {
+            freed = al->a[i].bytes;
             atomic_fetch_sub(&dev->mem_used, al->a[i].bytes);
             if (!keep_put(&al->kept, ptr, al->a[i].bytes))
                 dev->ops->free(dev, ptr);
@@ -529,6 +531,7 @@ void hyt_device_free(hyt_device_t *dev, void *ptr)
         }
     }
     pthread_mutex_unlock(&al->lock);
+    hyt_races_free(dev->ctx, ptr, freed);
 }
 
 static int copy_fault(const hyt_devctx_t *dc)
@@ -638,6 +641,7 @@ void hyt_host_free(hyt_context_t *ctx, void *ptr)
     if (!ptr)
         return;
     unsigned char *p = (unsigned char *)ptr - HOST_HDR;
+    hyt_races_free(ctx, ptr, HOST_BYTES(p));
 #if HYT_HAVE_CUDA
     if (*(int *)p == HOST_PINNED) {
         int kept = 0;

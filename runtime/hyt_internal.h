@@ -56,6 +56,10 @@ void hyt_races_trsm(char side, char uplo, int64_t m, int64_t n, const void *A, i
                     const void *B, int64_t ldb);
 /* Whether the calling thread's notes are recorded (to skip computing them). */
 int hyt_races_on(void);
+/* Memory freed (ctx's device or host allocation; ctx NULL: a buffer the calling task body
+ * allocated, in its task's context): the tasks inserted before the free and those inserted
+ * after it do not meet there, whatever address a later allocation reuses. */
+void hyt_races_free(hyt_context_t *ctx, const void *p, size_t bytes);
 
 /* A host buffer from hyt_host_malloc (page-locked with CUDA devices), kept by the context from
  * one call to the next so that page-locking is paid once per process, not per call: one user at

@@ -55,6 +55,12 @@ typedef struct {
     uint64_t upto; /* the last task inserted when the wait returned */
 } rwait_t;
 
+/* bytes [lo, hi) freed when the last task inserted was mark */
+typedef struct {
+    uintptr_t lo, hi;
+    uint64_t mark;
+} rfree_t;
+
 struct hyt_races {
     pthread_mutex_t lock;
     uint64_t base;     /* the id of the window's first task (set by it) */
@@ -62,7 +68,8 @@ struct hyt_races {
     redge_t *edges;
     rnote_t *notes;
     rwait_t *waits;
-    size_t ntasks, nedges, nnotes, nwaits, ctasks, cedges, cnotes, cwaits;
+    rfree_t *frees;
+    size_t ntasks, nedges, nnotes, nwaits, nfrees, ctasks, cedges, cnotes, cwaits, cfrees;
     int lost;          /* out of memory while recording */
 };
 
@@ -112,6 +119,7 @@ void hyt_races_destroy(hyt_context_t *ctx)
     free(R->edges);
     free(R->notes);
     free(R->waits);
+    free(R->frees);
     free(R);
     ctx->races = NULL;
 }
@@ -151,6 +159,18 @@ void hyt_races_leave(void)
 }
 
 int hyt_races_on(void) { return races_R != NULL; }
+
+void hyt_races_free(hyt_context_t *ctx, const void *p, size_t bytes)
+{
+    hyt_races_t *R = ctx ? ctx->races : races_R;
+    if (!R || !p || !bytes)
+        return;
+    pthread_mutex_lock(&R->lock);
+    if (R->ntasks) /* else no task of the window noted it */
+        PUSH(R, frees, nfrees, cfrees,
+             ((rfree_t){(uintptr_t)p, (uintptr_t)p + bytes, R->tasks[R->ntasks - 1].id}));
+    pthread_mutex_unlock(&R->lock);
+}
 
 void hyt_races_note(const void *p, size_t stride, size_t bytes, size_t cols, int write,
                     const char *what)
@@ -282,6 +302,20 @@ static void order(hyt_races_t *R, uint64_t *reach, size_t w, uint64_t *done)
     }
 }
 
+/* Whether the memory where runs a and b meet was freed after task ida's insertion and before
+ * task idb's (ida < idb): an allocation after the free may reuse the address. */
+static int freed_between(const hyt_races_t *R, const rrun_t *a, const rrun_t *b, uint64_t ida,
+                         uint64_t idb)
+{
+    const uintptr_t lo = a->lo > b->lo ? a->lo : b->lo, hi = a->hi < b->hi ? a->hi : b->hi;
+    for (size_t i = 0; i < R->nfrees; i++) {
+        const rfree_t *f = &R->frees[i];
+        if (f->lo < hi && f->hi > lo && ida <= f->mark && f->mark < idb)
+            return 1;
+    }
+    return 0;
+}
+
 /* 0, or HYT_ERR_RACE (a race with a task of seq in it) / HYT_ERR_NOMEM / HYT_ERR_TOO_LARGE
  * with msg. */
 static int check(hyt_races_t *R, const hyt_sequence_t *seq, char *msg, size_t len)
@@ -354,6 +388,9 @@ static int check(hyt_races_t *R, const hyt_sequence_t *seq, char *msg, size_t le
             const size_t lo = ia < ib ? ia : ib, hi = ia < ib ? ib : ia;
             if (reach[hi * w + lo / 64] >> (lo % 64) & 1)
                 continue; /* ordered; else the runs meet: ra->lo <= rb->lo < ra->hi */
+            if (freed_between(R, ia < ib ? ra : rb, ia < ib ? rb : ra, R->base + lo,
+                              R->base + hi))
+                continue; /* the memory was freed between the two */
             if (!found++) {
                 fa = ia < ib ? a : b;
                 fb = ia < ib ? b : a;
@@ -389,7 +426,7 @@ int hyt_races_check(hyt_sequence_t *seq)
     if (atomic_load(&ctx->nfinished) == atomic_load(&ctx->ninserted)) {
         /* idle: every task recorded has finished; the next window starts after them (its
          * first task sets base) */
-        R->ntasks = R->nedges = R->nnotes = R->nwaits = 0;
+        R->ntasks = R->nedges = R->nnotes = R->nwaits = R->nfrees = 0;
         R->lost = 0;
     }
     pthread_mutex_unlock(&R->lock);

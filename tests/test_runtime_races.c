@@ -55,6 +55,24 @@ static int hold_body(const hyt_task_ctx_t *tc, void *a)
 
 static const hyt_kernel_t hold_kernel = {.name = "hold", .cpu = hold_body};
 
+/* A CPU task that frees device memory and says so: the cleanup of a call inside a sequence. */
+typedef struct {
+    hyt_device_t *dev;
+    void *p;
+    atomic_int *done;
+} free_args_t;
+
+static int free_body(const hyt_task_ctx_t *tc, void *a)
+{
+    (void)tc;
+    const free_args_t *f = a;
+    hyt_device_free(f->dev, f->p);
+    atomic_store(f->done, 1);
+    return 0;
+}
+
+static const hyt_kernel_t free_kernel = {.name = "free", .cpu = free_body};
+
 static hyt_context_t *context(const char *devices)
 {
     hyt_config_t *cfg = NULL;
@@ -207,6 +225,43 @@ int main(void)
         hyt_sequence_destroy(s1);
         hyt_sequence_destroy(s2);
         hyt_sequence_destroy(s3);
+    }
+    /* memory freed inside a sequence and allocated again at the same address before a later
+     * task is inserted (a call's cleanup, then the next call of the same sequence): the tasks
+     * before the free and those after it do not meet there, with no path between them */
+    {
+        hyt_device_t *dev = hyt_context_device(ctx, 0);
+        hyt_sequence_t *seq;
+        void *p = NULL, *q = NULL;
+        static atomic_int freed;
+        REQUIRE(!hyt_sequence_create(ctx, &seq) && !hyt_device_malloc(dev, &p, 8 * 64),
+                "sequence, memory");
+        note_args_t a = {p, 8, 8, 8, 1};
+        hyt_dep_t dep = {&k1, HYT_WRITE};
+        hyt_task_desc_t d = hyt_task_desc(&note_kernel, &a, sizeof a);
+        d.device = 0;
+        d.stream = C;
+        d.deps = &dep;
+        d.ndeps = 1;
+        CHECK(!hyt_task_insert(seq, &d), "writer");
+        free_args_t f = {dev, p, &freed};
+        dep.mode = HYT_RW;
+        d = hyt_task_desc(&free_kernel, &f, sizeof f);
+        d.deps = &dep;
+        d.ndeps = 1;
+        CHECK(!hyt_task_insert(seq, &d), "free");
+        while (!atomic_load(&freed))
+            sched_yield();
+        REQUIRE(!hyt_device_malloc(dev, &q, 8 * 64), "memory again");
+        note_args_t b = {q, 8, 8, 8, 1};
+        d = hyt_task_desc(&note_kernel, &b, sizeof b);
+        d.device = 1;
+        d.stream = L;
+        CHECK(!hyt_task_insert(seq, &d), "writer after the free");
+        CHECK(!hyt_sequence_wait(seq), "a writer before a free and one after it (%s): %s",
+              p == q ? "the same address" : "another address", hyt_last_error());
+        hyt_sequence_destroy(seq);
+        hyt_device_free(dev, q);
     }
     hyt_context_destroy(ctx);
 

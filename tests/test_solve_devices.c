@@ -16,6 +16,8 @@
 #include "hyt_test.h"
 #include "chol_check.h"
 
+#include <unistd.h>
+
 #define MIN_NRHS 4
 
 /* X = B0, solve (dgetrs trans / dpotrs uplo / on tile copies of F and X dgetrs_tile trans or
@@ -32,7 +34,11 @@ static int solve(hyt_context_t *ctx, char what, char t, int n, int nrhs, const d
                 !hyt_lapack_to_tile(ctx, F, lda, &A) && !hyt_lapack_to_tile(ctx, X, ldb, &B),
             "%s", hyt_last_error());
     int rc = what == 'G' ? hyt_dgetrs_tile(ctx, t, &A, ipiv, &B) : hyt_dpotrs_tile(ctx, t, &A, &B);
+    char why[1024]; /* the copy back clears the message, which the caller prints */
+    snprintf(why, sizeof why, "%s", hyt_last_error());
     REQUIRE(!hyt_tile_to_lapack(ctx, &B, X, ldb), "%s", hyt_last_error());
+    if (rc)
+        hyt_error(rc, "%s", why);
     hyt_desc_destroy(&A);
     hyt_desc_destroy(&B);
     return rc;
@@ -103,8 +109,10 @@ static void check(hyt_context_t *ok, hyt_context_t *small, const char *devs, int
 }
 
 /* The factorization and the solve through the devices in one sequence (the async calls): the
- * solve waits for the factor and, for the LU, for the pivots. */
-static void check_async(hyt_context_t *ctx, const char *devs, int n)
+ * solve waits for the factor and, for the LU, for the pivots.  pause_us: between the two
+ * insertions, so that the factorization has finished and freed its device memory, which the
+ * solve's then reuses (the race check must not take that for a race). */
+static void check_async(hyt_context_t *ctx, const char *devs, int n, int pause_us)
 {
     const int nrhs = 2 * MIN_NRHS + 1;
     double *A0 = malloc((size_t)n * n * sizeof *A0), *B0 = malloc((size_t)n * nrhs * 8);
@@ -126,15 +134,20 @@ static void check_async(hyt_context_t *ctx, const char *devs, int n)
                 "%s", hyt_last_error());
         int rc = alg ? hyt_dpotrf_tile_async(seq, uplo, &A, &info)
                      : hyt_dgetrf_tile_async(seq, &A, ipiv, &info);
+        if (pause_us)
+            usleep((useconds_t)pause_us);
         if (!rc)
             rc = alg ? hyt_dpotrs_tile_async(seq, uplo, &A, &B)
                      : hyt_dgetrs_tile_async(seq, 'N', &A, ipiv, &B);
         rc = hyt_sequence_finish(seq, rc);
+        char why[1024]; /* before the copy back clears it */
+        snprintf(why, sizeof why, "%s", hyt_last_error());
         REQUIRE(!hyt_tile_to_lapack(ctx, &B, X, n), "%s", hyt_last_error());
         double e = solve_backward_error('N', n, nrhs, A0, n, X, n, B0, n);
-        CHECK(rc == 0 && info == 0 && e < LU_THRESH, "%s %s async n %d: rc %d, info %d (%s), "
-              "backward error %g", devs, alg ? "dpotrf + dpotrs_tile" : "dgetrf + dgetrs_tile",
-              n, rc, info, hyt_last_error(), e);
+        CHECK(rc == 0 && info == 0 && e < LU_THRESH, "%s %s async n %d, pause %d us: rc %d, "
+              "info %d (%s), backward error %g", devs,
+              alg ? "dpotrf + dpotrs_tile" : "dgetrf + dgetrs_tile", n, pause_us, rc, info, why,
+              e);
         hyt_desc_destroy(&A);
         hyt_desc_destroy(&B);
     }
@@ -215,7 +228,8 @@ int main(int argc, char **argv)
                                             (char *)NULL);
         check(ok, small, devs, 150);
         check(ok, small, devs, 200);
-        check_async(ok, devs, 200);
+        check_async(ok, devs, 200, 0);
+        check_async(ok, devs, 200, 100000);
         hyt_context_destroy(ok);
         hyt_context_destroy(small);
         check_faults(devs, 150);

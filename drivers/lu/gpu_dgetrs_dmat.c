@@ -139,11 +139,13 @@ static int swp_body(const hyt_devctx_t *dc, void *p)
     if (!rc)
         rc = hyt_dev_memcpy_h2d(dc, a->dpiv, plans ? plans : piv,
                                 (size_t)a->n * (plans ? 3 : 1) * sizeof(int));
+    hyt_races_free(NULL, fwd, (size_t)a->n * sizeof *fwd); /* the copy's source, freed */
     free(fwd);
     if (!rc)
         rc = plans ? swp_blocks(dc, a)
                    : hyt_gpu_dlaswp_crrb(dc, a->bcols, a->colsz, a->ncols, a->nb, 0, a->n,
                                          a->dpiv);
+    hyt_races_free(NULL, plans, (size_t)a->n * 3 * sizeof *plans);
     free(plans);
     return rc;
 }
