@@ -49,8 +49,8 @@ static int no_cuda(const hyt_devctx_t *dc, const char *fn)
 
 /* debug.races: rows [lo, hi) of ncols CRRB columns (a row is nb contiguous doubles),
  * colstride doubles apart */
-static void note_rows(const hyt_devctx_t *dc, const double *col0, int64_t colstride, int ncols,
-                      int nb, int64_t lo, int64_t hi, int write, const char *what)
+static void note_rows(const double *col0, int64_t colstride, int ncols, int nb, int64_t lo,
+                      int64_t hi, int write, const char *what)
 {
     if (hi > lo)
         hyt_races_note(col0 + lo * nb, (size_t)colstride * sizeof(double),
@@ -133,7 +133,7 @@ int hyt_gpu_dlaswp_crrb(const hyt_devctx_t *dc, double *col0, int64_t colstride,
                                  ">= 1)", fn, q, ipiv[q]);
             hi = ipiv[q] > hi ? ipiv[q] : hi;
         }
-        note_rows(dc, col0, colstride, ncols, nb, r1, hi, 1, "the columns' rows");
+        note_rows(col0, colstride, ncols, nb, r1, hi, 1, "the columns' rows");
         hyt_races_note(ipiv, 0, (size_t)npiv * sizeof *ipiv, 1, 0, "ipiv");
         if ((rc = host_fault(dc, fn)))
             return rc;
@@ -265,7 +265,7 @@ int hyt_gpu_dlaswp_gather(const hyt_devctx_t *dc, const double *col0, int64_t co
             lo = plan[q] < lo ? plan[q] : lo;
             hi = plan[q] + 1 > hi ? plan[q] + 1 : hi;
         }
-        note_rows(dc, col0, colstride, ncols, nb, lo, hi, 0, "the rows moved");
+        note_rows(col0, colstride, ncols, nb, lo, hi, 0, "the rows moved");
         hyt_races_note(plan, 0, (size_t)npiv * sizeof *plan, 1, 0, "the plan");
         hyt_races_note(top, (size_t)topstride * sizeof *top,
                        (size_t)npiv * nb * sizeof *top, (size_t)ncols, 1, "the rows' copy");
@@ -303,7 +303,7 @@ int hyt_gpu_dlaswp_scatter(const hyt_devctx_t *dc, double *col0, int64_t colstri
                     lo = r < lo ? r : lo;
                     hi = r + 1 > hi ? r + 1 : hi;
                 }
-        note_rows(dc, col0, colstride, ncols, nb, lo, hi, 1, "the rows moved");
+        note_rows(col0, colstride, ncols, nb, lo, hi, 1, "the rows moved");
         hyt_races_note(plan, 0, 3 * (size_t)npiv * sizeof *plan, 1, 0, "the plan");
         if ((rc = host_fault(dc, fn)))
             return rc;
