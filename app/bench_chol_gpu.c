@@ -6,7 +6,7 @@
  *
  *   hytile bench-gpu --chol N [N...] [--uplo L|U|L,U] [--nb NB[,NB...]] [--lookahead L[,L...]]
  *                    [--leaf W[,W...]] [--reps R] [--gemm] [--devices cuda:0|host:1]
- *                    [--no-peer] [--dmat] [--hybrid] [--mg-block B[,B...]]
+ *                    [--no-peer] [--dmat] [--hybrid] [--mg-block B[,B...]] [--cold]
  *
  * Per N and uplo: the uplo triangle of A (a_ij = u_ij in [-1, 1), a_ii = n + u_ii: diagonally
  * dominant, so SPD; the same symmetric matrix for both triangles; the other triangle zero) is
@@ -307,10 +307,12 @@ static int usage(void)
             "                        [--gemm] [--devices cuda:0|host:1] [--no-peer] [--dmat]\n"
             "                        [--hybrid] [--mg-block B[,B...]] [--inv-rows R[,R...]]\n"
             "                        [--tail T[,T...]] [--gemm-lt G[,G...]]\n"
-            "                        [--group G[,G...]] [--h2h]\n"
+            "                        [--group G[,G...]] [--h2h] [--cold]\n"
             "  hytile's GPU-only Cholesky (hyt_dpotrf_device) against cusolverDnDpotrf on the\n"
-            "  same SPD matrix, both on the GPU; best of R runs each, residuals checked; every\n"
-            "  combination of the lists; --gemm: cuBLAS DGEMM rates at M = N = n, n/2, K = nb.\n"
+            "  same SPD matrix, both on the GPU; best of R runs each (after an untimed one\n"
+            "  the first time a code runs at an order and triangle; --cold: none), residuals\n"
+            "  checked; every combination of the lists; --gemm: cuBLAS DGEMM rates at\n"
+            "  M = N = n, n/2, K = nb.\n"
             "  --dmat: hyt_dpotrf_dmat (lower) on a device matrix over every device of\n"
             "  --devices instead.  --hybrid: also hytile's hybrid Cholesky (hyt_dpotrf: CPU\n"
             "  diagonal tiles, device updates), hyt_dpotrf through a device matrix, and\n"
@@ -402,7 +404,8 @@ typedef struct bench {
     const double *H;
     double *F, *dA, *dz;
     int reps;
-    warm_t *warm; /* the codes that have run at this order and triangle (best_of) */
+    warm_t *warm; /* the codes that have run at this order and triangle (best_of); NULL:
+                   * --cold, every run timed */
 } bench_t;
 
 /* One code, a run in three steps on its parameters p: set its input (not timed; NULL: none);
@@ -422,11 +425,11 @@ typedef struct code {
  * run before them is not timed: that run loads the kernels the code launches at these sizes
  * and makes its handles and workspaces (on one H200 it took 1.5-16% longer than the next at n
  * = 40960-65536, 2026-12-02), so that with --reps 1 the first setting of the lists would
- * otherwise lose to the others. */
+ * otherwise lose to the others (--cold: no such run). */
 static int best_of(const bench_t *b, const code_t *c, void *p, double *best, double *res)
 {
-    int rc = 0, warm = 1;
-    for (int i = 0; i < b->warm->n; i++)
+    int rc = 0, warm = b->warm != NULL;
+    for (int i = 0; warm && i < b->warm->n; i++)
         warm &= b->warm->code[i] != (const void *)c;
     if (warm && b->warm->n < (int)(sizeof b->warm->code / sizeof b->warm->code[0]))
         b->warm->code[b->warm->n++] = c;
@@ -666,7 +669,7 @@ static int print_row(int n, char uplo, int nb, int la, int leaf, double th, doub
 int hyt_bench_chol_gpu(int argc, char **argv)
 {
     int ns[32], nn = 0, nbs[16] = {0}, nnb = 1, las[16] = {-1}, nla = 1, leafs[16] = {0};
-    int nleaf = 1, reps = 1, peer = 1, gemm = 0, dmat = 0, hybrid = 0, h2h = 0;
+    int nleaf = 1, reps = 1, peer = 1, gemm = 0, dmat = 0, hybrid = 0, h2h = 0, cold = 0;
     int mgs[8] = {256, 512};
     int nmg = 2, invs[16] = {0}, ninv = 1, inv_given = 0, tails[16] = {-1}, ntail = 1;
     int tail_given = 0, lts[16] = {-1}, nlt = 1, lt_given = 0, groups[16] = {0}, ngroup = 1;
@@ -687,6 +690,8 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             peer = 0;
         } else if (!strcmp(a, "--gemm")) {
             gemm = 1;
+        } else if (!strcmp(a, "--cold")) {
+            cold = 1;
         } else if (!strcmp(a, "--dmat")) {
             dmat = 1;
         } else if (!strcmp(a, "--hybrid")) {
@@ -796,10 +801,11 @@ int hyt_bench_chol_gpu(int argc, char **argv)
     if (mg)
         snprintf(pname, sizeof pname, "cusolverMgPotrf (%d GPUs, the fastest block: '# peer' "
                  "lines)%s", ndev, nuplo > 1 ? ", upper cusolverDnDpotrf" : "");
-    printf("# hytile GPU-only Cholesky%s vs %s, device-resident, %s%s (%s); best of %d after "
-           "an untimed run of each code at each order and triangle\n",
+    printf("# hytile GPU-only Cholesky%s vs %s, device-resident, %s%s (%s); best of %d%s\n",
            dmat ? " (hyt_dpotrf_dmat)" : "", pname, hyt_device_name(dev),
-           ndev > 1 ? " and more devices" : "", cuda ? ver : "no peer on a host device", reps);
+           ndev > 1 ? " and more devices" : "", cuda ? ver : "no peer on a host device", reps,
+           cold ? " (--cold: the first runs timed too)"
+                : " after an untimed run of each code at each order and triangle");
     if (h2h)
         printf("# rows 'host to host': from host memory to host memory; ratio: the peer's time "
                "host to host ('#' line) over hytile's\n");
@@ -834,7 +840,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             }
             w[2] += hyt_wtime() - m0;
             warm_t warmed = {{0}, 0};
-            const bench_t bn = {ctx, &q, H, F, dA, dz, reps, &warmed};
+            const bench_t bn = {ctx, &q, H, F, dA, dz, reps, cold ? NULL : &warmed};
             /* the peer first (once for all settings) */
             double tp = NAN, res_p = NAN;
             int block = 0, failed = 0;

@@ -14,7 +14,7 @@
  *
  *   hytile bench-gpu [-n N[,N...] ...] [--devices cuda:0,1,...] [--nb NB] [--lookahead L]
  *                    [--panel-cores P] [--reps R] [--mg-block B[,B...]] [--no-peer]
- *                    [--trace FILE] [--trace-dev FILE]
+ *                    [--trace FILE] [--trace-dev FILE] [--cold]
  */
 #include "cli_common.h"
 #include "hytile_cli.h"
@@ -111,17 +111,18 @@ static int usage(void)
             "usage: hytile bench-gpu [-n N[,N...] ...] [--devices cuda:0,1,...] [--nb NB]\n"
             "                        [--lookahead L[,L...]] [--panel-cores P[,P...]] [--reps R]\n"
             "                        [--mg-block B[,B...]] [--no-peer] [--trace FILE]\n"
-            "                        [--trace-dev FILE]\n"
+            "                        [--trace-dev FILE] [--cold]\n"
             "       hytile bench-gpu --panel [-n M ...] [--nb NB] [--reps R] [--panel-sms S]\n"
             "                        [--gemm-all] [--devices cuda:0]\n"
             "  hytile's hybrid LU and cuSOLVER (one GPU) / cusolverMg (several) on the same\n"
             "  HPL matrix; TFLOP/s of the factorizations and their ratio, with the matrix on\n"
             "  the GPUs (dev) and host to host (h2h; GPU panels).  Lists of lookahead\n"
             "  and panel cores run every combination on the same matrix (the peer once).\n"
+            "  Each code's first run at each size is not timed: it loads the kernels\n"
+            "  (CUDA's lazy loading, ~25-30 ms on an H200) and makes the peer's handles;\n"
+            "  --cold times it (with --reps 1: the process's first runs).\n"
             "  --trace / --trace-dev: a Chrome trace of the last repetition's host-to-host\n"
-            "  / device-resident LU (of the last size and combination); with --reps 1 the\n"
-            "  host-to-host one is the process's first LU, whose first panel also loads\n"
-            "  the kernels (CUDA's lazy loading, ~25-30 ms on an H200).\n"
+            "  / device-resident LU (of the last size and combination).\n"
             "  --panel: the panel LU alone on M x NB panels (default M = 1024 ... 131072, NB =\n"
             "  256, 512, 1024): hytile's GPU panel (gpu.panel_ctas CTAs) against\n"
             "  cusolverDnDgetrf, alone and beside DGEMMs of the LU's trailing update\n"
@@ -138,7 +139,7 @@ static int usage(void)
 int hyt_cmd_bench_gpu(int argc, char **argv)
 {
     int ns[32], nn = 0, nb = -1, las[16] = {-1}, pcs[16] = {-1}, nla = 1, npc = 1, reps = 1;
-    int mgs[8] = {256, 512}, nmg = 2, peer = 1, panel = 0, panel_sms = 0, gemm_all = 0;
+    int mgs[8] = {256, 512}, nmg = 2, peer = 1, panel = 0, panel_sms = 0, gemm_all = 0, cold = 0;
     const char *devices = "cuda", *trace = NULL, *trace_dev = NULL;
     for (int i = 1; i < argc; i++) /* the Cholesky: its own benchmark (bench_chol_gpu.c) */
         if (!strcmp(argv[i], "--chol"))
@@ -153,6 +154,10 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
         }
         if (!strcmp(a, "--panel")) {
             panel = 1;
+            continue;
+        }
+        if (!strcmp(a, "--cold")) {
+            cold = 1;
             continue;
         }
         if (!strcmp(a, "--gemm-all")) {
@@ -280,7 +285,9 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
             }
             best[c] = dev[c] = 1e30;
             res[c] = NAN;
-            for (int r = 0; r < reps && !rc; r++) {
+            /* r = -1, the first combination's: not timed (the process's first LU at this n
+             * loads the kernels it launches at these sizes), unless --cold */
+            for (int r = c == 0 && !cold ? -1 : 0; r < reps && !rc; r++) {
                 hyt_sequence_create(ctx, &seq);
                 rc = hyt_sequence_finish(seq, hyt_dplghpl_tile_async(seq, &A, 0, 100));
                 if (rc)
@@ -302,7 +309,8 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
                     rc = info;
                     break;
                 }
-                best[c] = fmin(best[c], th);
+                if (r >= 0)
+                    best[c] = fmin(best[c], th);
                 if (r == 0) {
                     hyt_desc_t B;
                     hyt_desc_lapack(n, 1, p.nb, x, n, &B);
@@ -339,7 +347,8 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
                     rc = rc ? rc : info;
                     break;
                 }
-                dev[c] = fmin(dev[c], marks[1] - marks[0]);
+                if (r >= 0)
+                    dev[c] = fmin(dev[c], marks[1] - marks[0]);
             }
             if (!rc) { /* at once: a long peer run must not hide it */
                 hyt_lu_params_t q;
@@ -365,14 +374,15 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
             const int pinned = !hyt_peer_pin(a0, (size_t)n * (size_t)n * sizeof *a0);
             for (int m = 0; m < (ndev == 1 ? 1 : nmg); m++) {
                 double mbest = 1e30, mres = NAN;
-                for (int r = 0; r < reps; r++) {
+                for (int r = m == 0 && !cold ? -1 : 0; r < reps; r++) { /* -1: not timed */
                     double tf;
                     int info;
                     if (hyt_peer_dgesv(ndev, ids, n, mgs[m], a0, b, x, &tf, &info)) {
                         fprintf(stderr, "peer: %s\n", hyt_last_error());
                         break;
                     }
-                    mbest = fmin(mbest, tf);
+                    if (r >= 0)
+                        mbest = fmin(mbest, tf);
                     if (r == 0 && info == 0)
                         mres = hpl_residual(ctx, &L, b, x);
                 }
