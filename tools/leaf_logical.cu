@@ -20,7 +20,12 @@
 // time, and whether it gave the library's bits (the ablations: R = 512 and 32, random data).
 // Results: docs/performance.md, thirty-eighth stop; "logical twobar fastkey", written after that
 // stop's device time was spent, ran at the thirty-ninth: 1417-1423 cycles a column at R = 512
-// against 1312-1318 for "logical twobar" (slower; not kept).
+// against 1312-1318 for "logical twobar" (slower; not kept).  "warp chain" (k_warpchain, fiftieth stop:
+// one warp factors blocks of 4 columns with 16 rows a lane in registers, no CTA barrier between
+// columns; warps 1-7 update the rest between blocks) gave the library's bits everywhere and ran
+// 2356 cycles a column at R = 512, 1761 at R = 32, against 1331 / 1079: one warp's ~450
+// instructions a column (16 rows a lane, the loops unrolled for 512) cost more than the CTA's
+// barriers; not taken up.
 #include "tool_cuda.h"
 
 #include "../gpu_kernels/hyt_gpu_leaf.cuh"
@@ -372,6 +377,201 @@ k_rolled(double *A, int R, int w, int *ipiv, int *info)
 }
 
 
+// ---- One warp for the column chain (fiftieth stop) --------------------------------------------
+// k_warpchain: warp 0 holds WC_BW columns of every row in registers (lane l: rows l, l + 32,
+// ..., 16 a lane at R = 512) and factors them with no CTA barrier between columns: each lane's
+// candidate among its rows (the largest key, then the lowest logical row), the warp's pivot by
+// leaf_key_lowest, the pivot row's entries by shuffles from its lane, the relabelling and the
+// rank-1 update of the block's columns.  Every WC_BW columns it writes the block back to the
+// leaf in shared memory and hands off through two CTA barriers: warps 1-7 update the next
+// block's columns by the block (its pivot rows first, by forward substitution, then every row
+// not yet a pivot row), the chain warp loads that block, and warps 1-7 update the leaf's other
+// columns while it works.  The operations of leaf_cta_columns in the same order, so the same
+// bits.  The question: is a column of one warp's chain (~16 rows a lane of work, no barrier)
+// cheaper than the CTA's ~1300 cycles (two barriers, slots in shared memory)?
+#define WC_BW 4
+#define WC_THREADS 256
+#define WC_WORKERS (WC_THREADS - 32)
+#define WC_NR (LEAF_THREADS / 32)
+#define WC_LD (LEAF_W + 1)
+
+__device__ __forceinline__ static void wc_bar()
+{
+    asm volatile("bar.sync 1, %0;" ::"n"(WC_WORKERS) : "memory");
+}
+
+// Warps 1-7: the leaf's columns [k0, k1) by block [c0, c0 + bw): pr[j] the pivot row (physical)
+// of step j, ds[r] the step at which row r became a pivot row (INT_MAX: not yet); U the block's
+// pivot rows in those columns.
+__device__ static void wc_update(double *ch, const int *pr, const int *ds, double (*U)[LEAF_W],
+                                 int R, int c0, int bw, int k0, int k1)
+{
+    const int t = threadIdx.x - 32, nk = k1 - k0;
+    if (nk <= 0)
+        return;
+    for (int kk = t; kk < nk; kk += WC_WORKERS) {
+        const int k = k0 + kk;
+        for (int q = 0; q < bw; q++) {
+            const int r = pr[c0 + q];
+            double x = ch[r * WC_LD + k];
+            for (int i = 0; i < q; i++)
+                x = __fma_rn(-ch[r * WC_LD + c0 + i], U[i][k], x);
+            U[q][k] = x;
+            ch[r * WC_LD + k] = x;
+        }
+    }
+    wc_bar();
+    const int last = c0 + bw;
+    for (int it = t; it < R * nk; it += WC_WORKERS) {
+        const int r = it / nk, k = k0 + it % nk;
+        if (ds[r] < last)
+            continue; /* a pivot row: of this block (above) or earlier (no update) */
+        double x = ch[r * WC_LD + k];
+        for (int q = 0; q < bw; q++)
+            x = __fma_rn(-ch[r * WC_LD + c0 + q], U[q][k], x);
+        ch[r * WC_LD + k] = x;
+    }
+    wc_bar();
+}
+
+__global__ void __launch_bounds__(WC_THREADS, 1)
+k_warpchain(double *A, int R, int w, int *ipiv, int *info)
+{
+    extern __shared__ double ch[]; /* [R][WC_LD], physical rows */
+    __shared__ int ds[LEAF_THREADS], dsw[LEAF_THREADS], pr[LEAF_W], lab[LEAF_THREADS];
+    __shared__ double U[WC_BW][LEAF_W];
+    const unsigned full = 0xffffffffu;
+    const int t = threadIdx.x, lane = t & 31;
+    for (int i = t; i < R * LEAF_W; i += WC_THREADS) {
+        const int r = i / LEAF_W, q = i % LEAF_W;
+        ch[r * WC_LD + q] = q < w ? A[r * LEAF_W + q] : 0.0;
+    }
+    for (int r = t; r < LEAF_THREADS; r += WC_THREADS)
+        ds[r] = dsw[r] = INT_MAX;
+    __syncthreads();
+    const long long clk0 = clock64();
+    double v[WC_NR][WC_BW];
+    int lr[WC_NR];
+#pragma unroll
+    for (int i = 0; i < WC_NR; i++)
+        lr[i] = lane + 32 * i;
+    for (int c0 = 0; c0 < w; c0 += WC_BW) {
+        const int bw = min(WC_BW, w - c0), c1 = c0 + bw, c2 = min(c1 + WC_BW, w);
+        if (t < 32) {
+            int prq[WC_BW];
+#pragma unroll
+            for (int i = 0; i < WC_NR; i++) {
+                const int r = lane + 32 * i;
+#pragma unroll
+                for (int q = 0; q < WC_BW; q++)
+                    v[i][q] = r < R && q < bw ? ch[r * WC_LD + c0 + q] : 0.0;
+            }
+#pragma unroll
+            for (int q = 0; q < WC_BW; q++) {
+                if (q >= bw)
+                    break;
+                const int j = c0 + q;
+                unsigned bh = 0u, bl = 0u, blr = 0xffffffffu;
+                int bi = 0, ij = -1, dj = 0;
+#pragma unroll
+                for (int i = 0; i < WC_NR; i++) {
+                    const bool mine = lane + 32 * i < R;
+                    unsigned hi, lo;
+                    leaf_key(v[i][q], mine && lr[i] >= j && !isnan(v[i][q]), &hi, &lo);
+                    const bool better =
+                        hi != 0u && (hi > bh || (hi == bh && (lo > bl || (lo == bl &&
+                                                                          (unsigned)lr[i] < blr))));
+                    if (better) {
+                        bh = hi;
+                        bl = lo;
+                        blr = (unsigned)lr[i];
+                        bi = i;
+                    }
+                    if (mine && lr[i] == j) {
+                        ij = i;
+                        dj = isnan(v[i][q]);
+                    }
+                }
+                unsigned mh, ml;
+                const unsigned br = leaf_key_lowest(bh, bl, blr, &mh, &ml);
+                const int jl = __ffs(__ballot_sync(full, ij >= 0)) - 1;
+                const int dnan = __shfl_sync(full, dj, jl);
+                const int p = dnan || mh == 0u ? j : (int)br;
+                const bool own = p == j ? lane == jl : blr == br;
+                const int ol = __ffs(__ballot_sync(full, own)) - 1;
+                const int oi = __shfl_sync(full, p == j ? ij : bi, ol);
+                double u[WC_BW];
+#pragma unroll
+                for (int qq = 0; qq < WC_BW; qq++) {
+                    double sel = 0.0;
+#pragma unroll
+                    for (int i = 0; i < WC_NR; i++)
+                        sel = i == oi ? v[i][qq] : sel;
+                    u[qq] = qq >= q ? __shfl_sync(full, sel, ol) : 0.0;
+                }
+                const double pv = u[q];
+                prq[q] = ol + 32 * oi;
+                if (lane == 0) {
+                    ipiv[j] = p + 1;
+                    if (pv == 0.0)
+                        atomicCAS(info, 0, j + 1);
+                }
+#pragma unroll
+                for (int i = 0; i < WC_NR; i++) {
+                    lr[i] = lr[i] == p ? j : lr[i] == j ? p : lr[i];
+                    if (lane + 32 * i < R && lr[i] > j) {
+                        double l = v[i][q];
+                        if (pv != 0.0)
+                            l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
+                        v[i][q] = l;
+#pragma unroll
+                        for (int qq = q + 1; qq < WC_BW; qq++)
+                            v[i][qq] = __fma_rn(-l, u[qq], v[i][qq]);
+                    }
+                }
+            }
+#pragma unroll
+            for (int i = 0; i < WC_NR; i++) {
+                const int r = lane + 32 * i;
+#pragma unroll
+                for (int q = 0; q < WC_BW; q++)
+                    if (r < R && q < bw)
+                        ch[r * WC_LD + c0 + q] = v[i][q];
+            }
+            if (lane < bw) {
+#pragma unroll
+                for (int q = 0; q < WC_BW; q++)
+                    if (q == lane) {
+                        pr[c0 + q] = prq[q];
+                        ds[prq[q]] = c0 + q;
+                    }
+            }
+        }
+        __syncthreads(); /* the block, its pivot rows and steps */
+        if (t >= 32) {
+            for (int r = t - 32; r < R; r += WC_WORKERS)
+                dsw[r] = ds[r];
+            wc_update(ch, pr, ds, U, R, c0, bw, c1, c2); /* the next block first */
+        }
+        __syncthreads();
+        if (t >= 32)
+            wc_update(ch, pr, dsw, U, R, c0, bw, c2, w); /* beside the chain's next block */
+    }
+    if (t < 32)
+#pragma unroll
+        for (int i = 0; i < WC_NR; i++)
+            if (lane + 32 * i < R)
+                lab[lane + 32 * i] = lr[i];
+    __syncthreads();
+    if (t == 0)
+        d_cycles = clock64() - clk0;
+    for (int i = t; i < R * w; i += WC_THREADS) {
+        const int r = i / w, q = i % w;
+        A[lab[r] * LEAF_W + q] = ch[r * WC_LD + q];
+    }
+}
+
+
 // Test data: kind 0 random, 1 ties (entries in {-2, -1, 1, 2}), 2 NaN (below), 3 a zero column
 // (INFO).
 static void make(std::vector<double> &A, int R, int kind, unsigned seed)
@@ -397,7 +597,9 @@ typedef void (*leaf_fn)(double *, int, int, int *, int *);
 static const struct {
     const char *name;
     leaf_fn k;
-    bool rolled, checked;
+    bool rolled, checked; /* rolled: the kernel takes LEAF_THREADS x LB_LD doubles of dynamic
+                           * shared memory */
+    int threads;          /* 0: LEAF_THREADS */
 } variants[] = {
     {"library", k_library, false, true},
     {"logical", k_logical<0>, false, true},
@@ -410,6 +612,7 @@ static const struct {
     {"logical twobar fastkey", k_logical<A_TWOBAR | A_FASTKEY>, false, true},
     {"rolled 4", k_rolled<4>, true, true},
     {"rolled 8", k_rolled<8>, true, true},
+    {"warp chain", k_warpchain, true, true, WC_THREADS},
     {"no row store", k_logical<A_NOSTORE>, false, false},
     {"no warp reduction", k_logical<A_NOWARPRED>, false, false},
     {"no CTA reduction", k_logical<A_NOCTARED>, false, false},
@@ -430,6 +633,7 @@ int main(int argc, char **argv)
         const int lsm = LEAF_THREADS * LB_LD * (int)sizeof(double);
         CK(cudaFuncSetAttribute(k_rolled<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, lsm));
         CK(cudaFuncSetAttribute(k_rolled<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, lsm));
+        CK(cudaFuncSetAttribute(k_warpchain, cudaFuncAttributeMaxDynamicSharedMemorySize, lsm));
     }
     for (int R : Rs)
         for (int kind = 0; kind < 4; kind++) {
@@ -470,7 +674,8 @@ int main(int argc, char **argv)
                     continue;
                 }
                 auto op = [&] {
-                    variants[v].k<<<1, LEAF_THREADS, variants[v].rolled ? lsm : 0, st>>>(
+                    variants[v].k<<<1, variants[v].threads ? variants[v].threads : LEAF_THREADS,
+                                    variants[v].rolled ? lsm : 0, st>>>(
                         dA, R, LEAF_W, dp, di);
                     CK(cudaGetLastError());
                 };
