@@ -7,6 +7,7 @@
  *   hytile bench-gpu --chol N [N...] [--uplo L|U|L,U] [--nb NB[,NB...]] [--lookahead L[,L...]]
  *                    [--leaf W[,W...]] [--reps R] [--gemm] [--devices cuda:0|host:1]
  *                    [--no-peer] [--dmat] [--hybrid] [--mg-block B[,B...]] [--cold]
+ *                    [--trace FILE]
  *
  * Per N and uplo: the uplo triangle of A (a_ij = u_ij in [-1, 1), a_ii = n + u_ii: diagonally
  * dominant, so SPD; the same symmetric matrix for both triangles; the other triangle zero) is
@@ -307,7 +308,7 @@ static int usage(void)
             "                        [--gemm] [--devices cuda:0|host:1] [--no-peer] [--dmat]\n"
             "                        [--hybrid] [--mg-block B[,B...]] [--inv-rows R[,R...]]\n"
             "                        [--tail T[,T...]] [--gemm-lt G[,G...]]\n"
-            "                        [--group G[,G...]] [--h2h] [--cold]\n"
+            "                        [--group G[,G...]] [--h2h] [--cold] [--trace FILE]\n"
             "  hytile's GPU-only Cholesky (hyt_dpotrf_device) against cusolverDnDpotrf on the\n"
             "  same SPD matrix, both on the GPU; best of R runs each (after an untimed one\n"
             "  the first time a code runs at an order and triangle; --cold: none), residuals\n"
@@ -327,7 +328,8 @@ static int usage(void)
             "  row each.  --group: chol.group (the panels each trailing update applies at\n"
             "  once: auto, or 1..4), a row each.  --h2h: only the GPU-panel rows of --hybrid,\n"
             "  against the peer host to host (its cudaMemcpy of the matrix in and out around\n"
-            "  cusolverDnDpotrf).\n");
+            "  cusolverDnDpotrf).  --trace FILE: a Chrome trace of hytile's last run (the last\n"
+            "  repetition of the last setting), for tools/trace_summary.py.\n");
     return 2;
 }
 
@@ -406,6 +408,8 @@ typedef struct bench {
     int reps;
     warm_t *warm; /* the codes that have run at this order and triangle (best_of); NULL:
                    * --cold, every run timed */
+    int trace;    /* --trace: record each hytile code's last run (the last one recorded is
+                   * written at the end) */
 } bench_t;
 
 /* One code, a run in three steps on its parameters p: set its input (not timed; NULL: none);
@@ -437,9 +441,14 @@ static int best_of(const bench_t *b, const code_t *c, void *p, double *best, dou
         double t = NAN;
         int info = 0;
         rc = c->set ? c->set(b, p) : 0;
+        const int tr = b->trace && !c->peer && r == b->reps - 1;
+        if (tr)
+            hyt_trace_start(b->ctx, 0);
         const double t0 = hyt_wtime();
         if (!rc)
             rc = c->factor(b, p, r == 0, &t, &info);
+        if (tr)
+            hyt_trace_stop(b->ctx);
         if (r < 0 && !rc) /* the warm-up: its errors count, its INFO is the first run's */
             continue;
         if (!c->peer)
@@ -676,7 +685,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
     int group_given = 0;
     char uplos[2] = {'L'};
     int nuplo = 1;
-    const char *devices = "cuda:0";
+    const char *devices = "cuda:0", *trace = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--chol")) {
@@ -764,12 +773,19 @@ int hyt_bench_chol_gpu(int argc, char **argv)
         } else if (!strcmp(a, "--devices")) {
             devices = v;
             i++;
+        } else if (!strcmp(a, "--trace")) {
+            trace = v;
+            i++;
         } else {
             return usage();
         }
     }
     if (nn == 0 || ns[0] < 1 || (dmat && (nuplo != 1 || uplos[0] != 'L')))
         return usage();
+    if (trace && hyt_cli_check_writable(trace)) {
+        fprintf(stderr, "hytile bench-gpu --chol: --trace %s: %s\n", trace, hyt_last_error());
+        return 2;
+    }
     hyt_config_t *cfg;
     hyt_context_t *ctx;
     if (hyt_config_create(&cfg) || hyt_config_load_env(cfg) ||
@@ -840,7 +856,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             }
             w[2] += hyt_wtime() - m0;
             warm_t warmed = {{0}, 0};
-            const bench_t bn = {ctx, &q, H, F, dA, dz, reps, cold ? NULL : &warmed};
+            const bench_t bn = {ctx, &q, H, F, dA, dz, reps, cold ? NULL : &warmed, !!trace};
             /* the peer first (once for all settings) */
             double tp = NAN, res_p = NAN;
             int block = 0, failed = 0;
@@ -999,6 +1015,10 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             hyt_chol_params_gpu_only(ctx, n, &p);
             gemm_rates(hyt_device_ordinal(dev), n, p.nb, reps > 3 ? reps : 3);
         }
+    }
+    if (trace && hyt_trace_write_json(ctx, trace)) {
+        fprintf(stderr, "hytile bench-gpu --chol: %s\n", hyt_last_error());
+        status = 1;
     }
     hyt_context_destroy(ctx);
     return status;

@@ -20,12 +20,12 @@
 // time, and whether it gave the library's bits (the ablations: R = 512 and 32, random data).
 // Results: docs/performance.md, thirty-eighth stop; "logical twobar fastkey", written after that
 // stop's device time was spent, ran at the thirty-ninth: 1417-1423 cycles a column at R = 512
-// against 1312-1318 for "logical twobar" (slower; not kept).  "warp chain" (k_warpchain, fiftieth stop:
-// one warp factors blocks of 4 columns with 16 rows a lane in registers, no CTA barrier between
-// columns; warps 1-7 update the rest between blocks) gave the library's bits everywhere and ran
-// 2356 cycles a column at R = 512, 1761 at R = 32, against 1331 / 1079: one warp's ~450
-// instructions a column (16 rows a lane, the loops unrolled for 512) cost more than the CTA's
-// barriers; not taken up.
+// against 1312-1318 for "logical twobar" (slower; not kept).  "warp chain" (k_warpchain,
+// fiftieth stop: one warp factors blocks of 4 columns with 16 rows a lane in registers, no CTA
+// barrier between columns; warps 1-7 update the rest between blocks) gave the library's bits
+// everywhere and ran 2356 cycles a column at R = 512, 1761 at R = 32, against 1331 / 1079: one
+// warp's ~450 instructions a column (16 rows a lane, the loops unrolled for 512) cost more
+// than the CTA's barriers; not taken up.
 #include "tool_cuda.h"
 
 #include "../gpu_kernels/hyt_gpu_leaf.cuh"

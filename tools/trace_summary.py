@@ -15,6 +15,13 @@ device task's submission on the host, issue_ts / issue_dur, is summed per stream
 --from K also lists every GPU task of steps K and later by its start (ms from the first GPU
 task: start, end, duration, stream, step, task name, its tile indices), which shows the chain
 that bounds the last steps.
+
+A trace of the GPU-only Cholesky (hytile bench-gpu --chol N --trace FILE; its tasks are named
+gpu_chol_*) gets its own summary: per stream busy time, the start (before the first trailing
+update, when only the first panels run), the trailing updates on the compute stream (their sum,
+each step's, the gaps between them), the time between the last of them and the tail (the
+vendor's dpotrf on the last columns, chol.tail), the tail, and the panels alone and beside a
+trailing update.  N and NB are not needed there.
 """
 import json
 import sys
@@ -44,6 +51,67 @@ def group_mean(d, a, b, width, prec, scale=1.0):
     return f"{scale * sum(d[k] for k in ks) / len(ks):{width}.{prec}f}"
 
 
+def chol_summary(path, ev, names):
+    """The GPU-only Cholesky's trace: where its time went (see the module's comment)."""
+    gpu = sorted((e for e in ev if e.get("ph") == "X" and e["pid"] >= 1
+                  and e["name"].startswith("gpu_chol_") and e["name"] != "gpu_chol_info"),
+                 key=lambda e: e["ts"])
+    # several runs (runtime.trace over a whole benchmark): the last, from its first panel on
+    starts = [e["ts"] for e in gpu
+              if e["name"] == "gpu_chol_panel" and e["args"].get("step") == 0]
+    runs = ""
+    if len(starts) > 1:
+        gpu = [e for e in gpu if e["ts"] >= starts[-1]]
+        runs = f" (the last of the trace's {len(starts)} runs)"
+    by = {}
+    for e in gpu:
+        by.setdefault(names.get((e["pid"], e["tid"]), "?").split()[-1], []).append(e)
+    t0 = gpu[0]["ts"]
+    t1 = max(e["ts"] + e["dur"] for e in gpu)
+    span = (t1 - t0) * 1e-3
+    ms = lambda us: us * 1e-3
+    print(f"trace {path}: the GPU-only Cholesky{runs}, {len(gpu)} tasks; GPU span {span:.2f} ms")
+    print(f"{'stream':10} {'tasks':>6} {'busy ms':>9} {'busy %':>7}")
+    for s, es in sorted(by.items()):
+        b = ms(union([(e["ts"], e["ts"] + e["dur"]) for e in es]))
+        print(f"{s:10} {len(es):6d} {b:9.2f} {100 * b / span:6.1f}%")
+    trail = by.get("compute", [])
+    tail = [e for e in gpu if e["name"] == "gpu_chol_tail"]
+    panels = [e for e in gpu if e["name"] == "gpu_chol_panel"]
+    rows = []
+    if trail:
+        first, last = trail[0]["ts"], max(e["ts"] + e["dur"] for e in trail)
+        busy = ms(union([(e["ts"], e["ts"] + e["dur"]) for e in trail]))
+        rows.append(("start, before the first trailing update", ms(first - t0)))
+        rows.append((f"{len(trail)} trailing updates, first start to last end", ms(last - first)))
+        rows.append(("  of which the compute stream busy", busy))
+        end = last
+    else:
+        end = t0
+    if tail:
+        rows.append(("from there to the tail's start", ms(tail[0]["ts"] - end)))
+        rows.append(("the tail (the vendor's dpotrf)", ms(tail[0]["dur"])))
+        end = tail[0]["ts"] + tail[0]["dur"]
+    rows.append(("after that, to the last task's end", ms(t1 - end)))
+    print(f"{'phase':42} {'ms':>9} {'% span':>7}")
+    for what, v in rows:
+        print(f"{what:42} {v:9.2f} {100 * v / span:6.1f}%")
+    if trail:
+        print("trailing updates by step (ms):",
+              ", ".join(f"k{e['args'].get('step')} {ms(e['dur']):.2f}" for e in trail))
+    if panels:
+        iv = [(e["ts"], e["ts"] + e["dur"]) for e in trail]
+        alone, beside = [], []
+        for e in panels:
+            s0, s1 = e["ts"], e["ts"] + e["dur"]
+            ov = union([(max(s0, a), min(s1, b)) for a, b in iv if a < s1 and b > s0])
+            (beside if ov > 0.5 * e["dur"] else alone).append(ms(e["dur"]))
+        mean = lambda v: f"{sum(v) / len(v):.2f}" if v else "-"
+        print(f"panels: {len(panels)}; alone (a trailing update beside less than half their "
+              f"time) {len(alone)}, mean {mean(alone)} ms; beside one {len(beside)}, mean "
+              f"{mean(beside)} ms")
+
+
 def main():
     argv = sys.argv[1:]
     k_from = None
@@ -51,12 +119,16 @@ def main():
         i = argv.index("--from")
         k_from = int(argv[i + 1])
         del argv[i:i + 2]
-    path, n = argv[0], int(argv[1])
-    nb = int(argv[2]) if len(argv) > 2 else 512
-    la = int(argv[3]) if len(argv) > 3 else 4
+    path = argv[0]
     ev = json.load(open(path))["traceEvents"]
     names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev
              if e.get("ph") == "M" and e["name"] == "thread_name"}
+    if any(e.get("ph") == "X" and e["name"].startswith("gpu_chol_") for e in ev):
+        chol_summary(path, ev, names)
+        return
+    n = int(argv[1])
+    nb = int(argv[2]) if len(argv) > 2 else 512
+    la = int(argv[3]) if len(argv) > 3 else 4
     tasks = [e for e in ev if e.get("ph") == "X"]
     streams = {}
     for e in tasks:
