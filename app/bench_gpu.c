@@ -240,6 +240,9 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
     for (int g = 0; g < ndev; g++)
         printf(" %s", hyt_device_name(hyt_context_device(ctx, g)));
     printf("\npeer: %s\n", peer ? ver : "(not run)");
+    printf("times: best of %d%s\n", reps,
+           cold ? " (--cold: the first runs timed too)"
+                : " after an untimed run of each code at each N (the first combination's)");
     int ids[64];
     for (int g = 0; g < ndev && g < 64; g++) /* the peer uses the same GPUs */
         ids[g] = hyt_device_ordinal(hyt_context_device(ctx, g));
