@@ -326,8 +326,9 @@ static int usage(void)
             "  by one cusolverDnDpotrf; auto, or a count, 0: never), a row each.  --gemm-lt:\n"
             "  chol.gemm_lt (the trailing update's GEMMs through cublasLt: auto, 0 or 1), a\n"
             "  row each.  --group: chol.group (the panels each trailing update applies at\n"
-            "  once: auto, or 1..4), a row each.  --h2h: only the GPU-panel rows of --hybrid,\n"
-            "  against the peer host to host (its cudaMemcpy of the matrix in and out around\n"
+            "  once: auto, or 1..4), a row each (and the host-to-host rows of --hybrid or\n"
+            "  --h2h for each).  --h2h: only the GPU-panel rows of --hybrid, against the\n"
+            "  peer host to host (its cudaMemcpy of the matrix in and out around\n"
             "  cusolverDnDpotrf).  --trace FILE: a Chrome trace of hytile's last run (the last\n"
             "  repetition of the last setting), for tools/trace_summary.py.\n");
     return 2;
@@ -675,6 +676,74 @@ static int print_row(int n, char uplo, int nb, int la, int leaf, double th, doub
     return ok;
 }
 
+/* The host-to-host rows of --hybrid (--h2h: only their GPU-panel ones) for nb and la:
+ * hyt_dpotrf, the hybrid (CPU panels) then on the devices; hyt_dpotrf_tile on a tile copy,
+ * chol.panel cpu (the hybrid's tile size) then gpu (GPU panels, the device matrices' tile size).
+ * group >= 0: chol.group for these runs (0: auto), named on the rows.  0, or 1 when a row
+ * failed. */
+static int h2h_rows(const bench_t *b, int nb, int la, int h2h, int group, double tp,
+                    double res_p)
+{
+    hyt_context_t *ctx = b->ctx;
+    const int n = b->q->n;
+    const char uplo = b->q->uplo;
+    char gv[16] = "auto", gw[32] = "";
+    if (group > 0)
+        snprintf(gv, sizeof gv, "%d", group);
+    if (group >= 0)
+        snprintf(gw, sizeof gw, "   group %s", gv);
+    if (group >= 0 && hyt_context_set(ctx, "chol.group", gv)) {
+        fprintf(stderr, "hytile bench-gpu --chol: chol.group %s: %s\n", gv, hyt_last_error());
+        return 1;
+    }
+    int status = 0;
+    char what[128];
+    for (int g = h2h; g < 2; g++) {
+        hyt_chol_params_t hp = {nb, la, "cg"[g]};
+        double th = NAN, res = NAN;
+        if (best_of(b, &code_hybrid, &hp, &th, &res)) {
+            fprintf(stderr, "hytile bench-gpu --chol --hybrid: n = %d, uplo %c, chol.panel %s: "
+                    "%s\n", n, uplo, g ? "gpu" : "cpu", hyt_last_error());
+            status = 1;
+            continue;
+        }
+        hyt_chol_dev_params_t dp = {nb, la, 0, 0, -1, -1, 0};
+        hyt_chol_params(ctx, n, &hp);
+        hyt_chol_params_device(ctx, n, &dp);
+        snprintf(what, sizeof what, "%s%s",
+                 g ? "   hyt_dpotrf on the devices, host to host" : "   hybrid, host to host",
+                 gw);
+        if (!print_row(n, uplo, g ? dp.nb : hp.nb, g ? dp.lookahead : hp.lookahead, -1, th, res,
+                       tp, res_p, what))
+            status = 1;
+    }
+    for (int g = h2h; g < 2; g++) {
+        hyt_chol_params_t hp = {nb, la, 'c'};
+        hyt_chol_dev_params_t dp = {nb, la, 0, 0, -1, -1, 0};
+        hyt_chol_params(ctx, n, &hp);
+        hyt_chol_params_device(ctx, n, &dp);
+        double th = NAN, res = NAN;
+        if (run_tile(b, g ? dp.nb : hp.nb, la, g ? "gpu" : "cpu", &th, &res)) {
+            fprintf(stderr, "hytile bench-gpu --chol --hybrid: n = %d, uplo %c, hyt_dpotrf_tile, "
+                    "chol.panel %s: %s\n", n, uplo, g ? "gpu" : "cpu", hyt_last_error());
+            status = 1;
+            continue;
+        }
+        snprintf(what, sizeof what, "%s%s",
+                 g ? "   hyt_dpotrf_tile, GPU panels, host to host"
+                   : "   hyt_dpotrf_tile, hybrid, host to host",
+                 gw);
+        if (!print_row(n, uplo, g ? dp.nb : hp.nb, g ? dp.lookahead : hp.lookahead, -1, th, res,
+                       tp, res_p, what))
+            status = 1;
+    }
+    if (group >= 0 && hyt_context_set(ctx, "chol.group", "auto")) {
+        fprintf(stderr, "hytile bench-gpu --chol: chol.group auto: %s\n", hyt_last_error());
+        status = 1;
+    }
+    return status;
+}
+
 int hyt_bench_chol_gpu(int argc, char **argv)
 {
     int ns[32], nn = 0, nbs[16] = {0}, nnb = 1, las[16] = {-1}, nla = 1, leafs[16] = {0};
@@ -947,52 +1016,11 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                     }
                     if (!hybrid)
                         continue;
-                    /* hyt_dpotrf host to host: the hybrid (CPU panels), then on the devices */
-                    for (int g = h2h; g < 2; g++) {
-                        hyt_chol_params_t hp = {nbs[b], las[l], "cg"[g]};
-                        double th = NAN, res = NAN;
-                        if (best_of(&bn, &code_hybrid, &hp, &th, &res)) {
-                            fprintf(stderr, "hytile bench-gpu --chol --hybrid: n = %d, uplo %c, "
-                                    "chol.panel %s: %s\n", n, uplo, g ? "gpu" : "cpu",
-                                    hyt_last_error());
+                    /* the host-to-host rows, for each --group (chol.group) */
+                    for (int gi = 0; gi < (group_given ? ngroup : 1); gi++)
+                        if (h2h_rows(&bn, nbs[b], las[l], h2h, group_given ? groups[gi] : -1,
+                                     tp_rows, res_p))
                             status = 1;
-                            continue;
-                        }
-                        hyt_chol_dev_params_t dp = {nbs[b], las[l], 0, 0, -1, -1, 0};
-                        hyt_chol_params(ctx, n, &hp);
-                        hyt_chol_params_device(ctx, n, &dp);
-                        if (!print_row(n, uplo, g ? dp.nb : hp.nb, g ? dp.lookahead
-                                                                      : hp.lookahead, -1, th,
-                                       res, tp_rows, res_p,
-                                       g ? "   hyt_dpotrf on the devices, host to host"
-                                         : "   hybrid, host to host"))
-                            status = 1;
-                    }
-                    /* hyt_dpotrf_tile on a tile copy, host to host: chol.panel cpu (the
-                     * hybrid), then gpu (GPU panels on the devices); the tile size: the
-                     * hybrid's, then the device matrices' */
-                    for (int g = h2h; g < 2; g++) {
-                        hyt_chol_params_t hp = {nbs[b], las[l], 'c'};
-                        hyt_chol_dev_params_t dp = {nbs[b], las[l], 0, 0, -1, -1, 0};
-                        hyt_chol_params(ctx, n, &hp);
-                        hyt_chol_params_device(ctx, n, &dp);
-                        double th = NAN, res = NAN;
-                        if (run_tile(&bn, g ? dp.nb : hp.nb, las[l], g ? "gpu" : "cpu", &th,
-                                     &res)) {
-                            fprintf(stderr, "hytile bench-gpu --chol --hybrid: n = %d, uplo %c, "
-                                    "hyt_dpotrf_tile, chol.panel %s: %s\n", n, uplo,
-                                    g ? "gpu" : "cpu", hyt_last_error());
-                            status = 1;
-                            continue;
-                        }
-                        if (!print_row(n, uplo, g ? dp.nb : hp.nb, g ? dp.lookahead
-                                                                      : hp.lookahead, -1, th,
-                                       res, tp_rows, res_p, g ? "   hyt_dpotrf_tile, GPU panels, "
-                                                           "host to host"
-                                                         : "   hyt_dpotrf_tile, hybrid, host to "
-                                                           "host"))
-                            status = 1;
-                    }
                 }
             probe_free(&q);
         }

@@ -7,7 +7,7 @@
 # benchmark exits 0 and prints every expected row: per setting a device row, then those four
 # rows of the same n and triangle with a time; no FAILED.  Runs the sweep on the GPU-only
 # Cholesky and on the device matrix (--dmat); with --h2h only the two GPU-panel rows follow
-# (against the peer host to host on CUDA).
+# (against the peer host to host on CUDA); with --group as well, those rows for each group.
 #
 #   tests/bench_chol_hybrid.sh HYTILE
 set -u
@@ -65,4 +65,17 @@ run() {
 run 16 --chol 300 1000 --nb 64,96 --lookahead 0,2 --uplo L,U --hybrid --devices host:2
 run 2 --chol 700 --nb 64 --lookahead 0,1 --dmat --hybrid --devices host:2
 run 4 --chol 300 --nb 64,96 --uplo L,U --h2h --devices host:2
+# --group with --h2h: the GPU-only rows of each group, then the two host-to-host rows of each
+# group (chol.group set for them), each naming its group, with a time
+out=$("$hytile" bench-gpu --chol 700 --nb 64 --h2h --group 1,2 --devices host:2 2>&1) ||
+    { printf '%s\n' "$out"; fail "--h2h --group: exit status $?"; }
+printf '%s\n' "$out"
+for g in 1 2; do
+    for what in "hyt_dpotrf on the devices" "hyt_dpotrf_tile, GPU panels"; do
+        printf '%s\n' "$out" | awk -v w="$what, host to host   group $g" '
+            index($0, w) && $7 + 0 > 0 && substr($0, length($0) - length(w) + 1) == w {f = 1}
+            END {exit !f}' || fail "--h2h --group: no row '$what, host to host   group $g'"
+    done
+done
+echo "bench-gpu --chol --h2h --group: the host-to-host rows of each group"
 echo "bench_chol_hybrid: passed"
