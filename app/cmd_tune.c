@@ -64,9 +64,11 @@ static void usage(FILE *f)
         "Times HPL's run for every nb x lookahead x panel_cores and writes the fastest to a\n"
         "config file that records this machine.\n\n"
         "  -n N                     problem size (one run should take a few seconds)\n"
-        "  --nb-list L              tile sizes (default 128..512 with GPUs, 96..320 without)\n"
+        "  --nb-list L              tile sizes (default 256..1536 with GPU panels, 128..512\n"
+        "                           with CPU panels beside GPUs, 96..320 on CPUs alone)\n"
         "  --lookahead-list L       lookahead depths (default 0,1,2,3,4)\n"
-        "  --panel-cores-list L     cores per panel (default 1,2,4,... up to workers/2)\n"
+        "  --panel-cores-list L     cores per panel (default 1,2,4,... up to workers/2;\n"
+        "                           with GPU panels, which do not use it, the automatic one)\n"
         "  --devices SPEC           none, cuda, cuda:0,1, host:N (runtime.devices)\n"
         "  --cores SPEC             all, a count or a list like 0-7,16 (runtime.cores)\n"
         "  --config FILE            configuration file for the runtime settings\n"
@@ -128,17 +130,22 @@ static int parse_args(int argc, char **argv, tune_t *t)
     return 0;
 }
 
-/* Default lists from the machine: tile sizes by whether there are GPUs, panel cores up to half
- * the workers, lookahead 0..4. */
+/* Default lists from the machine: tile sizes by where the panels go (GPU panels: around the
+ * LU's own choices, 256 to 1024 by N; CPU panels beside GPUs; CPUs only), lookahead 0..4,
+ * panel cores up to half the workers (GPU panels: only the automatic value, which they do not
+ * use). */
 static void default_lists(tune_t *t, hyt_context_t *ctx)
 {
+    static const int nb_gpu_panels[6] = {256, 384, 512, 768, 1024, 1536};
     static const int nb_gpu[6] = {128, 192, 256, 320, 384, 512};
     static const int nb_cpu[6] = {96, 128, 160, 192, 256, 320};
     t->gpus = 0;
     for (int d = 0; d < hyt_context_num_devices(ctx); d++)
         t->gpus |= hyt_device_backend(hyt_context_device(ctx, d)) == HYT_BACKEND_CUDA;
+    hyt_lu_params_t q;
+    const int gpu_panels = !hyt_lu_params(ctx, (int)t->n, (int)t->n, &q) && q.gpu_panel;
     if (!t->nnbs) {
-        const int *l = t->gpus ? nb_gpu : nb_cpu;
+        const int *l = gpu_panels ? nb_gpu_panels : t->gpus ? nb_gpu : nb_cpu;
         int nl = 6;
         for (int i = 0; i < nl; i++)
             if (l[i] <= t->n || t->nnbs == 0)
@@ -147,6 +154,8 @@ static void default_lists(tune_t *t, hyt_context_t *ctx)
     if (!t->nlas)
         for (int l = 0; l <= 4; l++)
             t->las[t->nlas++] = l;
+    if (!t->npcs && gpu_panels)
+        t->pcs[t->npcs++] = q.panel_cores;
     if (!t->npcs) {
         int half = hyt_context_num_workers(ctx) / 2;
         t->pcs[t->npcs++] = 1;

@@ -68,11 +68,34 @@ static void test_tune(void)
     free(ini);
 }
 
+/* The default lists: with GPU panels (on a host device, lu.panel = gpu) tile sizes around the
+ * LU's own (256 to 1536, those up to N) and one panel-cores value (GPU panels do not use it);
+ * on CPUs alone 96 to 320 and panel cores 1, 2, ... up to half the workers. */
+static void test_tune_lists(void)
+{
+    char *ini = path_in(scratch, "tuned-lists.ini"), *out;
+    setenv("HYT_PANEL", "gpu", 1);
+    int status = run_captured(hyt_cmd_tune, &out, "-n", "1100", "--lookahead-list", "1",
+                              "--devices", "host:1", "--output", ini, NULL);
+    unsetenv("HYT_PANEL");
+    CHECK(status == 0 && strstr(out, "  nb          256, 384, 512, 768, 1024\n") &&
+          strstr(out, "5 combinations"), "tune with GPU panels: %d\n%s", status, out);
+    free(out);
+    status = run_captured(hyt_cmd_tune, &out, "-n", "1100", "--lookahead-list", "1",
+                          "--devices", "none", "--output", ini, NULL);
+    CHECK(status == 0 && strstr(out, "  nb          96, 128, 160, 192, 256, 320\n"),
+          "tune on CPUs: %d\n%s", status, out);
+    free(out);
+    unlink(ini);
+    free(ini);
+}
+
 int main(void)
 {
     int skip = cli_test_begin();
     if (skip)
         return skip;
     test_tune();
+    test_tune_lists();
     return cli_test_end("test_cli_tune");
 }
