@@ -394,7 +394,7 @@ static void gemm_rates(int device, int n, int nb, int reps)
 
 /* The codes (code_t below) that have run at one order and triangle. */
 typedef struct warm {
-    const void *code[8];
+    const struct code *code[8];
     int n;
 } warm_t;
 
@@ -435,7 +435,7 @@ static int best_of(const bench_t *b, const code_t *c, void *p, double *best, dou
 {
     int rc = 0, warm = b->warm != NULL;
     for (int i = 0; warm && i < b->warm->n; i++)
-        warm &= b->warm->code[i] != (const void *)c;
+        warm &= b->warm->code[i] != c;
     if (warm && b->warm->n < (int)(sizeof b->warm->code / sizeof b->warm->code[0]))
         b->warm->code[b->warm->n++] = c;
     for (int r = warm ? -1 : 0; r < b->reps && !rc; r++) {

@@ -18,10 +18,10 @@ that bounds the last steps.
 
 A trace of the GPU-only Cholesky (hytile bench-gpu --chol N --trace FILE; its tasks are named
 gpu_chol_*) gets its own summary: per stream busy time, the start (before the first trailing
-update, when only the first panels run), the trailing updates on the compute stream (their sum,
-each step's, the gaps between them), the time between the last of them and the tail (the
-vendor's dpotrf on the last columns, chol.tail), the tail, and the panels alone and beside a
-trailing update.  N and NB are not needed there.
+update, when only the first panels run), the trailing updates on the compute stream (first
+start to last end, how much of it the stream was busy, each step's), the time between the last
+of them and the tail (the vendor's dpotrf on the last columns, chol.tail), the tail, and the
+panels alone and beside a trailing update.  N and NB are not needed there.
 """
 import json
 import sys
