@@ -26,8 +26,9 @@
  * the peers: for checking the benchmark itself.
  *
  * --dmat: hytile's Cholesky of a device matrix instead (hyt_dpotrf_dmat: lower only; on every
- * device of --devices, 1D block-cyclic, e.g. --devices cuda:0,1), set from the host before the
- * clock starts; its factor is checked the same way, brought to device 0 first.
+ * device of --devices, 1D block-cyclic, e.g. --devices cuda:0,1; tile size --nb, else the
+ * device defaults, hyt_chol_params_device's), set from the host before the clock starts; its
+ * factor is checked the same way, brought to device 0 first.
  *
  * --hybrid: also hytile's hybrid Cholesky (hyt_dpotrf on the context's devices: diagonal tiles
  * and panels on the CPUs, the trailing update on the devices), timed host to host: the matrix
@@ -963,7 +964,12 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                                                    tails[f / (nleaf * ninv) % ntail],
                                                    lts[f / (nleaf * ninv * ntail) % nlt],
                                                    groups[f / (nleaf * ninv * ntail * nlt)]};
-                        hyt_chol_params_gpu_only(ctx, n, &p);
+                        /* a device matrix's nest keeps the device defaults (its users' tile
+                         * size by default), the GPU-only nest has its own */
+                        if (dmat)
+                            hyt_chol_params_device(ctx, n, &p);
+                        else
+                            hyt_chol_params_gpu_only(ctx, n, &p);
                         char iv[16] = "auto", what[96] = "";
                         if (p.inv_rows > 0)
                             snprintf(iv, sizeof iv, "%d", p.inv_rows);

@@ -93,9 +93,10 @@ HYT_API int hyt_dposv_tile_async(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, 
  * array with leading dimension ldda in the memory of the context's device 0 (cudaMalloc'ed on
  * that GPU; host memory for a host device), factored in place as A = L L^T (uplo 'L', the
  * strictly upper triangle not touched) or A = U^T U ('U', the strictly lower triangle not
- * touched); no host copy is made.  Block size chol.nb (auto: 1024 from n = 16384, 512 from
- * 8192, else 256; diagonal blocks wider than 512 are factored in pieces of 512), lookahead
- * chol.lookahead.  Returns LAPACK's INFO (+i: the leading minor of order i is not positive
+ * touched); no host copy is made.  Block size chol.nb (auto: 1536 from n = 49152, 512 from
+ * 24576, 1024 from 16384, 512 from 8192, else 256; diagonal blocks wider than 512 are factored
+ * in pieces of 512), lookahead chol.lookahead, the panels of chol.group steps a trailing update
+ * (auto: 3 from n = 24576 on CUDA devices, else 1).  Returns LAPACK's INFO (+i: the leading minor of order i is not positive
  * definite; A is then unspecified beyond the first i - 1 columns), -i for a bad argument i, or
  * HYT_ERR_*.  Synchronous. */
 HYT_API int hyt_dpotrf_device(hyt_context_t *ctx, char uplo, int n, double *dA, int ldda);

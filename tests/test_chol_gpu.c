@@ -16,8 +16,8 @@
  * trailing matrix in one vendor dpotrf; off in the cases above, whose subject is the loop nest,
  * but for the public calls): in the middle, narrower than a block, the whole matrix, after a
  * wide block; INFO before it, at its first column and inside it; NaN in it; the key's values
- * and its default.  The automatic block size of the GPU-only nest (1536 from 40960),
- * and blocks of three potf2 pieces.  Trailing updates that apply the panels of 1..4 steps at
+ * and its default.  The automatic block size of the GPU-only nest (1536 from 49152, 512 from
+ * 24576), and blocks of three potf2 pieces.  Trailing updates that apply the panels of 1..4 steps at
  * once (chol.group): SPD with lookahead 0..2, groups cut short by the tail and by the last
  * step, INFO in every position of a group, NaN; the key's values and its default.
  *
@@ -344,18 +344,18 @@ static void check_groups(unsigned long long seed)
           "chol.group 3 at every order");
     REQUIRE(!hyt_context_set(ctx, "chol.group", "auto"), "%s", hyt_last_error());
     CHECK(hyt_chol_group(ctx, dev, 24575) == 1 &&
-              hyt_chol_group(ctx, dev, 24576) == (use_cuda ? 2 : 1) &&
-              hyt_chol_group(ctx, dev, 49151) == (use_cuda ? 2 : 1) &&
-              hyt_chol_group(ctx, dev, 49152) == (use_cuda ? 3 : 1),
-          "chol.group auto: on CUDA devices 2 from n = 24576, 3 from 49152; else 1");
+              hyt_chol_group(ctx, dev, 24576) == (use_cuda ? 3 : 1) &&
+              hyt_chol_group(ctx, dev, 65536) == (use_cuda ? 3 : 1),
+          "chol.group auto: on CUDA devices 3 from n = 24576; else 1");
 }
 
-/* The GPU-only nest's automatic block size: 1536 from n = 40960, else the device defaults;
- * chol.nb and the caller's nb win. */
+/* The GPU-only nest's automatic block size: 1536 from n = 49152, 512 from 24576, else the
+ * device defaults; chol.nb and the caller's nb win. */
 static void check_auto_nb(void)
 {
     static const struct { int n, nb; } t[] = {
-        {40960, 1536}, {65536, 1536}, {40959, 1024}, {16384, 1024}, {16383, 512}, {8191, 256}};
+        {49152, 1536}, {65536, 1536}, {49151, 512}, {24576, 512},
+        {24575, 1024}, {16384, 1024}, {16383, 512}, {8191, 256}};
     for (int i = 0; i < (int)(sizeof t / sizeof t[0]); i++) {
         hyt_chol_dev_params_t p = HYT_CHOL_DEV_PARAMS_AUTO;
         hyt_chol_params_gpu_only(ctx, t[i].n, &p);
@@ -450,7 +450,7 @@ int main(int argc, char **argv)
         check(uplo, 1300, 768, 1, 600, 0, seed++);
         check(uplo, 1300, 768, 2, 1290, 0, seed++);
         check(uplo, 1300, 768, 0, 513, 0, seed++);
-        /* three pieces (nb 1536, the lower default from n = 40960): INFO in the third */
+        /* three pieces (nb 1536, the default from n = 49152): INFO in the third */
         check(uplo, 1700, 1536, 1, 0, 0, seed++);
         check(uplo, 1700, 1536, 1, 1100, 0, seed++);
         /* a last block narrower than one piece: its second INFO entry is written empty */

@@ -172,8 +172,8 @@ typedef struct hyt_chol_dev_params {
  * "auto" inv_rows or tail stays (hyt_chol_inv_rows and hyt_chol_tail resolve them by
  * triangle). */
 void hyt_chol_params_device(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p);
-/* The same for the GPU-only nest (hyt_dpotrf_device): an "auto" nb is wider there for large
- * matrices (dpotrf_gpu.c). */
+/* The same for the GPU-only nest (hyt_dpotrf_device): an "auto" nb is its own from n = 24576
+ * (dpotrf_gpu.c). */
 void hyt_chol_params_gpu_only(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p);
 /* chol.tail for the GPU-only Cholesky of the uplo triangle on device dev (auto: dpotrf_gpu.c's
  * defaults, by triangle and backend). */
@@ -182,7 +182,7 @@ int hyt_chol_tail(hyt_context_t *ctx, hyt_device_t *dev, char uplo);
  * on CUDA devices, measured; else 0). */
 int hyt_chol_gemm_lt(hyt_context_t *ctx, hyt_device_t *dev, char uplo);
 /* chol.group for the GPU-only Cholesky (and the device matrices' nest) of order n on device
- * dev (auto: on CUDA devices 2 or 3 from some n on, measured, both triangles; else 1). */
+ * dev (auto: on CUDA devices 3 from some n on, measured, both triangles; else 1). */
 int hyt_chol_group(hyt_context_t *ctx, hyt_device_t *dev, int n);
 /* The step of D's tail (hyt_chol_dev_t.tail_k) for a tail of at most `tail` columns. */
 int hyt_chol_tail_step(int n, int nb, int tail);

@@ -24,8 +24,8 @@
 static const hyt_config_keydef_t chol_keys[] = {
     {{"chol.nb", "HYT_CHOL_NB", "auto",
       "Cholesky tile size nb (1..4096) of the LAPACK-layout calls; auto: 256 from N = 3000, "
-      "128 from 600, else 64 (hyt_dpotrf_device: 1024 from N = 16384, 512 from 8192, else "
-      "256; 1536 from 40960)"},
+      "128 from 600, else 64 (hyt_dpotrf_device: 1536 from N = 49152, 512 from 24576, 1024 "
+      "from 16384, 512 from 8192, else 256)"},
      HYT_KEY_INT, 1, 4096, 1, 1, NULL},
     {{"chol.lookahead", "HYT_CHOL_LOOKAHEAD", "auto",
       "Cholesky lookahead depth (0..64): tile columns updated ahead of the rest; auto: 1 "
@@ -49,8 +49,8 @@ static const hyt_config_keydef_t chol_keys[] = {
     {{"chol.group", "HYT_CHOL_GROUP", "auto",
       "hyt_dpotrf_device, device matrices and tile calls with GPU panels: each trailing update "
       "applies the panels of this many steps at once (1..4), so that its GEMMs have K = group x "
-      "nb while the panels stay nb wide; auto: on CUDA devices 2 from n = 24576 and 3 from "
-      "49152, else 1 (the LAPACK-layout calls through the devices: 1)"},
+      "nb while the panels stay nb wide; auto: on CUDA devices 3 from n = 24576, else 1 (the "
+      "LAPACK-layout calls through the devices on a lower array: 1)"},
      HYT_KEY_INT, 1, HYT_CHOL_MAX_GROUP, 1, 1, NULL},
     {{"chol.overlap_steps", "HYT_CHOL_OVERLAP_STEPS", "auto",
       "GPU panels, matrix arriving from the host during the factorization (the LAPACK-layout "

@@ -3,13 +3,19 @@
  * (A = L L^T) or upper (A = U^T U), in place, with no host copy of A: the GPU-only loop nest
  * (pdpotrf_gpu.c).  Synchronous, with LAPACK's argument checks and INFO.
  *
- * Defaults (measured on one H200, docs/performance.md, 2026-11-24 and 2026-11-27): AUTO_NB,
- * AUTO_LEAF and AUTO_TAIL_LOWER below; lookahead 1.  The nest takes nb 1536 from n = 40960
- * (AUTO_NB_WIDE): its trailing update's GEMMs (K = nb) run closer to the DGEMM ceiling, and at
- * that size the wider panels stay off the critical path; lower 0.5-1.3% faster than 1024 at
- * 40960-65536 in two calls of 2026-11-27 (a tie at 32768), upper 0.8-1.7% at 49152 and 65536
- * in two calls (an H200, an H100).  The device matrices' nest (dpotrf_dmat.c,
- * dpotrf_devices.c) keeps hyt_chol_params_device's sizes.
+ * Defaults (measured on one H200, docs/performance.md, 2026-11-24 to 2026-12-03): AUTO_NB,
+ * AUTO_LEAF and AUTO_TAIL_LOWER below; lookahead 1.  The GPU-only nest takes its own block size
+ * from n = 24576 (AUTO_NB_MID, with three steps' panels a trailing update, chol.group: K = 1536)
+ * and from 49152 (AUTO_NB_WIDE).  With nb 512 the potf2s, inverses and solves on the critical
+ * path are half as long as with 1024 while the grouped update keeps its GEMMs wide: nb 512
+ * group 3 against the former defaults (nb 1024 group 2; 1536 group 2 at 40960), s:
+ *   lower 24576  0.1058 / 0.1077-0.1083     lower 40960  0.4508 / 0.4543-0.4591
+ *   lower 32768  0.2369-0.2391 / 0.2401-0.2416   upper 32768  0.2406-0.2417 / 0.2424-0.2450
+ * (two calls of 2026-12-03, reps 2-3).  From 49152 the wider panels win: nb 1536 group 3 took
+ * 1.818 s at 65536 against 1.824-1.831 with 512 (group 3 or 4); 1536 was 0.5-1.3% faster than
+ * 1024 at 40960-65536 for lower and 0.8-1.7% for upper at 49152 and 65536 (2026-11-27).  The
+ * device matrices' nest (dpotrf_dmat.c, dpotrf_devices.c) keeps hyt_chol_params_device's
+ * sizes.
  *
  * The tail (chol.tail): once the trailing matrix is at most `tail` columns, one call of the
  * vendor's dpotrf factors it.  cusolverDnDpotrf is faster than this loop nest on small lower
@@ -27,35 +33,40 @@
  * that way, so they stay with cublasDgemm; upper ('T','N') 1.1-1.4% slower at 32768, so its
  * default stays cublasDgemm.
  *
- * The panels a trailing update applies (chol.group): 2 from n = 24576, so that the update's
- * GEMMs have K = 2 nb (2048 at 32768) while the panels, their inverses and their solves stay
- * nb wide; 3 from n = 49152 (K = 4608 at 65536); 1 below 24576 (upper 16384: 1 / 2 / 3 took
- * 39.6 / 40.9 / 42.2 ms; a lower matrix that small is one cuSOLVER call).  cuBLAS runs the
- * recursive update of a 30720-row trailing matrix at 52.0-52.4 TFLOP/s with K = 3072 against
- * 50.5-50.7 with 1536 (55.0-55.4 against 47.8-50.9 at 61440).  Measured on one H200
- * (docs/performance.md, forty-sixth and forty-seventh stops), group 1 / 2 / 3, s:
- *   lower 32768   0.2484-0.2497 / 0.2402-0.2418 / 0.2401-0.2430
- *   lower 65536   1.889-1.891   / 1.825-1.851   / 1.811-1.823
- *   upper 32768   0.2489        / 0.2419-0.2432 / 0.2422-0.2450
- *   upper 65536   1.915         / 1.882-1.889   / 1.864-1.874
- *   24576 lower 0.1087-0.1100 / 0.1074-0.1081, upper 0.1103-0.1118 / 0.1093-0.1107 (1 / 2);
- *   49152 lower 0.7713 / 0.7629, upper 0.7838 / 0.7810 (2 / 3) */
+ * The panels a trailing update applies (chol.group): 3 from n = 24576, so that the update's
+ * GEMMs have K = 3 nb (1536 for the GPU-only nest's nb 512, 3072 for the tile calls' 1024) while
+ * the panels, their inverses and their solves stay nb wide; 1 below 24576 (upper 16384: 1 / 2 /
+ * 3 took 39.6 / 40.9 / 42.2 ms; a lower matrix that small is one cuSOLVER call).  cuBLAS runs
+ * the recursive update of a 30720-row trailing matrix at 52.0-52.4 TFLOP/s with K = 3072
+ * against 50.5-50.7 with 1536 (55.0-55.4 against 47.8-50.9 at 61440).  Measured on one H200
+ * (docs/performance.md, forty-sixth, forty-seventh and fifty-first stops), s:
+ *   GPU-only, group 1 / 2 / 3 (nb 1024, 1536 at 65536):
+ *     lower 32768   0.2484-0.2497 / 0.2402-0.2418 / 0.2401-0.2430
+ *     lower 65536   1.889-1.891   / 1.825-1.851   / 1.811-1.823
+ *     upper 32768   0.2489        / 0.2419-0.2432 / 0.2422-0.2450
+ *     upper 65536   1.915         / 1.882-1.889   / 1.864-1.874
+ *     49152 (nb 1536), group 2 / 3: lower 0.7699-0.7713 / 0.7629-0.7646, upper 0.7838 /
+ *     0.7810
+ *   GPU-only nb 512, group 2 / 3 / 4: lower 32768 0.2400-0.2416 / 0.2369-0.2391 /
+ *     0.2370-0.2381, 40960 0.4593 / 0.4508 / 0.4496, 24576 0.1072 / 0.1058 / 0.1073
+ *   hyt_dpotrf_tile, GPU panels, host to host (nb 1024), group 2 / 3: lower 24576 0.1349 /
+ *     0.1311, 32768 0.2869-0.2922 / 0.2767-0.2833, 40960 0.5219-0.5290 / 0.5133-0.5152 */
 #include "chol_internal.h"
 #include "hyt_gpu_kernels.h"
 
 /* The device defaults: block size by n and the trailing update's SYRK leaf. */
 #define AUTO_NB_LARGE 1024 /* n >= AUTO_NB_LARGE_FROM */
 #define AUTO_NB_LARGE_FROM 16384
-#define AUTO_NB_WIDE 1536 /* the GPU-only nest (hyt_dpotrf_device), n >= AUTO_NB_WIDE_FROM */
-#define AUTO_NB_WIDE_FROM 40960
+#define AUTO_NB_MID 512 /* the GPU-only nest (hyt_dpotrf_device), n >= AUTO_NB_MID_FROM */
+#define AUTO_NB_MID_FROM 24576
+#define AUTO_NB_WIDE 1536 /* the GPU-only nest, n >= AUTO_NB_WIDE_FROM */
+#define AUTO_NB_WIDE_FROM 49152
 #define AUTO_NB 512 /* n >= 8192, else 256 */
 #define AUTO_LEAF 4096
 #define AUTO_TAIL_LOWER 16384 /* lower, CUDA devices; upper and host devices: none */
 #define AUTO_GEMM_LT_LOWER 1 /* lower, CUDA devices; upper: 0 */
-#define AUTO_GROUP 2 /* CUDA devices, both triangles, n >= AUTO_GROUP_FROM; else 1 */
+#define AUTO_GROUP 3 /* CUDA devices, both triangles, n >= AUTO_GROUP_FROM; else 1 */
 #define AUTO_GROUP_FROM 24576
-#define AUTO_GROUP_WIDE 3 /* CUDA devices, n >= AUTO_GROUP_WIDE_FROM */
-#define AUTO_GROUP_WIDE_FROM 49152
 
 int hyt_dpotrf_device(hyt_context_t *ctx, char uplo, int n, double *dA, int ldda)
 {
@@ -63,17 +74,18 @@ int hyt_dpotrf_device(hyt_context_t *ctx, char uplo, int n, double *dA, int ldda
     return hyt_dpotrf_device_params(ctx, uplo, n, dA, ldda, &p);
 }
 
-/* The device defaults; wide: the GPU-only nest's (AUTO_NB_WIDE from AUTO_NB_WIDE_FROM). */
-static void params(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p, int wide)
+/* The device defaults; gpu_only: the GPU-only nest's (AUTO_NB_MID, AUTO_NB_WIDE). */
+static void params(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p, int gpu_only)
 {
     const hyt_config_t *cfg = hyt_context_config(ctx);
     long nb = hyt_config_get_int(cfg, "chol.nb"), la = hyt_config_get_int(cfg, "chol.lookahead");
     if (p->nb <= 0)
         p->nb = nb > 0                           ? (int)nb
-                : wide && n >= AUTO_NB_WIDE_FROM ? AUTO_NB_WIDE
-                : n >= AUTO_NB_LARGE_FROM        ? AUTO_NB_LARGE
-                : n >= 8192                      ? AUTO_NB
-                                                 : 256;
+                : gpu_only && n >= AUTO_NB_WIDE_FROM ? AUTO_NB_WIDE
+                : gpu_only && n >= AUTO_NB_MID_FROM  ? AUTO_NB_MID
+                : n >= AUTO_NB_LARGE_FROM            ? AUTO_NB_LARGE
+                : n >= 8192                          ? AUTO_NB
+                                                     : 256;
     if (p->lookahead < 0)
         p->lookahead = la >= 0 ? (int)la : 1;
     if (p->leaf <= 0)
@@ -111,9 +123,7 @@ int hyt_chol_group(hyt_context_t *ctx, hyt_device_t *dev, int n)
     long g = hyt_config_get_int(hyt_context_config(ctx), "chol.group");
     if (g > 0)
         return (int)g;
-    if (hyt_device_backend(dev) != HYT_BACKEND_CUDA || n < AUTO_GROUP_FROM)
-        return 1;
-    return n >= AUTO_GROUP_WIDE_FROM ? AUTO_GROUP_WIDE : AUTO_GROUP;
+    return hyt_device_backend(dev) == HYT_BACKEND_CUDA && n >= AUTO_GROUP_FROM ? AUTO_GROUP : 1;
 }
 
 int hyt_chol_tail_step(int n, int nb, int tail)
