@@ -9,9 +9,9 @@
  * and from 49152 (AUTO_NB_WIDE).  With nb 512 the potf2s, inverses and solves on the critical
  * path are half as long as with 1024 while the grouped update keeps its GEMMs wide: nb 512
  * group 3 against the former defaults (nb 1024 group 2; 1536 group 2 at 40960), s:
- *   lower 24576  0.1058 / 0.1077-0.1083     lower 40960  0.4508 / 0.4543-0.4591
- *   lower 32768  0.2369-0.2391 / 0.2401-0.2416   upper 32768  0.2406-0.2417 / 0.2424-0.2450
- * (two calls of 2026-12-03, reps 2-3).  From 49152 the wider panels win: nb 1536 group 3 took
+ *   lower 24576  0.1058 / 0.1077-0.1083     lower 40960  0.4480-0.4508 / 0.4543-0.4591
+ *   lower 32768  0.2366-0.2391 / 0.2377-0.2416   upper 32768  0.2406-0.2417 / 0.2424-0.2450
+ * (three calls of 2026-12-03, reps 2-3; at 32768 a tie in one of them).  From 49152 the wider panels win: nb 1536 group 3 took
  * 1.818 s at 65536 against 1.824-1.831 with 512 (group 3 or 4); 1536 was 0.5-1.3% faster than
  * 1024 at 40960-65536 for lower and 0.8-1.7% for upper at 49152 and 65536 (2026-11-27).  The
  * device matrices' nest (dpotrf_dmat.c, dpotrf_devices.c) keeps hyt_chol_params_device's
