@@ -96,9 +96,9 @@ HYT_API int hyt_dposv_tile_async(hyt_sequence_t *seq, char uplo, hyt_desc_t *A, 
  * touched); no host copy is made.  Block size chol.nb (auto: 1536 from n = 49152, 512 from
  * 24576, 1024 from 16384, 512 from 8192, else 256; diagonal blocks wider than 512 are factored
  * in pieces of 512), lookahead chol.lookahead, the panels of chol.group steps a trailing update
- * (auto: 3 from n = 24576 on CUDA devices, else 1).  Returns LAPACK's INFO (+i: the leading minor of order i is not positive
- * definite; A is then unspecified beyond the first i - 1 columns), -i for a bad argument i, or
- * HYT_ERR_*.  Synchronous. */
+ * (auto: 3 from n = 24576 on CUDA devices, else 1).  Returns LAPACK's INFO (+i: the leading minor
+ * of order i is not positive definite; A is then unspecified beyond the first i - 1 columns), -i
+ * for a bad argument i, or HYT_ERR_*.  Synchronous. */
 HYT_API int hyt_dpotrf_device(hyt_context_t *ctx, char uplo, int n, double *dA, int ldda);
 /* The same inserted into a sequence (several factorizations may share one, on one device's
  * streams): *info is set when the sequence has finished (0 if it failed: its status says why);

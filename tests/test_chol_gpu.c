@@ -17,8 +17,8 @@
  * but for the public calls): in the middle, narrower than a block, the whole matrix, after a
  * wide block; INFO before it, at its first column and inside it; NaN in it; the key's values
  * and its default.  The automatic block size of the GPU-only nest (1536 from 49152, 512 from
- * 24576), and blocks of three potf2 pieces.  Trailing updates that apply the panels of 1..4 steps at
- * once (chol.group): SPD with lookahead 0..2, groups cut short by the tail and by the last
+ * 24576), and blocks of three potf2 pieces.  Trailing updates that apply the panels of 1..4 steps
+ * at once (chol.group): SPD with lookahead 0..2, groups cut short by the tail and by the last
  * step, INFO in every position of a group, NaN; the key's values and its default.
  *
  * Usage: test_chol_gpu          on one host device (the same task graph with the host

@@ -11,11 +11,11 @@
  * group 3 against the former defaults (nb 1024 group 2; 1536 group 2 at 40960), s:
  *   lower 24576  0.1058 / 0.1077-0.1083     lower 40960  0.4480-0.4508 / 0.4543-0.4591
  *   lower 32768  0.2366-0.2391 / 0.2377-0.2416   upper 32768  0.2406-0.2417 / 0.2424-0.2450
- * (three calls of 2026-12-03, reps 2-3; at 32768 a tie in one of them).  From 49152 the wider panels win: nb 1536 group 3 took
- * 1.818 s at 65536 against 1.824-1.831 with 512 (group 3 or 4); 1536 was 0.5-1.3% faster than
- * 1024 at 40960-65536 for lower and 0.8-1.7% for upper at 49152 and 65536 (2026-11-27).  The
- * device matrices' nest (dpotrf_dmat.c, dpotrf_devices.c) keeps hyt_chol_params_device's
- * sizes.
+ * (three calls of 2026-12-03, reps 2-3; at 32768 a tie in one of them).  From 49152 the wider
+ * panels win: nb 1536 group 3 took 1.818 s at 65536 against 1.824-1.831 with 512 (group 3 or 4);
+ * 1536 was 0.5-1.3% faster than 1024 at 40960-65536 for lower and 0.8-1.7% for upper at 49152 and
+ * 65536 (2026-11-27).  The device matrices' nest (dpotrf_dmat.c, dpotrf_devices.c) keeps
+ * hyt_chol_params_device's sizes.
  *
  * The tail (chol.tail): once the trailing matrix is at most `tail` columns, one call of the
  * vendor's dpotrf factors it.  cusolverDnDpotrf is faster than this loop nest on small lower
@@ -58,7 +58,7 @@
 #define AUTO_NB_LARGE 1024 /* n >= AUTO_NB_LARGE_FROM */
 #define AUTO_NB_LARGE_FROM 16384
 #define AUTO_NB_MID 512 /* the GPU-only nest (hyt_dpotrf_device), n >= AUTO_NB_MID_FROM */
-#define AUTO_NB_MID_FROM 24576
+#define AUTO_NB_MID_FROM AUTO_GROUP_FROM /* nb 512 pays with three steps a group, not alone */
 #define AUTO_NB_WIDE 1536 /* the GPU-only nest, n >= AUTO_NB_WIDE_FROM */
 #define AUTO_NB_WIDE_FROM 49152
 #define AUTO_NB 512 /* n >= 8192, else 256 */
@@ -80,7 +80,7 @@ static void params(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p, int gpu_
     const hyt_config_t *cfg = hyt_context_config(ctx);
     long nb = hyt_config_get_int(cfg, "chol.nb"), la = hyt_config_get_int(cfg, "chol.lookahead");
     if (p->nb <= 0)
-        p->nb = nb > 0                           ? (int)nb
+        p->nb = nb > 0                               ? (int)nb
                 : gpu_only && n >= AUTO_NB_WIDE_FROM ? AUTO_NB_WIDE
                 : gpu_only && n >= AUTO_NB_MID_FROM  ? AUTO_NB_MID
                 : n >= AUTO_NB_LARGE_FROM            ? AUTO_NB_LARGE
