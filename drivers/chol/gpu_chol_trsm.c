@@ -5,8 +5,11 @@
  *
  *   W = inv(T)          the identity (hyt_gpu_dlaset) solved by one TRSM, side L, no
  *                       transpose: W's other triangle stays exactly zero
- *   C = B W^T           lower: one GEMM 'N','T' (m x kb x kb) into the workspace
- *     = W^T B           upper: one GEMM 'T','N' (kb x m x kb)
+ *   C = B W^T           lower, into the workspace, by halves (rsolve): the first half's
+ *                       X = its B times its diagonal block of W^T (a diagonal block of
+ *                       inv(T) is the inverse of T's diagonal block), the second half's
+ *                       B -= X T21^T, then the second half; leaves of SOLVE_LEAF columns
+ *     = W^T B           upper: the same on rows, GEMMs 'T','N'
  *   B = C               a device 2D copy back (the GEMM cannot write in place)
  *
  * and as one cuBLAS TRSM below `min_rows` rows.  Why (one H200, cuBLAS 13.1, one call at a
@@ -20,10 +23,16 @@
  * (faster at 65536 rows: 2.55 against 2.91 ms upper), so the workspace holds all of them:
  * (n - nb) x nb doubles, 1.6% of the matrix at n = 65536.
  *
- * Numerics: the rows are multiplied by a computed inverse instead of being solved, so their
- * error grows with cond(T) (cond(L_kk) = sqrt(cond(A_kk)) for the Cholesky) where the TRSM's
- * does not; the LU's GPU panels accept the same, and the tests check the factor's backward error
- * and the solve residuals with the GEMM forced on every step (chol.inv_rows = 1).
+ * By halves the solve costs m kb (kb + SOLVE_LEAF) flops where one GEMM with the whole inverse
+ * cost 2 m kb^2 and a TRSM m kb^2: at nb 1536 the whole inverse's extra flops were 3% of the
+ * factorization's at n = 65536 (which by halves runs 1.8% faster; at 32768 with nb 512 a tie:
+ * docs/performance.md, fifty-second stop).
+ *
+ * Numerics: the rows are multiplied by computed inverses of T's diagonal blocks instead of
+ * being solved, so their error grows with those blocks' condition (at most cond(T), and
+ * cond(L_kk) = sqrt(cond(A_kk)) for the Cholesky) where the TRSM's does not; the LU's GPU
+ * panels accept the same, and the tests check the factor's backward error and the solve
+ * residuals with the GEMM forced on every step (chol.inv_rows = 1).
  */
 #include "chol_internal.h"
 #include "hyt_gpu_kernels.h"
@@ -31,6 +40,8 @@
 /* The defaults of chol.inv_rows (measured: above). */
 #define INV_ROWS_LOWER 16384
 #define INV_ROWS_UPPER 6144
+/* The width of the solve's leaves, each a GEMM with its diagonal block of the inverse. */
+#define SOLVE_LEAF 128
 
 int hyt_chol_inv_rows(hyt_context_t *ctx, char uplo)
 {
@@ -41,6 +52,32 @@ int hyt_chol_inv_rows(hyt_context_t *ctx, char uplo)
 size_t hyt_chol_trsm_work(int nb, int64_t rows)
 {
     return (size_t)nb * nb + (size_t)nb * (size_t)(rows > 0 ? rows : 0);
+}
+
+/* Columns c0 .. c1 of the lower solve (upper: rows), X into C: halves aligned to SOLVE_LEAF,
+ * each leaf a GEMM with its diagonal block of W = inv(T), the second half's B less the first
+ * half's X times T's block between them. */
+static int rsolve(const hyt_devctx_t *dc, int lower, int m, int kb, const double *T, int ldt,
+                  double *B, int ldb, const double *W, double *C, int c0, int c1)
+{
+    const int w = c1 - c0;
+    if (w <= SOLVE_LEAF)
+        return lower ? hyt_gpu_dgemm_batched(dc, 'N', 'T', m, w, w, 1.0, B + (int64_t)c0 * ldb,
+                                             ldb, 0, W + c0 + (int64_t)c0 * kb, kb, 0, 0.0,
+                                             C + (int64_t)c0 * m, m, 0, 1, 1)
+                     : hyt_gpu_dgemm_batched(dc, 'T', 'N', w, m, w, 1.0,
+                                             W + c0 + (int64_t)c0 * kb, kb, 0, B + c0, ldb, 0,
+                                             0.0, C + c0, kb, 0, 1, 1);
+    const int h = (w / 2 + SOLVE_LEAF - 1) / SOLVE_LEAF * SOLVE_LEAF; /* 0 < h < w */
+    int rc = rsolve(dc, lower, m, kb, T, ldt, B, ldb, W, C, c0, c0 + h);
+    if (!rc)
+        rc = lower ? hyt_gpu_dgemm_batched(dc, 'N', 'T', m, w - h, h, -1.0, C + (int64_t)c0 * m,
+                                           m, 0, T + c0 + h + (int64_t)c0 * ldt, ldt, 0, 1.0,
+                                           B + (int64_t)(c0 + h) * ldb, ldb, 0, 1, 1)
+                   : hyt_gpu_dgemm_batched(dc, 'T', 'N', w - h, m, h, -1.0,
+                                           T + c0 + (int64_t)(c0 + h) * ldt, ldt, 0, C + c0, kb,
+                                           0, 1.0, B + c0 + h, ldb, 0, 1, 1);
+    return rc ? rc : rsolve(dc, lower, m, kb, T, ldt, B, ldb, W, C, c0 + h, c1);
 }
 
 int hyt_chol_trsm(const hyt_devctx_t *dc, char uplo, int m, int kb, const double *T, int ldt,
@@ -62,12 +99,9 @@ int hyt_chol_trsm(const hyt_devctx_t *dc, char uplo, int m, int kb, const double
         rc = hyt_gpu_dtrsm(dc, 'L', uplo, 'N', 'N', kb, kb, 1.0, T, ldt, W, kb);
     if (rc)
         return rc;
-    if (lower) {
-        rc = hyt_gpu_dgemm_batched(dc, 'N', 'T', m, kb, kb, 1.0, B, ldb, 0, W, kb, 0, 0.0, C, m,
-                                   0, 1, 1);
-        return rc ? rc : hyt_dev_memcpy2d(dc, B, ldb * d, C, m * d, m * d, kb, 2);
-    }
-    rc = hyt_gpu_dgemm_batched(dc, 'T', 'N', kb, m, kb, 1.0, W, kb, 0, B, ldb, 0, 0.0, C, kb, 0,
-                               1, 1);
-    return rc ? rc : hyt_dev_memcpy2d(dc, B, ldb * d, C, kb * d, kb * d, m, 2);
+    rc = rsolve(dc, lower, m, kb, T, ldt, B, ldb, W, C, 0, kb);
+    if (rc)
+        return rc;
+    return lower ? hyt_dev_memcpy2d(dc, B, ldb * d, C, m * d, m * d, kb, 2)
+                 : hyt_dev_memcpy2d(dc, B, ldb * d, C, kb * d, kb * d, m, 2);
 }
