@@ -126,7 +126,9 @@ int main(int argc, char **argv)
         static const int shapes[][3] = {{1, 1, 8},     {5, 5, 8},     {40, 40, 8},
                                         {64, 64, 16},  {100, 100, 16}, {203, 203, 32},
                                         {257, 129, 32}, {129, 257, 32}, {300, 300, 64},
-                                        {500, 500, 48}, {1000, 1000, 96}, {1200, 700, 128}};
+                                        {500, 500, 48}, {1000, 1000, 96}, {1200, 700, 128},
+                                        /* a tile wider than 256, not a power of two */
+                                        {1100, 900, 320}};
         int nsh = (int)(sizeof shapes / sizeof shapes[0]);
         for (int s = 0; s < nsh; s++) {
             int m = shapes[s][0], n = shapes[s][1], nb = shapes[s][2];
