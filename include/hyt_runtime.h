@@ -224,6 +224,14 @@ HYT_API void hyt_trace_stop(hyt_context_t *ctx);
  * issue_ts and issue_dur (microseconds): its submission by the device's host thread.  Returns 0
  * or HYT_ERR_SYSTEM. */
 HYT_API int hyt_trace_write_json(hyt_context_t *ctx, const char *path);
+/* A note about the traced run, written with the trace (the JSON's "otherData" object): key and
+ * value are copied, each shorter than HYT_TRACE_NOTE_MAX characters of [A-Za-z0-9._:+-]; a key
+ * noted again keeps its last value; at most HYT_TRACE_NOTES keys.  hyt_trace_start clears them;
+ * while no trace records it does nothing.  Returns 0, or HYT_ERR_INVALID (a bad key or value,
+ * or too many keys). */
+#define HYT_TRACE_NOTE_MAX 64
+#define HYT_TRACE_NOTES 32
+HYT_API int hyt_trace_note(hyt_context_t *ctx, const char *key, const char *value);
 /* DAG of the recorded tasks in Graphviz DOT (needs with_dag). */
 HYT_API int hyt_trace_write_dot(hyt_context_t *ctx, const char *path);
 

@@ -114,6 +114,7 @@ int hyt_context_create(const hyt_config_t *cfg_in, hyt_context_t **out)
     pthread_mutex_init(&ctx->lock, NULL);
     pthread_mutex_init(&ctx->insert_lock, NULL);
     pthread_mutex_init(&ctx->window_lock, NULL);
+    pthread_mutex_init(&ctx->trace.note_lock, NULL);
     pthread_cond_init(&ctx->window_cond, NULL);
     atomic_flag_clear(&ctx->pool_lock.f);
     ctx->saved_blas_threads = -1;
@@ -298,6 +299,7 @@ void hyt_context_destroy(hyt_context_t *ctx)
     pthread_mutex_destroy(&ctx->lock);
     pthread_mutex_destroy(&ctx->insert_lock);
     pthread_mutex_destroy(&ctx->window_lock);
+    pthread_mutex_destroy(&ctx->trace.note_lock);
     pthread_cond_destroy(&ctx->window_cond);
     free(ctx);
 }

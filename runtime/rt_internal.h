@@ -244,6 +244,10 @@ typedef struct hyt_trace {
     uint64_t (*edges)[2];
     size_t nedges, capedges;
     char path[HYT_CONFIG_VALUE_MAX];
+    /* hyt_trace_note's, under note_lock (the context's); cleared by hyt_trace_start */
+    pthread_mutex_t note_lock;
+    struct { char key[HYT_TRACE_NOTE_MAX], value[HYT_TRACE_NOTE_MAX]; } notes[HYT_TRACE_NOTES];
+    int nnotes;
 } hyt_trace_t;
 
 void hyt_trace_record(hyt_context_t *ctx, int track, const hyt_task_t *t, double t0, double t1);

@@ -50,12 +50,55 @@ void hyt_trace_start(hyt_context_t *ctx, int with_dag)
     }
     tr->dag = with_dag;
     tr->t0_ns = hyt_now_ns();
+    pthread_mutex_lock(&tr->note_lock);
+    tr->nnotes = 0;
+    pthread_mutex_unlock(&tr->note_lock);
     for (int i = 0; i < ctx->ndevices; i++)
         ctx->devices[i]->ops->trace_sync(ctx->devices[i]);
     atomic_store(&tr->on, 1);
 }
 
 void hyt_trace_stop(hyt_context_t *ctx) { atomic_store(&ctx->trace.on, 0); }
+
+/* A note's key or value: 1..HYT_TRACE_NOTE_MAX-1 characters that need no escape in JSON. */
+static int note_ok(const char *s)
+{
+    size_t n = 0;
+    for (; s && s[n]; n++)
+        if (!((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
+              (s[n] >= '0' && s[n] <= '9') || strchr("._:+-", s[n])))
+            return 0;
+    return n > 0 && n < HYT_TRACE_NOTE_MAX;
+}
+
+int hyt_trace_note(hyt_context_t *ctx, const char *key, const char *value)
+{
+    if (!ctx)
+        return hyt_rt_error(HYT_ERR_INVALID, "hyt_trace_note: NULL context");
+    if (!note_ok(key) || !note_ok(value))
+        return hyt_rt_error(HYT_ERR_INVALID, "hyt_trace_note: key '%s' or value '%s' is empty, "
+                            "%d characters or longer, or has characters other than "
+                            "[A-Za-z0-9._:+-]", key ? key : "(null)", value ? value : "(null)",
+                            HYT_TRACE_NOTE_MAX);
+    hyt_trace_t *tr = &ctx->trace;
+    if (!atomic_load(&tr->on))
+        return HYT_SUCCESS;
+    int rc = HYT_SUCCESS;
+    pthread_mutex_lock(&tr->note_lock);
+    int i = 0;
+    while (i < tr->nnotes && strcmp(tr->notes[i].key, key))
+        i++;
+    if (i == HYT_TRACE_NOTES) {
+        rc = hyt_rt_error(HYT_ERR_INVALID, "hyt_trace_note: more than %d keys", HYT_TRACE_NOTES);
+    } else {
+        strcpy(tr->notes[i].key, key); /* lengths checked above */
+        strcpy(tr->notes[i].value, value);
+        if (i == tr->nnotes)
+            tr->nnotes++;
+    }
+    pthread_mutex_unlock(&tr->note_lock);
+    return rc;
+}
 
 void hyt_trace_record(hyt_context_t *ctx, int track, const hyt_task_t *t, double t0, double t1)
 {
@@ -204,7 +247,12 @@ int hyt_trace_write_json(hyt_context_t *ctx, const char *path)
             fprintf(f, "}}");
         }
     }
-    fprintf(f, "\n]}\n");
+    fprintf(f, "\n],\n\"otherData\":{");
+    pthread_mutex_lock(&tr->note_lock);
+    for (int i = 0; i < tr->nnotes; i++)
+        fprintf(f, "%s\"%s\":\"%s\"", i ? "," : "", tr->notes[i].key, tr->notes[i].value);
+    pthread_mutex_unlock(&tr->note_lock);
+    fprintf(f, "}}\n");
     if (fclose(f))
         return hyt_rt_error(HYT_ERR_SYSTEM, "cannot write trace %s: %s", path, strerror(errno));
     return HYT_SUCCESS;

@@ -440,11 +440,36 @@ static void test_short_sequences(void)
 }
 
 /* Tracing: every executed task recorded; JSON (the device tasks with their submission on the
- * host) and DOT written. */
+ * host, the notes) and DOT written. */
 static void test_trace(void)
 {
     hyt_context_t *ctx = make_ctx(2, "host:1", 1000, NULL, NULL);
+    CHECK(hyt_trace_note(ctx, "early", "1") == 0, "a note without a trace: %s", hyt_last_error());
     hyt_trace_start(ctx, 1);
+    CHECK(!hyt_trace_note(ctx, "run.n", "1000") && !hyt_trace_note(ctx, "run.who", "x-1.5:y+z") &&
+              !hyt_trace_note(ctx, "run.n", "2000"),
+          "notes: %s", hyt_last_error());
+    char big[HYT_TRACE_NOTE_MAX + 1];
+    memset(big, 'a', sizeof big - 1);
+    big[HYT_TRACE_NOTE_MAX] = '\0';
+    CHECK(hyt_trace_note(ctx, "", "1") == HYT_ERR_INVALID &&
+              hyt_trace_note(ctx, "a b", "1") == HYT_ERR_INVALID &&
+              hyt_trace_note(ctx, "k", "\"") == HYT_ERR_INVALID &&
+              hyt_trace_note(ctx, "k", NULL) == HYT_ERR_INVALID &&
+              hyt_trace_note(ctx, big, "1") == HYT_ERR_INVALID &&
+              hyt_trace_note(NULL, "k", "1") == HYT_ERR_INVALID,
+          "bad notes accepted");
+    CHECK(strstr(hyt_last_error(), "hyt_trace_note"), "message '%s'", hyt_last_error());
+    big[HYT_TRACE_NOTE_MAX - 1] = '\0'; /* the longest key */
+    CHECK(!hyt_trace_note(ctx, big, "1"), "the longest key: %s", hyt_last_error());
+    for (int i = 3; i < HYT_TRACE_NOTES; i++) {
+        char k[16];
+        snprintf(k, sizeof k, "k%d", i);
+        CHECK(!hyt_trace_note(ctx, k, "v"), "note %d: %s", i, hyt_last_error());
+    }
+    CHECK(hyt_trace_note(ctx, "one.more", "v") == HYT_ERR_INVALID &&
+              !hyt_trace_note(ctx, "run.n", "3000"),
+          "a key past the last accepted, or a known key refused");
     hyt_sequence_t *seq;
     hyt_sequence_create(ctx, &seq);
     hyt_tokens_t *tok = hyt_tokens_create(4);
@@ -461,6 +486,7 @@ static void test_trace(void)
     }
     CHECK(hyt_sequence_wait(seq) == 0, "status");
     hyt_trace_stop(ctx);
+    CHECK(!hyt_trace_note(ctx, "late", "1"), "a note after the trace: %s", hyt_last_error());
     hyt_trace_event_t *ev;
     long n = hyt_trace_events(ctx, &ev);
     CHECK(n == 40, "%ld events recorded, expected 40", n);
@@ -479,14 +505,18 @@ static void test_trace(void)
     CHECK(hyt_trace_write_json(ctx, json) == 0, "json: %s", hyt_last_error());
     CHECK(hyt_trace_write_dot(ctx, dot) == 0, "dot: %s", hyt_last_error());
     FILE *f = fopen(json, "r");
-    char line[512];
-    int events = 0, issued = 0;
+    char line[4096];
+    int events = 0, issued = 0, noted = 0, late = 0;
     while (f && fgets(line, sizeof line, f)) {
         events += strstr(line, "\"ph\":\"X\"") != NULL;
         issued += strstr(line, "\"issue_dur\":") != NULL; /* the device tasks' submissions */
+        noted += strstr(line, "\"otherData\":{\"run.n\":\"3000\",\"run.who\":\"x-1.5:y+z\","
+                              "\"aaaa") != NULL && strstr(line, "\"k31\":\"v\"}}") != NULL;
+        late += strstr(line, "late") != NULL || strstr(line, "early") != NULL;
     }
     if (f)
         fclose(f);
+    CHECK(noted == 1 && !late, "the notes in the JSON: %d, outside the trace %d", noted, late);
     CHECK(events == 40, "%d events in the JSON", events);
     CHECK(issued == 4, "%d events with the host's submission in the JSON, expected 4", issued);
     f = fopen(dot, "r");
@@ -499,6 +529,17 @@ static void test_trace(void)
     CHECK(edges == 38, "%d edges in the DOT, expected 38", edges);
     CHECK(hyt_trace_write_json(ctx, "/nonexistent/dir/x.json") == HYT_ERR_SYSTEM,
           "unwritable trace accepted");
+    /* a new trace starts without notes */
+    hyt_trace_start(ctx, 0);
+    hyt_trace_stop(ctx);
+    CHECK(hyt_trace_write_json(ctx, json) == 0, "json: %s", hyt_last_error());
+    f = fopen(json, "r");
+    noted = 0;
+    while (f && fgets(line, sizeof line, f))
+        noted += strstr(line, "\"otherData\":{}}") != NULL;
+    if (f)
+        fclose(f);
+    CHECK(noted == 1, "a new trace's notes not empty");
     unlink(json);
     unlink(dot);
     hyt_tokens_destroy(tok);

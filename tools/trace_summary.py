@@ -10,7 +10,11 @@ Device task times are CUDA events on the task's stream, so a task's time include
 kernels waited for SMs held by other streams, and for the host's calls that submit them (each
 device task's submission on the host, issue_ts / issue_dur, is summed per stream).
 
-    tools/trace_summary.py TRACE.json N [NB] [LOOKAHEAD] [--from K]
+    tools/trace_summary.py TRACE.json [N [NB [LOOKAHEAD]]] [--from K]
+
+N, NB and LOOKAHEAD default to the trace's own notes (lu.n, lu.nb, lu.lookahead in its
+otherData, which the LU writes since 2026-12-03; for older traces give them: NB and LOOKAHEAD
+then default to 512 and 4).
 
 --from K also lists every GPU task of steps K and later by its start (ms from the first GPU
 task: start, end, duration, stream, step, task name, its tile indices), which shows the chain
@@ -120,15 +124,26 @@ def main():
         k_from = int(argv[i + 1])
         del argv[i:i + 2]
     path = argv[0]
-    ev = json.load(open(path))["traceEvents"]
+    trace = json.load(open(path))
+    ev = trace["traceEvents"]
+    notes = trace.get("otherData", {})
     names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev
              if e.get("ph") == "M" and e["name"] == "thread_name"}
     if any(e.get("ph") == "X" and e["name"].startswith("gpu_chol_") for e in ev):
         chol_summary(path, ev, names)
         return
-    n = int(argv[1])
-    nb = int(argv[2]) if len(argv) > 2 else 512
-    la = int(argv[3]) if len(argv) > 3 else 4
+    def param(i, key, default):
+        if len(argv) > i:
+            return int(argv[i])
+        if key in notes:
+            return int(notes[key])
+        if default is None:
+            sys.exit(f"{path}: no {key} note in the trace: give N (and NB, LOOKAHEAD)")
+        return default
+
+    n = param(1, "lu.n", None)
+    nb = param(2, "lu.nb", 512)
+    la = param(3, "lu.lookahead", 4)
     tasks = [e for e in ev if e.get("ph") == "X"]
     streams = {}
     for e in tasks:

@@ -426,6 +426,14 @@ static int hybrid_lu(hyt_sequence_t *seq, const hyt_desc_t *A, hyt_dmat_t *dA, i
         return hyt_error(HYT_ERR_INVALID, "the hybrid LU needs a CCRB (tile layout) matrix");
     if (kt == 0)
         return HYT_SUCCESS;
+    /* for a trace's reader (tools/trace_summary.py): the problem and its steps */
+    const struct { const char *key; int v; } notes[] = {
+        {"lu.m", A->m}, {"lu.n", A->n}, {"lu.nb", nb}, {"lu.lookahead", la}};
+    for (int i = 0; i < 4; i++) {
+        char v[16];
+        snprintf(v, sizeof v, "%d", notes[i].v);
+        hyt_trace_note(ctx, notes[i].key, v);
+    }
 
     // setup: check and allocate device memory before inserting anything
     hybrid_t *h = calloc(1, sizeof *h);
