@@ -429,7 +429,7 @@ static int hybrid_lu(hyt_sequence_t *seq, const hyt_desc_t *A, hyt_dmat_t *dA, i
     /* for a trace's reader (tools/trace_summary.py): the problem and its steps */
     const struct { const char *key; int v; } notes[] = {
         {"lu.m", A->m}, {"lu.n", A->n}, {"lu.nb", nb}, {"lu.lookahead", la}};
-    for (int i = 0; i < 4; i++) {
+    for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++) {
         char v[16];
         snprintf(v, sizeof v, "%d", notes[i].v);
         hyt_trace_note(ctx, notes[i].key, v);
