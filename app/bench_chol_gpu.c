@@ -982,7 +982,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                         if (tail_given && !dmat)
                             wl += snprintf(what + wl, sizeof what - (size_t)wl, "   tail %d",
                                            p.tail >= 0 ? p.tail
-                                                       : hyt_chol_tail(ctx, dev, uplo));
+                                                       : hyt_chol_tail(ctx, dev, uplo, n));
                         if (lt_given && !dmat)
                             wl += snprintf(what + wl, sizeof what - (size_t)wl, "   gemm_lt %d",
                                            p.gemm_lt >= 0 ? p.gemm_lt

@@ -678,31 +678,35 @@ int hyt_gpu_dsyrk(const hyt_devctx_t *dc, char uplo, char trans, int n, int k, d
 #endif
 }
 
-int hyt_gpu_dlaset(const hyt_devctx_t *dc, char uplo, int m, int n, double alpha, double beta,
-                   double *A, int lda)
+int hyt_gpu_dtrtri_diag(const hyt_devctx_t *dc, char uplo, int n, int bs, const double *T,
+                        int ldt, double *W, int ldw)
 {
-    static const char fn[] = "hyt_gpu_dlaset";
+    static const char fn[] = "hyt_gpu_dtrtri_diag";
     int rc = check_dc(dc, fn);
     if (rc)
         return rc;
-    if (m < 0 || n < 0 || lda < max1(m))
-        return hyt_error(HYT_ERR_INVALID, "%s: m = %d, n = %d, lda = %d", fn, m, n, lda);
-    if (m == 0 || n == 0)
+    if (!uplo_ok(uplo) || n < 0 || bs < 1 || bs > HYT_TRTRI_DIAG_BS || ldt < max1(n) ||
+        ldw < max1(n))
+        return hyt_error(HYT_ERR_INVALID, "%s: uplo '%c', n = %d, bs = %d, ldt = %d, ldw = %d",
+                         fn, uplo, n, bs, ldt, ldw);
+    if (n == 0)
         return HYT_SUCCESS;
-    if (!A)
-        return hyt_error(HYT_ERR_INVALID, "%s: A is NULL", fn);
-    if (uplo_ok(uplo)) /* a trapezoid, the diagonal included */
-        hyt_races_trap(uplo, A, lda, m, n, 1, "dlaset's A");
-    else
-        hyt_races_block(A, lda, m, n, 1, "dlaset's A");
+    if (!T || !W)
+        return hyt_error(HYT_ERR_INVALID, "%s: a NULL pointer", fn);
+    for (int q = 0; q < n; q += bs) { /* the diagonal blocks only */
+        const int w = n - q < bs ? n - q : bs;
+        hyt_races_trap(is_lower(uplo) ? 'L' : 'U', T + q + (int64_t)q * ldt, ldt, w, w, 0,
+                       "dtrtri_diag's T");
+        hyt_races_block(W + q + (int64_t)q * ldw, ldw, w, w, 1, "dtrtri_diag's W");
+    }
     if (hyt_device_backend(dc->dev) == HYT_BACKEND_HOST) {
         if ((rc = host_fault(dc, fn)))
             return rc;
-        hyt_ref_dlaset(uplo, m, n, alpha, beta, A, lda);
+        hyt_ref_dtrtri_diag(uplo, n, bs, T, ldt, W, ldw);
         return HYT_SUCCESS;
     }
 #if HYT_HAVE_CUDA
-    return hyt_cuda_dlaset(dc->dev, dc->cuda_stream, uplo, m, n, alpha, beta, A, lda);
+    return hyt_cuda_dtrtri_diag(dc->dev, dc->cuda_stream, uplo, n, bs, T, ldt, W, ldw);
 #else
     return no_cuda(dc, fn);
 #endif

@@ -179,12 +179,16 @@ int hyt_gpu_dsyrk(const hyt_devctx_t *dc, char uplo, char trans, int n, int k, d
 #define HYT_TRSM_FEW_MAX_N 2048
 void hyt_ref_dtrsm_few(char side, char uplo, char transa, char diag, int m, int n, double alpha,
                        const double *A, int lda, double *B, int ldb);
-/*   hyt_gpu_dlaset: LAPACK's DLASET: the strictly lower (uplo 'L'), strictly upper ('U') or
- *     whole (any other letter) off-diagonal part of the m x n A set to alpha, its diagonal to
- *     beta (the identity: alpha 0, beta 1); any stream (CUDA: gpu_dlaset.cu). */
-int hyt_gpu_dlaset(const hyt_devctx_t *dc, char uplo, int m, int n, double alpha, double beta,
-                   double *A, int lda);
-void hyt_ref_dlaset(char uplo, int m, int n, double alpha, double beta, double *A, int lda);
+/*   hyt_gpu_dtrtri_diag: the inverses of the diagonal blocks of order bs (1 .. HYT_TRTRI_DIAG_BS;
+ *     the last one smaller where bs does not divide n) of the n x n triangular T (uplo 'L' or
+ *     'U', non-unit diagonal), each into the same place of W (ldw), the other triangle of each
+ *     block set to zero, W outside them untouched; any stream (CUDA: gpu_dtrtri_diag.cu).  The
+ *     host reference does the kernel's operations in its order (a column's forward substitution
+ *     in four interleaved partial sums, see the .cu), so the two agree to the bit. */
+#define HYT_TRTRI_DIAG_BS 128
+int hyt_gpu_dtrtri_diag(const hyt_devctx_t *dc, char uplo, int n, int bs, const double *T,
+                        int ldt, double *W, int ldw);
+void hyt_ref_dtrtri_diag(char uplo, int n, int bs, const double *T, int ldt, double *W, int ldw);
 /*   hyt_gpu_icopy_to_host: dst[0 .. n) = src[0 .. n), src device memory, dst host memory, on the
  *     task's stream; CUDA: written by a kernel when dst is page-locked (no copy engine: it does
  *     not wait behind the large copies queued there), else a cudaMemcpyAsync
@@ -249,11 +253,11 @@ int hyt_cuda_hpl_norms(hyt_device_t *dev, void *stream, int64_t n, int nparts, c
 int hyt_cuda_dpotf2(hyt_device_t *dev, void *stream, char uplo, int n, double *A, int lda,
                     int *info, void *work);
 int hyt_cuda_dpotf2_ws(hyt_device_t *dev, int stream, void **work);
-int hyt_cuda_dlaset(hyt_device_t *dev, void *stream, char uplo, int m, int n, double alpha,
-                    double beta, double *A, int lda);
 int hyt_cuda_dtrsm_few(hyt_device_t *dev, void *stream, char side, char uplo, char transa,
                        char diag, int m, int n, double alpha, const double *A, int lda,
                        double *B, int ldb);
+int hyt_cuda_dtrtri_diag(hyt_device_t *dev, void *stream, char uplo, int n, int bs,
+                         const double *T, int ldt, double *W, int ldw);
 int hyt_cuda_icopy_to_host(hyt_device_t *dev, void *stream, int *dst, const int *src, int n);
 /* cuSOLVER (gpu_solver.c): the device's handle (a cusolverDnHandle_t, made on first use,
  * shared by every caller of the context's device task bodies), and hyt_gpu_dpotrf's CUDA

@@ -178,14 +178,34 @@ void hyt_ref_dtrsm_few(char side, char uplo, char transa, char diag, int m, int 
 #undef IDX
 }
 
-void hyt_ref_dlaset(char uplo, int m, int n, double alpha, double beta, double *A, int lda)
+void hyt_ref_dtrtri_diag(char uplo, int n, int bs, const double *T, int ldt, double *W, int ldw)
 {
-    const int lower = uplo == 'L' || uplo == 'l', upper = uplo == 'U' || uplo == 'u';
-    for (int64_t c = 0; c < n; c++)
-        for (int64_t r = 0; r < m; r++) {
-            if (r == c)
-                A[r + c * lda] = beta;
-            else if ((r > c && !upper) || (r < c && !lower))
-                A[r + c * lda] = alpha;
+    const int upper = uplo == 'U' || uplo == 'u';
+    /* M(i, k) of block q0 (M = T_qq, or T_qq^T where T is upper), and W's X(i, j) */
+#define M(i, k)                                                                                 \
+    (upper ? T[q0 + (k) + (int64_t)(q0 + (i)) * ldt] : T[q0 + (i) + (int64_t)(q0 + (k)) * ldt])
+#define X(i, j)                                                                                 \
+    (*(upper ? &W[q0 + (j) + (int64_t)(q0 + (i)) * ldw] : &W[q0 + (i) + (int64_t)(q0 + (j)) * ldw]))
+    for (int q0 = 0; q0 < n; q0 += bs) {
+        const int w = n - q0 < bs ? n - q0 : bs;
+        for (int j = 0; j < w; j++) {
+            const int o = j / 32 * 32; /* the first column of the kernel's CTA */
+            for (int i = 0; i < w; i++) {
+                if (i < j) {
+                    X(i, j) = 0.0;
+                    continue;
+                }
+                const double r = 1.0 / M(i, i);
+                double p[4];
+                for (int t = 0; t < 4; t++) {
+                    p[t] = 0.0;
+                    for (int k = o + t; k < i; k += 4)
+                        p[t] = fma(M(i, k), X(k, j), p[t]);
+                }
+                X(i, j) = ((i == j ? 1.0 : 0.0) - ((p[0] + p[1]) + (p[2] + p[3]))) * r;
+            }
         }
+    }
+#undef M
+#undef X
 }

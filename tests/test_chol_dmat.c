@@ -145,15 +145,16 @@ static void check(hyt_context_t *ctx, int n, int nb, int la, int fail, const cha
 /* gpu.memory_limit and groups (host devices, where the cap counts every device allocation):
  * slots of four steps that do not fit beside the matrix fall back to one step a slot (a
  * correct factorization, not an error); when not even those fit, an error before anything
- * runs.  n = 7 nb + 13 on one device: the matrix ~8 tile columns of c bytes, four steps a
- * slot with the lookahead raised to 4 want 3 slots of 4 c, one step a slot 6 of c. */
+ * runs.  n = 7 nb + 13 on one device: the matrix ~8 tile columns of c bytes and the panels'
+ * solve ~1 (its workspace: n nb doubles), four steps a slot with the lookahead raised to 4
+ * want 3 slots of 4 c, one step a slot 6 of c. */
 static void check_group_memory(void)
 {
     const int nb = 16, n = 7 * nb + 13;
     const long c = 8L * nb * nb * 8;
     for (int fits = 1; fits >= 0; fits--) {
         char cap[32];
-        snprintf(cap, sizeof cap, "%ld", c * (fits ? 17 : 10));
+        snprintf(cap, sizeof cap, "%ld", c * (fits ? 18 : 10));
         hyt_context_t *ctx = test_context(2, "host:1", "gpu.memory_limit", cap, "chol.group",
                                           "4", (char *)NULL);
         if (fits) {

@@ -10,16 +10,18 @@
  * piece of a wide block, at the end); NaN (no hang); +Inf and -Inf on the diagonal (LAPACK's
  * answer, but in the vendor's tail); every bad argument, a context without
  * devices refused; the asynchronous call, two factorizations in one sequence.  The panels' solve
- * both ways (gpu_chol_trsm.c): as the defaults choose it, then a GEMM with the inverse of the
- * diagonal block on every panel (chol.inv_rows 1: the same cases again), on the first panels
- * only, and on an ill-conditioned matrix against the TRSM.  The tail (chol.tail: the last
- * trailing matrix in one vendor dpotrf; off in the cases above, whose subject is the loop nest,
- * but for the public calls): in the middle, narrower than a block, the whole matrix, after a
- * wide block; INFO before it, at its first column and inside it; NaN in it; the key's values
- * and its default.  The automatic block size of the GPU-only nest (1536 from 49152, 512 from
- * 24576), and blocks of three potf2 pieces.  Trailing updates that apply the panels of 1..4 steps
- * at once (chol.group): SPD with lookahead 0..2, groups cut short by the tail and by the last
- * step, INFO in every position of a group, NaN; the key's values and its default.
+ * both ways (gpu_chol_trsm.c): a TRSM on every panel, then as the defaults choose it, a GEMM
+ * with the inverses of the diagonal block's own diagonal blocks on every panel (chol.inv_rows
+ * 1: the same cases again), on the first panels only, and on an ill-conditioned matrix
+ * against the TRSM.  The tail (chol.tail: the last trailing matrix in one vendor dpotrf; off
+ * in the cases above, whose subject is the loop nest, but for the public calls): in the
+ * middle, narrower than a block, the whole matrix, after a wide block; INFO before it, at its
+ * first column and inside it; NaN in it; the key's values and its default.  The automatic
+ * block size and group of the GPU-only nest (1536 from 49152, 512 from 16384; group 2 from
+ * 12288, 3 from 24576), and blocks of three potf2 pieces.  Trailing updates that apply the
+ * panels of 1..4 steps at once (chol.group): SPD with lookahead 0..2, groups cut short by the
+ * tail and by the last step, INFO in every position of a group, NaN; the key's values and its
+ * default.
  *
  * Usage: test_chol_gpu          on one host device (the same task graph with the host
  *                               references: quick suite)
@@ -302,9 +304,10 @@ static void check_tails(unsigned long long seed)
               !hyt_context_set(ctx, "chol.tail", "auto"),
           "chol.tail -1 refused, 0 and auto accepted: %s", hyt_last_error());
     hyt_device_t *dev = hyt_context_device(ctx, 0);
-    CHECK(hyt_chol_tail(ctx, dev, 'L') == (use_cuda ? 16384 : 0) &&
-              hyt_chol_tail(ctx, dev, 'U') == 0,
-          "chol.tail auto: 16384 for lower on CUDA devices, else none");
+    CHECK(hyt_chol_tail(ctx, dev, 'L', 12288) == (use_cuda ? 12288 : 0) &&
+              hyt_chol_tail(ctx, dev, 'L', 100) == (use_cuda ? 100 : 0) &&
+              hyt_chol_tail(ctx, dev, 'L', 12289) == 0 && hyt_chol_tail(ctx, dev, 'U', 100) == 0,
+          "chol.tail auto: the whole of a lower matrix up to 12288 on CUDA devices, else none");
 }
 
 /* Trailing updates that apply the panels of several steps (chol.group, by the parameters):
@@ -354,18 +357,36 @@ static void check_groups(unsigned long long seed)
           "chol.group auto: on CUDA devices 3 from n = 24576; else 1");
 }
 
-/* The GPU-only nest's automatic block size: 1536 from n = 49152, 512 from 24576, else the
- * device defaults; chol.nb and the caller's nb win. */
+/* The GPU-only nest's automatic block size: 1536 from n = 49152, 512 from 16384, else the
+ * device defaults; chol.nb and the caller's nb win.  Its automatic group: on CUDA devices 2 from
+ * 12288, 3 from 24576 (else 1); chol.group and the caller's group win. */
 static void check_auto_nb(void)
 {
     static const struct { int n, nb; } t[] = {
         {49152, 1536}, {65536, 1536}, {49151, 512}, {24576, 512},
-        {24575, 1024}, {16384, 1024}, {16383, 512}, {8191, 256}};
+        {24575, 512},  {16384, 512},  {16383, 512}, {8191, 256}};
     for (int i = 0; i < (int)(sizeof t / sizeof t[0]); i++) {
         hyt_chol_dev_params_t p = HYT_CHOL_DEV_PARAMS_AUTO;
         hyt_chol_params_gpu_only(ctx, t[i].n, &p);
         CHECK(p.nb == t[i].nb, "auto nb, n = %d: %d, expected %d", t[i].n, p.nb, t[i].nb);
     }
+    static const struct { int n, group; } g[] = {{12287, 1}, {12288, 2}, {24575, 2},
+                                                 {24576, 3}, {65536, 3}};
+    for (int i = 0; i < (int)(sizeof g / sizeof g[0]); i++) {
+        hyt_chol_dev_params_t p = HYT_CHOL_DEV_PARAMS_AUTO;
+        hyt_chol_params_gpu_only(ctx, g[i].n, &p);
+        const int want = use_cuda ? g[i].group : 1;
+        CHECK(p.group == want, "auto group, n = %d: %d, expected %d", g[i].n, p.group, want);
+    }
+    REQUIRE(!hyt_context_set(ctx, "chol.group", "4"), "%s", hyt_last_error());
+    hyt_chol_dev_params_t q = HYT_CHOL_DEV_PARAMS_AUTO;
+    hyt_chol_params_gpu_only(ctx, 16384, &q);
+    CHECK(q.group == 4, "chol.group kept: %d", q.group);
+    q = HYT_CHOL_DEV_PARAMS_AUTO;
+    q.group = 2;
+    hyt_chol_params_gpu_only(ctx, 65536, &q);
+    CHECK(q.group == 2, "the caller's group kept: %d", q.group);
+    REQUIRE(!hyt_context_set(ctx, "chol.group", "auto"), "%s", hyt_last_error());
     hyt_chol_dev_params_t p = HYT_CHOL_DEV_PARAMS_AUTO;
     p.nb = 768;
     hyt_chol_params_gpu_only(ctx, 65536, &p);
@@ -417,13 +438,13 @@ int main(int argc, char **argv)
     static const int nbs[] = {16, 32, 64};
     static const int fails[] = {1, 2, 20, 32, 33, 64, 65, 90, 100};
     unsigned long long seed = 1;
-    /* the panels' solve: pass 0 as the defaults choose it (a TRSM at these sizes but the
-     * largest), pass 1 a GEMM with the block's inverse on every panel (chol.inv_rows 1; the
-     * small sizes with lookahead 1 only) */
+    /* the panels' solve: pass 0 a TRSM on every panel (chol.inv_rows above every panel's
+     * rows), pass 1 as the defaults choose it: a GEMM with the inverses of the block's diagonal
+     * blocks on every panel (chol.inv_rows 1; the small sizes with lookahead 1 only) */
     for (int pass = 0; pass < 2; pass++)
     for (int u = 0; u < 2; u++) {
         const char uplo = "LU"[u];
-        set_inv_rows(pass ? "1" : "auto");
+        set_inv_rows(pass ? "auto" : "1000000");
         /* SPD: sizes around the block size, n < nb, 0 and 1, lookahead 0..2 */
         for (int i = 0; i < (int)(sizeof ns / sizeof ns[0]); i++)
             for (int b = 0; b < 3; b++)
@@ -495,6 +516,8 @@ int main(int argc, char **argv)
               hyt_context_set(ctx, "chol.inv_rows", "-3") == HYT_ERR_CONFIG &&
               !hyt_context_set(ctx, "chol.inv_rows", "auto"),
           "chol.inv_rows 0 and -3 refused, auto accepted: %s", hyt_last_error());
+    CHECK(hyt_chol_inv_rows(ctx, 'L') == 1 && hyt_chol_inv_rows(ctx, 'U') == 1,
+          "chol.inv_rows auto: the inverse on every panel");
     hyt_context_destroy(ctx);
     return test_result("test_chol_gpu");
 }

@@ -6,7 +6,8 @@
  *     launches enumerated and huge ones sampled on the host, so the index arithmetic is checked
  *     even where no GPU is present;
  *   - the dispatchers in device tasks through the runtime (copies in, kernel, copies out),
- *     compared with the references: exactly for transposition, interchanges and dlaset, to
+ *     compared with the references: exactly for transposition, interchanges and the inverses
+ *     of a triangle's diagonal blocks (whose reference is also checked against CBLAS), to
  *     1e-12 (relative) for GEMM; argument checks; fault injection reaching the kernels.
  * Without arguments it runs on a host device ("host:1"); with the argument "cuda" it runs the
  * device part on the first GPU ("cuda:0") and exits 77 when the build has no CUDA or no GPU is
@@ -21,6 +22,7 @@
 #include "hyt_dev_test.h"
 #include "rt_internal.h"
 
+#include <cblas.h>
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -590,19 +592,6 @@ static int mm_body(const hyt_devctx_t *dc, void *p)
                                              g->ldc, g->sc, g->batch, a->per_call));
 }
 
-typedef struct ls_args {
-    char uplo;
-    int m, n, lda;
-    double alpha, beta, *A;
-} ls_args_t;
-
-static int ls_body(const hyt_devctx_t *dc, void *p)
-{
-    ls_args_t *a = p;
-    return forward(dc, hyt_gpu_dlaset(dc, a->uplo, a->m, a->n, a->alpha, a->beta, a->A, a->lda));
-}
-
-static const hyt_kernel_t ls_kernel = {.name = "dlaset", .dev = ls_body, .cat = HYT_CAT_GPU};
 static const hyt_kernel_t tr_kernel = {.name = "transpose", .dev = tr_body, .cat = HYT_CAT_GPU};
 static const hyt_kernel_t sw_kernel = {.name = "dlaswp_crrb", .dev = sw_body, .cat = HYT_CAT_GPU};
 static const hyt_kernel_t sp_kernel = {.name = "dlaswp_plan", .dev = sp_body, .cat = HYT_CAT_GPU};
@@ -743,59 +732,127 @@ static int dev_gemm(hyt_context_t *ctx, const gcase_t *g, const double *A, const
                        stream);
 }
 
-/* dlaset: the reference against its definition, then the dispatcher on the device (a
- * task on the panel stream, as the Cholesky calls it) against the reference, exactly; the rows
- * between m and lda untouched. */
-static void test_dlaset(hyt_context_t *ctx)
+typedef struct ti_args {
+    char uplo;
+    int n, bs, ldt, ldw;
+    const double *T;
+    double *W;
+} ti_args_t;
+
+static int ti_body(const hyt_devctx_t *dc, void *p)
 {
-    static const int cases[][3] = {{1, 1, 1}, {5, 3, 7}, {3, 5, 3}, {64, 64, 64}, {300, 17, 301},
-                                   {17, 700, 20}, {1024, 1024, 1024}};
-    test_rng_t rng = {33};
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    ti_args_t *a = p;
+    return forward(dc, hyt_gpu_dtrtri_diag(dc, a->uplo, a->n, a->bs, a->T, a->ldt, a->W, a->ldw));
+}
+
+static const hyt_kernel_t ti_kernel = {.name = "dtrtri_diag", .dev = ti_body,
+                                       .cat = HYT_CAT_GPU};
+
+static int same_bits(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
+
+/* The inverses of a triangle's diagonal blocks: the reference against CBLAS's solve of the
+ * identity (every block, to 16 w eps of its largest entry), each block's other triangle exactly
+ * zero and W outside the blocks untouched; then the dispatcher on the device (a task on the
+ * lookahead stream, as the Cholesky's panel calls it) against the reference to the bit (NaN
+ * where it has NaN), with NaN in T's other triangle (neither reads it) and, in the last cases,
+ * a zero and an infinite diagonal entry. */
+static void test_dtrtri_diag(hyt_context_t *ctx)
+{
+    static const int cases[][3] = {{1, 128, 0},   {5, 128, 2},  {31, 32, 1},  {33, 32, 0},
+                                   {100, 64, 3},  {128, 128, 0}, {129, 128, 1}, {300, 128, 5},
+                                   {512, 128, 0}, {1000, 128, 7}, {77, 7, 1},   {40, 1, 0},
+                                   {200, 100, 1}, {64, 128, 0},  {300, 128, 2}};
+    const int ncases = (int)(sizeof cases / sizeof cases[0]), nspecial = 3;
+    test_rng_t rng = {34};
+    for (int i = 0; i < ncases; i++)
         for (int u = 0; u < 4; u++) {
-            const char uplo = "LUAl"[u];
-            const int m = cases[i][0], n = cases[i][1], lda = cases[i][2];
-            const size_t len = (size_t)lda * n;
-            double *a = hmalloc(ctx, len), *ref = xmalloc(len * sizeof *a);
-            double *a0 = xmalloc(len * sizeof *a);
-            fill(&rng, a0, len);
-            memcpy(ref, a0, len * sizeof *a);
-            hyt_ref_dlaset(uplo, m, n, -2.5, 3.0, ref, lda);
-            int def_ok = 1;
+            const char uplo = "LUlu"[u];
+            const int n = cases[i][0], bs = cases[i][1], ld = n + cases[i][2];
+            const int lo = uplo == 'L' || uplo == 'l', special = i >= ncases - nspecial;
+            const size_t len = (size_t)ld * n;
+            double *T = hmalloc(ctx, len), *W = hmalloc(ctx, len);
+            double *W0 = xmalloc(len * sizeof *W), *ref = xmalloc(len * sizeof *W);
             for (int c = 0; c < n; c++)
-                for (int r = 0; r < lda; r++) {
-                    const size_t e = r + (size_t)c * lda;
-                    const int lo = uplo == 'L' || uplo == 'l', up = uplo == 'U';
-                    double want = r >= m ? a0[e] : r == c ? 3.0
-                                  : (r > c && !up) || (r < c && !lo) ? -2.5 : a0[e];
-                    def_ok &= ref[e] == want;
-                }
-            CHECK(def_ok, "hyt_ref_dlaset '%c' %d x %d (lda %d): not LAPACK's dlaset", uplo, m,
-                  n, lda);
+                for (int r = 0; r < ld; r++)
+                    T[r + (size_t)c * ld] =
+                        r >= n || (lo ? r < c : r > c) ? NAN
+                        : r == c ? (1.5 + 0.5 * test_uniform(&rng)) *
+                                       (test_uniform(&rng) < 0 ? -1 : 1)
+                                 : test_uniform(&rng) / n;
+            if (special) { /* a zero and an infinite pivot: NaN and Inf follow in both */
+                T[3 + (size_t)3 * ld] = 0.0;
+                T[(n - 2) + (size_t)(n - 2) * ld] = INFINITY;
+            }
+            fill(&rng, W0, len);
+            memcpy(ref, W0, len * sizeof *W);
+            hyt_ref_dtrtri_diag(uplo, n, bs, T, ld, ref, ld);
+            int def_ok = 1;
+            double worst = 0;
+            for (int q = 0; q < n && !special; q += bs) {
+                const int w = n - q < bs ? n - q : bs;
+                double *Z = xmalloc((size_t)w * w * sizeof *Z), big = 0;
+                for (int c = 0; c < w; c++)
+                    for (int r = 0; r < w; r++)
+                        Z[r + (size_t)c * w] = r == c;
+                cblas_dtrsm(CblasColMajor, CblasLeft, lo ? CblasLower : CblasUpper,
+                            CblasNoTrans, CblasNonUnit, w, w, 1.0, T + q + (size_t)q * ld, ld, Z,
+                            w);
+                for (size_t e = 0; e < (size_t)w * w; e++)
+                    big = fmax(big, fabs(Z[e]));
+                for (int c = 0; c < w; c++)
+                    for (int r = 0; r < w; r++) {
+                        const double x = ref[q + r + (size_t)(q + c) * ld];
+                        if (lo ? r < c : r > c)
+                            def_ok &= x == 0.0 && !signbit(x);
+                        else
+                            worst = fmax(worst, fabs(x - Z[r + (size_t)c * w]) / big);
+                    }
+                free(Z);
+            }
+            for (int c = 0; c < n; c++) /* outside the diagonal blocks: untouched */
+                for (int r = 0; r < ld; r++)
+                    if (r >= n || r / bs != c / bs)
+                        def_ok &= ref[r + (size_t)c * ld] == W0[r + (size_t)c * ld];
+            CHECK(def_ok, "hyt_ref_dtrtri_diag '%c' n %d bs %d: a block's other triangle not "
+                  "zero, or W written outside its diagonal blocks", uplo, n, bs);
+            CHECK(!(worst > 16.0 * bs * DBL_EPSILON), "hyt_ref_dtrtri_diag '%c' n %d bs %d: "
+                  "%.3g from CBLAS's inverse (relative to its largest entry)", uplo, n, bs,
+                  worst);
             dbufs_t d = {hyt_context_device(ctx, 0), {0}, 0};
-            void *x;
+            void *dT, *dW;
             hyt_sequence_t *seq = NULL;
-            memcpy(a, a0, len * sizeof *a);
-            int rc = dalloc(&d, len * sizeof *a, &x);
+            memcpy(W, W0, len * sizeof *W);
+            int rc = dalloc(&d, len * sizeof *T, &dT);
+            if (!rc)
+                rc = dalloc(&d, len * sizeof *W, &dW);
             if (!rc)
                 rc = hyt_sequence_create(ctx, &seq);
             if (!rc) {
-                ls_args_t la = {uplo, m, n, lda, -2.5, 3.0, x};
-                hyt_dep_t dep = {x, HYT_RW};
-                rc = insert_copy(seq, x, a, len * sizeof *a, 0);
+                ti_args_t ta = {uplo, n, bs, ld, ld, dT, dW};
+                hyt_dep_t deps[2] = {{dT, HYT_READ}, {dW, HYT_RW}};
+                rc = insert_copy(seq, dT, T, len * sizeof *T, 0);
                 if (!rc)
-                    rc = insert_dev(seq, &ls_kernel, &la, sizeof la, HYT_STREAM_PANEL, &dep, 1);
+                    rc = insert_copy(seq, dW, W, len * sizeof *W, 0);
                 if (!rc)
-                    rc = insert_copy(seq, a, x, len * sizeof *a, 1);
+                    rc = insert_dev(seq, &ti_kernel, &ta, sizeof ta, HYT_STREAM_LOOKAHEAD, deps,
+                                    2);
+                if (!rc)
+                    rc = insert_copy(seq, W, dW, len * sizeof *W, 1);
                 rc = hyt_sequence_finish(seq, rc);
             }
             dfree(&d);
-            CHECK(rc == 0, "dlaset '%c' %d x %d: %s", uplo, m, n, hyt_last_error());
-            CHECK(!rc && !memcmp(a, ref, len * sizeof *a), "dlaset '%c' %d x %d (lda %d): "
-                  "differs from the reference", uplo, m, n, lda);
-            hyt_host_free(ctx, a);
+            CHECK(rc == 0, "dtrtri_diag '%c' n %d bs %d: %s", uplo, n, bs, hyt_last_error());
+            size_t bad = 0, first = 0;
+            for (size_t e = 0; !rc && e < len; e++)
+                if (!same_bits(W[e], ref[e]) && !bad++)
+                    first = e;
+            CHECK(!bad, "dtrtri_diag '%c' n %d bs %d: %zu entries differ from the reference, "
+                  "first (%zu, %zu): %.17g against %.17g", uplo, n, bs, bad, first % ld,
+                  first / ld, W[first], ref[first]);
+            hyt_host_free(ctx, T);
+            hyt_host_free(ctx, W);
+            free(W0);
             free(ref);
-            free(a0);
         }
 }
 
@@ -1087,13 +1144,15 @@ static void test_dev_args(hyt_context_t *ctx)
     EXPECT(hyt_gpu_transpose_tiles(&dc, NULL, 8, 0), 0);
     EXPECT(hyt_gpu_transpose_tiles(&dc, x, 1, 64), 0);
 
-    EXPECT(hyt_gpu_dlaset(NULL, 'A', 2, 2, 0, 1, x, 2), HYT_ERR_INVALID);
-    EXPECT(hyt_gpu_dlaset(&dc, 'A', -1, 2, 0, 1, x, 2), HYT_ERR_INVALID);
-    EXPECT(hyt_gpu_dlaset(&dc, 'A', 2, -1, 0, 1, x, 2), HYT_ERR_INVALID);
-    EXPECT(hyt_gpu_dlaset(&dc, 'A', 3, 2, 0, 1, x, 2), HYT_ERR_INVALID); /* lda < m */
-    EXPECT(hyt_gpu_dlaset(&dc, 'L', 2, 2, 0, 1, NULL, 2), HYT_ERR_INVALID);
-    EXPECT(hyt_gpu_dlaset(&dc, 'U', 0, 2, 0, 1, NULL, 1), 0);
-    EXPECT(hyt_gpu_dlaset(&dc, 'U', 2, 0, 0, 1, NULL, 2), 0);
+    EXPECT(hyt_gpu_dtrtri_diag(NULL, 'L', 2, 2, x, 2, x, 2), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dtrtri_diag(&dc, 'A', 2, 2, x, 2, x, 2), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dtrtri_diag(&dc, 'L', -1, 2, x, 2, x, 2), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dtrtri_diag(&dc, 'L', 2, 0, x, 2, x, 2), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dtrtri_diag(&dc, 'U', 2, HYT_TRTRI_DIAG_BS + 1, x, 2, x, 2), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dtrtri_diag(&dc, 'L', 3, 2, x, 2, x, 3), HYT_ERR_INVALID); /* ldt < n */
+    EXPECT(hyt_gpu_dtrtri_diag(&dc, 'L', 3, 2, x, 3, x, 2), HYT_ERR_INVALID); /* ldw < n */
+    EXPECT(hyt_gpu_dtrtri_diag(&dc, 'L', 2, 2, NULL, 2, x, 2), HYT_ERR_INVALID);
+    EXPECT(hyt_gpu_dtrtri_diag(&dc, 'U', 0, 2, NULL, 1, NULL, 1), 0);
     int iv[2] = {0, 0};
     EXPECT(hyt_gpu_icopy_to_host(NULL, iv, iv + 1, 1), HYT_ERR_INVALID);
     EXPECT(hyt_gpu_icopy_to_host(&dc, iv, iv + 1, -1), HYT_ERR_INVALID);
@@ -1356,7 +1415,7 @@ int main(int argc, char **argv)
     test_dev_laswp(ctx);
     test_dev_laswp_plan(ctx);
     test_dev_gemm(ctx);
-    test_dlaset(ctx);
+    test_dtrtri_diag(ctx);
     test_icopy(ctx);
     test_dev_args(ctx);
     hyt_context_destroy(ctx);

@@ -172,12 +172,13 @@ typedef struct hyt_chol_dev_params {
  * "auto" inv_rows or tail stays (hyt_chol_inv_rows and hyt_chol_tail resolve them by
  * triangle). */
 void hyt_chol_params_device(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p);
-/* The same for the GPU-only nest (hyt_dpotrf_device): an "auto" nb is its own from n = 24576
- * (dpotrf_gpu.c). */
+/* The same for the GPU-only nest (hyt_dpotrf_device): an "auto" nb is its own from n = 16384,
+ * and an "auto" group is resolved, its own from 12288 where chol.group is auto (dpotrf_gpu.c). */
 void hyt_chol_params_gpu_only(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p);
-/* chol.tail for the GPU-only Cholesky of the uplo triangle on device dev (auto: dpotrf_gpu.c's
- * defaults, by triangle and backend). */
-int hyt_chol_tail(hyt_context_t *ctx, hyt_device_t *dev, char uplo);
+/* chol.tail for the GPU-only Cholesky of order n of the uplo triangle on device dev (auto:
+ * dpotrf_gpu.c's defaults, by triangle, order and backend: n where one vendor call is the
+ * faster, else 0). */
+int hyt_chol_tail(hyt_context_t *ctx, hyt_device_t *dev, char uplo, int n);
 /* chol.gemm_lt for the GPU-only Cholesky of the uplo triangle on device dev (auto: 1 for lower
  * on CUDA devices, measured; else 0). */
 int hyt_chol_gemm_lt(hyt_context_t *ctx, hyt_device_t *dev, char uplo);

@@ -24,8 +24,8 @@
 static const hyt_config_keydef_t chol_keys[] = {
     {{"chol.nb", "HYT_CHOL_NB", "auto",
       "Cholesky tile size nb (1..4096) of the LAPACK-layout calls; auto: 256 from N = 3000, "
-      "128 from 600, else 64 (hyt_dpotrf_device: 1536 from N = 49152, 512 from 24576, 1024 "
-      "from 16384, 512 from 8192, else 256)"},
+      "128 from 600, else 64 (hyt_dpotrf_device: 1536 from N = 49152, 512 from 8192, else "
+      "256)"},
      HYT_KEY_INT, 1, 4096, 1, 1, NULL},
     {{"chol.lookahead", "HYT_CHOL_LOOKAHEAD", "auto",
       "Cholesky lookahead depth (0..64): tile columns updated ahead of the rest; auto: 1 "
@@ -33,13 +33,13 @@ static const hyt_config_keydef_t chol_keys[] = {
      HYT_KEY_INT, 0, 64, 1, 1, NULL},
     {{"chol.inv_rows", "HYT_CHOL_INV_ROWS", "auto",
       "device Cholesky panels (hyt_dpotrf_device, device matrices): the rows below a diagonal "
-      "block from which their solve is a GEMM with the block's inverse instead of a TRSM "
-      "(1..2^30, 1: always); auto: 16384 for lower, 6144 for upper and for device matrices"},
+      "block from which their solve is GEMMs with the inverses of its diagonal blocks instead "
+      "of a TRSM (1..2^30, 1: always); auto: 1"},
      HYT_KEY_INT, 1, 1L << 30, 1, 1, NULL},
     {{"chol.tail", "HYT_CHOL_TAIL", "auto",
       "hyt_dpotrf_device: once the trailing matrix is at most this order (0..2^30), it is "
-      "factored in one call of the vendor's dpotrf (cusolverDnDpotrf); 0: never; auto: 16384 "
-      "for lower on CUDA devices, else 0"},
+      "factored in one call of the vendor's dpotrf (cusolverDnDpotrf); 0: never; auto: on "
+      "CUDA devices the whole of a lower matrix up to 12288, else 0"},
      HYT_KEY_INT, 0, 1L << 30, 1, 1, NULL},
     {{"chol.gemm_lt", "HYT_CHOL_GEMM_LT", "auto",
       "hyt_dpotrf_device: 1: the trailing update's GEMMs through cublasLt (the first algorithm "
@@ -49,8 +49,9 @@ static const hyt_config_keydef_t chol_keys[] = {
     {{"chol.group", "HYT_CHOL_GROUP", "auto",
       "hyt_dpotrf_device, device matrices and tile calls with GPU panels: each trailing update "
       "applies the panels of this many steps at once (1..4), so that its GEMMs have K = group x "
-      "nb while the panels stay nb wide; auto: on CUDA devices 3 from n = 24576, else 1 (the "
-      "LAPACK-layout calls through the devices on a lower array: 1)"},
+      "nb while the panels stay nb wide; auto: on CUDA devices 3 from n = 24576 (and for "
+      "hyt_dpotrf_device 2 from 12288), else 1 (the LAPACK-layout calls through the devices on "
+      "a lower array: 1)"},
      HYT_KEY_INT, 1, HYT_CHOL_MAX_GROUP, 1, 1, NULL},
     {{"chol.overlap_steps", "HYT_CHOL_OVERLAP_STEPS", "auto",
       "GPU panels, matrix arriving from the host during the factorization (the LAPACK-layout "

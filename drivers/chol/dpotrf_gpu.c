@@ -4,27 +4,33 @@
  * (pdpotrf_gpu.c).  Synchronous, with LAPACK's argument checks and INFO.
  *
  * Defaults (measured on one H200, docs/performance.md, 2026-11-24 to 2026-12-03): AUTO_NB,
- * AUTO_LEAF and AUTO_TAIL_LOWER below; lookahead 1.  The GPU-only nest takes its own block size
- * from n = 24576 (AUTO_NB_MID, with three steps' panels a trailing update, chol.group: K = 1536)
- * and from 49152 (AUTO_NB_WIDE).  With nb 512 the potf2s, inverses and solves on the critical
- * path are half as long as with 1024 while the grouped update keeps its GEMMs wide: nb 512
- * group 3 against the former defaults (nb 1024 group 2; 1536 group 2 at 40960), s:
+ * AUTO_LEAF and AUTO_WHOLE_LOWER below; lookahead 1.  The GPU-only nest takes its own block size
+ * from n = 16384 (AUTO_NB_MID; 512 below it too, from 8192) and from 49152 (AUTO_NB_WIDE), and
+ * its own group (chol.group: 2 from 12288, 3 from 24576).  With nb 512 the potf2s, the inverses
+ * and solves on the critical path are half as long as with 1024 while the grouped update keeps
+ * its GEMMs wide: nb 512 group 3 against the former defaults (nb 1024 group 2; 1536 group 2 at
+ * 40960), s:
  *   lower 24576  0.1058 / 0.1077-0.1083     lower 40960  0.4480-0.4508 / 0.4543-0.4591
  *   lower 32768  0.2366-0.2391 / 0.2377-0.2416   upper 32768  0.2406-0.2417 / 0.2424-0.2450
- * (three calls of 2026-12-03, reps 2-3; at 32768 a tie in one of them).  From 49152 the wider
- * panels win: nb 1536 group 3 took 1.818 s at 65536 against 1.824-1.831 with 512 (group 3 or 4);
- * 1536 was 0.5-1.3% faster than 1024 at 40960-65536 for lower and 0.8-1.7% for upper at 49152 and
- * 65536 (2026-11-27).  The device matrices' nest (dpotrf_dmat.c, dpotrf_devices.c) keeps
- * hyt_chol_params_device's sizes.
+ * (three calls of 2026-12-03, reps 2-3; at 32768 a tie in one of them); at 16384 / 20480 (the
+ * panels' solve by GEMMs on every panel, no tail), lower nb 512 group 2 or 3 0.0345-0.0346 /
+ * 0.0611-0.0619 s against nb 1024 group 1 or 2 0.0352-0.0365 / 0.0623-0.0629, upper 0.0351-0.0359
+ * / 0.0632-0.0635 against 0.0357-0.0362 / 0.0632-0.0639, and group 1 with nb 512 4-10% slower than
+ * 2 from 12288 to 20480.  From 49152 the wider panels win: nb 1536 group 3 took 1.818 s at 65536
+ * against 1.824-1.831 with 512 (group 3 or 4); 1536 was 0.5-1.3% faster than 1024 at
+ * 40960-65536 for lower and 0.8-1.7% for upper at 49152 and 65536 (2026-11-27).  The device
+ * matrices' nest (dpotrf_dmat.c, dpotrf_devices.c) keeps hyt_chol_params_device's sizes.
  *
  * The tail (chol.tail): once the trailing matrix is at most `tail` columns, one call of the
- * vendor's dpotrf factors it.  cusolverDnDpotrf is faster than this loop nest on small lower
- * matrices (1.8 against 5.2 ms at n = 4096, 7.2 against 11 at 8192, 36 against 41 at 16384:
- * it runs them as a few fused kernels, where each of our steps queues several kernels on the
- * critical path), and the last steps of a large factorization are such a matrix; its upper
- * Cholesky is slower than ours (0.366 against 0.257 s at 32768), so the upper default has no
- * tail.  Lower: 16384 was 0.3-1.6% faster than 12288 at 16384, 32768 and 65536 (nb 1024 and
- * 1536) in three calls of 2026-11-27, so a lower matrix up to 16384 is one cuSOLVER call.
+ * vendor's dpotrf factors it.  cusolverDnDpotrf runs small lower matrices as a few fused
+ * kernels, where each of our steps queues several kernels on the critical path: it is faster
+ * than this loop nest at n = 4096 and 8192 (7.3 against 7.7 ms) and ties it at 12288 (17.8
+ * against 17.6), so a lower matrix up to 12288 is one cuSOLVER call.  Above it the nest is
+ * faster on its own to the end (2026-12-03, with the panels' solve by GEMMs on every panel:
+ * 16384 34.5 against cuSOLVER's 35.8 ms, and the whole factorization without a tail 0-0.7%
+ * faster than with the last 8192 or 16384 columns in one cuSOLVER call at 16384-65536), so
+ * larger ones have no tail.  Its upper Cholesky is slower than ours everywhere (0.368 against
+ * 0.238 s at 32768): the upper default has no tail.
  *
  * The trailing update's GEMMs (chol.gemm_lt): through cublasLt's first heuristic algorithm for
  * each shape instead of cublasDgemm.  Measured on one H200 (2026-11-27, three calls): lower
@@ -35,8 +41,9 @@
  *
  * The panels a trailing update applies (chol.group): 3 from n = 24576, so that the update's
  * GEMMs have K = 3 nb (1536 for the GPU-only nest's nb 512, 3072 for the tile calls' 1024) while
- * the panels, their inverses and their solves stay nb wide; 1 below 24576 (upper 16384: 1 / 2 /
- * 3 took 39.6 / 40.9 / 42.2 ms; a lower matrix that small is one cuSOLVER call).  cuBLAS runs
+ * the panels, their inverses and their solves stay nb wide; 1 below 24576 (upper 16384 with nb
+ * 1024: 1 / 2 / 3 took 39.6 / 40.9 / 42.2 ms), but 2 from 12288 for the GPU-only nest with its
+ * nb 512 (above).  cuBLAS runs
  * the recursive update of a 30720-row trailing matrix at 52.0-52.4 TFLOP/s with K = 3072
  * against 50.5-50.7 with 1536 (55.0-55.4 against 47.8-50.9 at 61440).  Measured on one H200
  * (docs/performance.md, forty-sixth, forty-seventh and fifty-first stops), s:
@@ -58,15 +65,17 @@
 #define AUTO_NB_LARGE 1024 /* n >= AUTO_NB_LARGE_FROM */
 #define AUTO_NB_LARGE_FROM 16384
 #define AUTO_NB_MID 512 /* the GPU-only nest (hyt_dpotrf_device), n >= AUTO_NB_MID_FROM */
-#define AUTO_NB_MID_FROM AUTO_GROUP_FROM /* nb 512 pays with three steps a group, not alone */
+#define AUTO_NB_MID_FROM 16384
 #define AUTO_NB_WIDE 1536 /* the GPU-only nest, n >= AUTO_NB_WIDE_FROM */
 #define AUTO_NB_WIDE_FROM 49152
 #define AUTO_NB 512 /* n >= 8192, else 256 */
 #define AUTO_LEAF 4096
-#define AUTO_TAIL_LOWER 16384 /* lower, CUDA devices; upper and host devices: none */
+#define AUTO_WHOLE_LOWER 12288 /* lower on CUDA devices up to this order: one vendor call */
 #define AUTO_GEMM_LT_LOWER 1 /* lower, CUDA devices; upper: 0 */
 #define AUTO_GROUP 3 /* CUDA devices, both triangles, n >= AUTO_GROUP_FROM; else 1 */
 #define AUTO_GROUP_FROM 24576
+#define AUTO_GROUP_GPU_ONLY_MID 2 /* the GPU-only nest on CUDA devices from 12288 */
+#define AUTO_GROUP_GPU_ONLY_MID_FROM 12288
 
 int hyt_dpotrf_device(hyt_context_t *ctx, char uplo, int n, double *dA, int ldda)
 {
@@ -74,7 +83,8 @@ int hyt_dpotrf_device(hyt_context_t *ctx, char uplo, int n, double *dA, int ldda
     return hyt_dpotrf_device_params(ctx, uplo, n, dA, ldda, &p);
 }
 
-/* The device defaults; gpu_only: the GPU-only nest's (AUTO_NB_MID, AUTO_NB_WIDE). */
+/* The device defaults; gpu_only: the GPU-only nest's (AUTO_NB_MID, AUTO_NB_WIDE, and its
+ * group where chol.group is auto). */
 static void params(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p, int gpu_only)
 {
     const hyt_config_t *cfg = hyt_context_config(ctx);
@@ -90,6 +100,13 @@ static void params(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p, int gpu_
         p->lookahead = la >= 0 ? (int)la : 1;
     if (p->leaf <= 0)
         p->leaf = AUTO_LEAF;
+    hyt_device_t *dev = hyt_context_device(ctx, 0);
+    if (gpu_only && p->group <= 0 && dev)
+        p->group = hyt_config_get_int(cfg, "chol.group") <= 0 &&
+                           hyt_device_backend(dev) == HYT_BACKEND_CUDA &&
+                           n >= AUTO_GROUP_GPU_ONLY_MID_FROM && n < AUTO_GROUP_FROM
+                       ? AUTO_GROUP_GPU_ONLY_MID
+                       : hyt_chol_group(ctx, dev, n);
 }
 
 void hyt_chol_params_device(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p)
@@ -102,12 +119,14 @@ void hyt_chol_params_gpu_only(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *
     params(ctx, n, p, 1);
 }
 
-int hyt_chol_tail(hyt_context_t *ctx, hyt_device_t *dev, char uplo)
+int hyt_chol_tail(hyt_context_t *ctx, hyt_device_t *dev, char uplo, int n)
 {
     long t = hyt_config_get_int(hyt_context_config(ctx), "chol.tail");
     if (t >= 0)
         return (int)t;
-    return uplo == 'L' && hyt_device_backend(dev) == HYT_BACKEND_CUDA ? AUTO_TAIL_LOWER : 0;
+    return uplo == 'L' && hyt_device_backend(dev) == HYT_BACKEND_CUDA && n <= AUTO_WHOLE_LOWER
+               ? n
+               : 0;
 }
 
 int hyt_chol_gemm_lt(hyt_context_t *ctx, hyt_device_t *dev, char uplo)
@@ -220,7 +239,7 @@ static int device_async(hyt_sequence_t *seq, const char *fn, char uplo, int n, d
     const int nt = (n + p.nb - 1) / p.nb;
     hyt_device_t *dev = hyt_context_device(ctx, 0);
     const int tail_k = hyt_chol_tail_step(n, p.nb, p.tail >= 0 ? p.tail
-                                                            : hyt_chol_tail(ctx, dev, u));
+                                                            : hyt_chol_tail(ctx, dev, u, n));
     dev_call_t *c = calloc(1, sizeof *c);
     if (!c)
         return hyt_error(HYT_ERR_NOMEM, "%s: out of memory", fn);

@@ -3,30 +3,32 @@
  * gpu_dpotrf_tasks.c and gpu_dpotrf_hybrid_tasks.c), as a GEMM with the block's inverse when
  * there are enough rows (the seed's "TRSM as a GEMM", as the LU's GPU panels do it):
  *
- *   W = inv(T)          the identity (hyt_gpu_dlaset) solved by one TRSM, side L, no
- *                       transpose: W's other triangle stays exactly zero
+ *   W_qq = inv(T_qq)    the inverses of T's diagonal blocks of SOLVE_LEAF, one launch of
+ *                       hyt_gpu_dtrtri_diag (their other triangles exactly zero; the rest
+ *                       of W is neither written nor read)
  *   C = B W^T           lower, into the workspace, by halves (rsolve): the first half's
- *                       X = its B times its diagonal block of W^T (a diagonal block of
- *                       inv(T) is the inverse of T's diagonal block), the second half's
- *                       B -= X T21^T, then the second half; leaves of SOLVE_LEAF columns
+ *                       X = its B times its diagonal blocks' inverses, the second half's
+ *                       B -= X T21^T, then the second half; leaves of SOLVE_LEAF columns,
+ *                       each a GEMM with its W_qq
  *     = W^T B           upper: the same on rows, GEMMs 'T','N'
  *   B = C               a device 2D copy back (the GEMM cannot write in place)
  *
- * and as one cuBLAS TRSM below `min_rows` rows.  Why (one H200, cuBLAS 13.1, one call at a
- * time, docs/performance.md, 2026-11-24): cuBLAS's DTRSM runs these shapes at 14-15 TFLOP/s
- * (side R, lower, trans T: 2.23 ms for 32768 x 1024) and the transposed side-L upper one at
- * half that (3.87 ms), while the GEMM with the inverse plus the copy takes 1.44-1.47 ms; but
- * the inverse is itself a TRSM whose cost is latency (0.49 ms at kb = 1024, 0.24 at 512:
- * faster than halving it recursively with TRMMs or cusolverDnXtrtri, 0.58-0.99 ms), so the
- * GEMM wins from about 16384 rows for the lower solve and from about 6144 for the upper one
- * (hyt_chol_inv_rows).  One GEMM over all rows was as fast as row chunks of 8192 or 16384
- * (faster at 65536 rows: 2.55 against 2.91 ms upper), so the workspace holds all of them:
- * (n - nb) x nb doubles, 1.6% of the matrix at n = 65536.
+ * and as one cuBLAS TRSM below `min_rows` rows (chol.inv_rows; auto: every panel takes the
+ * GEMMs).  Why (one H200, cuBLAS 13.1, docs/performance.md): cuBLAS's DTRSM runs these shapes at
+ * 14-15 TFLOP/s (side R, lower, trans T: 2.23 ms for 32768 x 1024) and the transposed side-L
+ * upper one at half that (3.87 ms), while the GEMM with the inverse plus the copy took
+ * 1.44-1.47 ms (2026-11-24).  The whole inverse was a TRSM on the identity whose cost was
+ * latency (0.24 ms at kb = 512, 0.49 at 1024), so the GEMMs paid only from 16384 rows below the
+ * block (lower) and 6144 (upper); by halves only the leaves' diagonal blocks of the inverse
+ * are read, and hyt_gpu_dtrtri_diag makes them in one launch of a few microseconds, so the
+ * GEMMs pay on every panel: at n = 16384 (nb 512, no vendor tail) lower 34.4 ms against 37.5
+ * with the TRSMs and 39.8 with the whole inverse; 32768 lower 0.2331 s against 0.2352 with the
+ * TRSMs below 16384 rows (2026-12-03, fifty-third stop).  One GEMM over all rows was as fast as
+ * row chunks of 8192 or 16384 (faster at 65536 rows: 2.55 against 2.91 ms upper), so the
+ * workspace holds all of them: (n - nb) x nb doubles, 1.6% of the matrix at n = 65536.
  *
  * By halves the solve costs m kb (kb + SOLVE_LEAF) flops where one GEMM with the whole inverse
- * cost 2 m kb^2 and a TRSM m kb^2: at nb 1536 the whole inverse's extra flops were 3% of the
- * factorization's at n = 65536 (which by halves runs 1.8% faster; at 32768 with nb 512 a tie:
- * docs/performance.md, fifty-second stop).
+ * cost 2 m kb^2 and a TRSM m kb^2 (fifty-second stop).
  *
  * Numerics: the rows are multiplied by computed inverses of T's diagonal blocks instead of
  * being solved, so their error grows with those blocks' condition (at most cond(T), and
@@ -37,16 +39,17 @@
 #include "chol_internal.h"
 #include "hyt_gpu_kernels.h"
 
-/* The defaults of chol.inv_rows (measured: above). */
-#define INV_ROWS_LOWER 16384
-#define INV_ROWS_UPPER 6144
+/* The default of chol.inv_rows (measured: above): the GEMMs on every panel. */
+#define INV_ROWS_AUTO 1
 /* The width of the solve's leaves, each a GEMM with its diagonal block of the inverse. */
 #define SOLVE_LEAF 128
+_Static_assert(SOLVE_LEAF <= HYT_TRTRI_DIAG_BS, "a leaf's inverse: one of hyt_gpu_dtrtri_diag's");
 
 int hyt_chol_inv_rows(hyt_context_t *ctx, char uplo)
 {
     long r = hyt_config_get_int(hyt_context_config(ctx), "chol.inv_rows");
-    return r > 0 ? (int)r : uplo == 'L' ? INV_ROWS_LOWER : INV_ROWS_UPPER;
+    (void)uplo; /* both triangles measured alike (upper: within 0.4% of 4096 at n = 32768) */
+    return r > 0 ? (int)r : INV_ROWS_AUTO;
 }
 
 size_t hyt_chol_trsm_work(int nb, int64_t rows)
@@ -94,9 +97,7 @@ int hyt_chol_trsm(const hyt_devctx_t *dc, char uplo, int m, int kb, const double
                          "(need %zu)", lwork, m, kb, hyt_chol_trsm_work(kb, m));
     double *W = work, *C = work + (size_t)kb * kb;
     const size_t d = sizeof(double);
-    int rc = hyt_gpu_dlaset(dc, 'A', kb, kb, 0.0, 1.0, W, kb);
-    if (!rc)
-        rc = hyt_gpu_dtrsm(dc, 'L', uplo, 'N', 'N', kb, kb, 1.0, T, ldt, W, kb);
+    int rc = hyt_gpu_dtrtri_diag(dc, uplo, kb, SOLVE_LEAF, T, ldt, W, kb);
     if (rc)
         return rc;
     rc = rsolve(dc, lower, m, kb, T, ldt, B, ldb, W, C, 0, kb);
