@@ -18,7 +18,7 @@
  * will need (k = t mod 4) in registers, so the row loop is unrolled.  M is read through the
  * read-only cache (each row's entries are in the lines the rows before it loaded).
  * hyt_ref_dtrtri_diag (ref_kernels.c) does the same operations in the same order: the two
- * agree to the bit (tests/test_gpu_dtrtri_diag.c).
+ * agree to the bit (tests/test_gpu_kernels.c).
  */
 #include "hyt_cuda_check.h"
 #include "hyt_gpu_kernels.h"
