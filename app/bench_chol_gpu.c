@@ -974,11 +974,9 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                         if (p.inv_rows > 0)
                             snprintf(iv, sizeof iv, "%d", p.inv_rows);
                         int wl = 0;
-                        if (inv_given) /* a device matrix's solve is of the upper form */
+                        if (inv_given)
                             wl = snprintf(what, sizeof what, "   inv_rows %d",
-                                          p.inv_rows > 0
-                                              ? p.inv_rows
-                                              : hyt_chol_inv_rows(ctx, dmat ? 'U' : uplo));
+                                          p.inv_rows > 0 ? p.inv_rows : hyt_chol_inv_rows(ctx));
                         if (tail_given && !dmat)
                             wl += snprintf(what + wl, sizeof what - (size_t)wl, "   tail %d",
                                            p.tail >= 0 ? p.tail

@@ -145,11 +145,11 @@ typedef struct hyt_chol_dev {
  * device memory, at least hyt_chol_trsm_work(kb, m); it may be NULL when m < min_rows), else
  * one TRSM.  The tasks that share a workspace must run in order on one stream.
  * hyt_chol_inv_rows: min_rows for a solve of that form, from chol.inv_rows (auto: the
- * measured defaults, by uplo). */
+ * measured default, the same for both triangles). */
 size_t hyt_chol_trsm_work(int nb, int64_t rows);
 int hyt_chol_trsm(const hyt_devctx_t *dc, char uplo, int m, int kb, const double *T, int ldt,
                   double *B, int ldb, int min_rows, double *work, size_t lwork);
-int hyt_chol_inv_rows(hyt_context_t *ctx, char uplo);
+int hyt_chol_inv_rows(hyt_context_t *ctx);
 
 /* The device Cholesky's tunables ("auto": nb <= 0, lookahead < 0, leaf <= 0, inv_rows <= 0,
  * tail < 0, gemm_lt < 0, group <= 0). */
@@ -169,8 +169,8 @@ typedef struct hyt_chol_dev_params {
 
 /* The device Cholesky's parameters: the caller's where set, else chol.nb and chol.lookahead
  * where set, else the device defaults (dpotrf_gpu.c, measured in docs/performance.md); an
- * "auto" inv_rows or tail stays (hyt_chol_inv_rows and hyt_chol_tail resolve them by
- * triangle). */
+ * "auto" inv_rows or tail stays (hyt_chol_inv_rows and hyt_chol_tail resolve them; the
+ * tail by triangle). */
 void hyt_chol_params_device(hyt_context_t *ctx, int n, hyt_chol_dev_params_t *p);
 /* The same for the GPU-only nest (hyt_dpotrf_device): an "auto" nb is its own from n = 16384,
  * and an "auto" group is resolved, its own from 12288 where chol.group is auto (dpotrf_gpu.c). */

@@ -256,7 +256,7 @@ static int device_async(hyt_sequence_t *seq, const char *fn, char uplo, int n, d
     int rc = c->tok && c->h_info ? HYT_SUCCESS : hyt_error(HYT_ERR_NOMEM, "%s: out of memory", fn);
     if (!rc)
         rc = hyt_device_malloc(c->dev, (void **)&c->dinfo, c->ninfo * sizeof *c->dinfo);
-    const int inv_rows = p.inv_rows > 0 ? p.inv_rows : hyt_chol_inv_rows(ctx, u);
+    const int inv_rows = p.inv_rows > 0 ? p.inv_rows : hyt_chol_inv_rows(ctx);
     /* the first panel has the most rows below it */
     c->lwork = tail_k > 0 && n - p.nb >= inv_rows && n > p.nb ? hyt_chol_trsm_work(p.nb, n - p.nb)
                                                               : 0;

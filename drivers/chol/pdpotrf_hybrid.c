@@ -251,7 +251,7 @@ static int setup(hyt_context_t *ctx, const hyt_desc_t *T, int la, hyt_dmat_t *dA
      * one has inv_rows rows below it */
     const int pieces = hyt_chol_pieces(nb);
     const size_t ninfo = gpu ? (size_t)pieces * sizeof(int) : 0;
-    const int inv_rows = gpu ? hyt_chol_inv_rows(ctx, 'U') : 0;
+    const int inv_rows = gpu ? hyt_chol_inv_rows(ctx) : 0;
     const size_t lwork = gpu && T->n - nb >= inv_rows && T->n > nb
                              ? hyt_chol_trsm_work(nb, T->n - nb)
                              : 0;
