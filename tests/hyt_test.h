@@ -3,6 +3,7 @@
 #ifndef HYT_TEST_H
 #define HYT_TEST_H
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,6 +187,29 @@ static inline double test_uniform(test_rng_t *r)
 {
     return (double)(test_rand(r) >> 11) * 0x1p-52 - 1.0;
 }
+
+/* A triangle of order n (lda): the uplo triangle well conditioned (diagonal 1 .. 2 with a
+ * random sign, off-diagonal entries of size 1 / n), the other triangle and the rows past n NaN,
+ * the diagonal NaN when unit (LAPACK reads none of those). */
+static inline void test_triangle(test_rng_t *rng, double *A, int n, int lda, char uplo,
+                                 char diag)
+{
+    const int lower = uplo == 'L' || uplo == 'l', unit = diag == 'U' || diag == 'u';
+    for (int c = 0; c < n; c++)
+        for (int r = 0; r < lda; r++) {
+            double *a = A + r + (size_t)c * lda;
+            if (r >= n || (lower ? r < c : r > c))
+                *a = NAN;
+            else if (r == c)
+                *a = unit ? NAN
+                          : (1.5 + 0.5 * test_uniform(rng)) * (test_uniform(rng) < 0 ? -1 : 1);
+            else
+                *a = test_uniform(rng) / n;
+        }
+}
+
+/* Equal, or both NaN: results compared to the bit where NaN's payload may differ. */
+static inline int test_same(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
 
 /* LAPACK's pivots (1-based, ipiv[q] - 1 >= r1 + q, < nrows) for rows r1 .. r1 + npiv - 1, in
  * blocks of bs rows from r1: each the row itself, a row below, an earlier pivot row again, a

@@ -25,25 +25,6 @@
 #define CU(call) REQUIRE((call) == cudaSuccess, "%s: %s", #call, cudaGetErrorString(call))
 #endif
 
-/* A triangular of order n (lda): the uplo triangle well conditioned (diagonal 1 .. 2 with a
- * random sign, off-diagonal entries of size 1 / n), the other triangle NaN, the diagonal NaN
- * when unit (LAPACK reads neither). */
-static void make_triangle(test_rng_t *rng, double *A, int n, int lda, char uplo, char diag)
-{
-    const int lower = uplo == 'L' || uplo == 'l', unit = diag == 'U' || diag == 'u';
-    for (int c = 0; c < n; c++)
-        for (int r = 0; r < lda; r++) {
-            double *a = A + r + (int64_t)c * lda;
-            if (r >= n || (lower ? r < c : r > c))
-                *a = NAN;
-            else if (r == c)
-                *a = unit ? NAN
-                          : (1.5 + 0.5 * test_uniform(rng)) * (test_uniform(rng) < 0 ? -1 : 1);
-            else
-                *a = test_uniform(rng) / n;
-        }
-}
-
 typedef struct tcase {
     char side, uplo, trans, diag;
     int m, n, lda, ldb;
@@ -89,7 +70,7 @@ static void case_data(const tcase_t *c, int seed, double **A, double **B)
     *A = malloc((size_t)c->lda * order * sizeof **A);
     *B = malloc((size_t)c->ldb * c->n * sizeof **B);
     REQUIRE(*A && *B, "out of memory");
-    make_triangle(&rng, *A, order, c->lda, c->uplo, c->diag);
+    test_triangle(&rng, *A, order, c->lda, c->uplo, c->diag);
     for (size_t i = 0; i < (size_t)c->ldb * c->n; i++)
         (*B)[i] = test_uniform(&rng);
 }
@@ -147,8 +128,6 @@ static void test_reference(void)
 }
 
 #if HYT_HAVE_CUDA
-static int same(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
-
 /* the kernel against the reference, to the bit; also with NaN and Inf in B */
 static void test_kernel(hyt_device_t *dev)
 {
@@ -177,7 +156,7 @@ static void test_kernel(hyt_device_t *dev)
         hyt_ref_dtrsm_few(c.side, c.uplo, c.trans, c.diag, c.m, c.n, c.alpha, A, c.lda, B, c.ldb);
         size_t bad = 0, first = 0;
         for (size_t e = 0; e < blen; e++)
-            if (!same(B[e], R[e]) && !bad++)
+            if (!test_same(B[e], R[e]) && !bad++)
                 first = e;
         char buf[128];
         label(&c, buf, sizeof buf);
@@ -224,7 +203,7 @@ static void bench(hyt_device_t *dev)
     double *dA, *dB, *dC;
     test_rng_t rng = {5};
     double *A = malloc((size_t)nb * nb * sizeof *A);
-    make_triangle(&rng, A, nb, nb, 'U', 'N');
+    test_triangle(&rng, A, nb, nb, 'U', 'N');
     for (size_t i = 0; i < (size_t)nb * nb; i++)
         if (isnan(A[i]))
             A[i] = 0.0;

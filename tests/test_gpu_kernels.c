@@ -748,8 +748,6 @@ static int ti_body(const hyt_devctx_t *dc, void *p)
 static const hyt_kernel_t ti_kernel = {.name = "dtrtri_diag", .dev = ti_body,
                                        .cat = HYT_CAT_GPU};
 
-static int same_bits(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
-
 /* The inverses of a triangle's diagonal blocks: the reference against CBLAS's solve of the
  * identity (every block, to 16 w eps of its largest entry), each block's other triangle exactly
  * zero and W outside the blocks untouched; then the dispatcher on the device (a task on the
@@ -772,13 +770,7 @@ static void test_dtrtri_diag(hyt_context_t *ctx)
             const size_t len = (size_t)ld * n;
             double *T = hmalloc(ctx, len), *W = hmalloc(ctx, len);
             double *W0 = xmalloc(len * sizeof *W), *ref = xmalloc(len * sizeof *W);
-            for (int c = 0; c < n; c++)
-                for (int r = 0; r < ld; r++)
-                    T[r + (size_t)c * ld] =
-                        r >= n || (lo ? r < c : r > c) ? NAN
-                        : r == c ? (1.5 + 0.5 * test_uniform(&rng)) *
-                                       (test_uniform(&rng) < 0 ? -1 : 1)
-                                 : test_uniform(&rng) / n;
+            test_triangle(&rng, T, n, ld, uplo, 'N');
             if (special) { /* a zero and an infinite pivot: NaN and Inf follow in both */
                 T[3 + (size_t)3 * ld] = 0.0;
                 T[(n - 2) + (size_t)(n - 2) * ld] = INFINITY;
@@ -844,7 +836,7 @@ static void test_dtrtri_diag(hyt_context_t *ctx)
             CHECK(rc == 0, "dtrtri_diag '%c' n %d bs %d: %s", uplo, n, bs, hyt_last_error());
             size_t bad = 0, first = 0;
             for (size_t e = 0; !rc && e < len; e++)
-                if (!same_bits(W[e], ref[e]) && !bad++)
+                if (!test_same(W[e], ref[e]) && !bad++)
                     first = e;
             CHECK(!bad, "dtrtri_diag '%c' n %d bs %d: %zu entries differ from the reference, "
                   "first (%zu, %zu): %.17g against %.17g", uplo, n, bs, bad, first % ld,
