@@ -592,8 +592,10 @@ int hyt_dev_memcpy2d(const hyt_devctx_t *dc, void *dst, size_t dpitch, const voi
 
 #define HOST_HDR 64
 enum { HOST_PAGEABLE = 1, HOST_PINNED = 2 };
-/* The header: the kind (an int), then the block's bytes after the header (a size_t at 8). */
+/* The header: the kind (an int), the block's bytes after the header (a size_t at 8), and for a
+ * page-locked block the ordinal of the GPU whose primary context allocated it (an int at 16). */
 #define HOST_BYTES(p) (*(size_t *)((unsigned char *)(p) + 8))
+#define HOST_ORDINAL(p) (*(int *)((unsigned char *)(p) + 16))
 
 void *hyt_host_malloc(hyt_context_t *ctx, size_t bytes)
 {
@@ -633,6 +635,10 @@ void *hyt_host_malloc(hyt_context_t *ctx, size_t bytes)
     }
     *(int *)p = kind;
     HOST_BYTES(p) = bytes;
+#if HYT_HAVE_CUDA
+    if (kind == HOST_PINNED)
+        HOST_ORDINAL(p) = ctx->devices[0]->ordinal;
+#endif
     return p + HOST_HDR;
 }
 
@@ -650,8 +656,12 @@ void hyt_host_free(hyt_context_t *ctx, void *ptr)
             kept = keep_put(&ctx->pinned_kept, p, HOST_BYTES(p));
             pthread_mutex_unlock(&ctx->pinned_lock);
         }
-        if (!kept)
-            hyt_cuda_host_free(ctx && ctx->have_cuda ? ctx->devices[0] : NULL, p);
+        if (kept)
+            return;
+        if (ctx && ctx->have_cuda)
+            hyt_cuda_host_free(ctx->devices[0], p);
+        else
+            hyt_cuda_host_free_ordinal(HOST_ORDINAL(p), p);
         return;
     }
 #else

@@ -25,7 +25,8 @@
  * SM). */
 #define HYT_DRV_CORE(X)                                                                         \
     X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGet) X(cuDevicePrimaryCtxRetain)            \
-    X(cuDevicePrimaryCtxRelease) X(cuCtxPushCurrent) X(cuCtxPopCurrent)
+    X(cuDevicePrimaryCtxRelease) X(cuDevicePrimaryCtxGetState) X(cuCtxPushCurrent)              \
+    X(cuCtxPopCurrent)
 #define HYT_DRV_GREEN(X)                                                                        \
     X(cuDeviceGetDevResource) X(cuDevSmResourceSplitByCount) X(cuDevResourceGenerateDesc)       \
     X(cuGreenCtxCreate) X(cuGreenCtxDestroy) X(cuCtxFromGreenCtx) X(cuGreenCtxStreamCreate)     \
@@ -144,13 +145,41 @@ void *hyt_cuda_host_alloc(hyt_device_t *dev, size_t bytes)
     return p;
 }
 
-/* dev NULL (a block freed without its context): in the calling thread's context. */
+/* A block of dev's primary context, freed there (by its ordinal when that context cannot be
+ * entered); a failed free leaves no error for the program's next cudaGetLastError. */
 void hyt_cuda_host_free(hyt_device_t *dev, void *p)
 {
-    const int in = dev && hyt_cuda_enter(dev) == HYT_SUCCESS;
-    cudaFreeHost(p);
-    if (in)
-        hyt_cuda_leave(dev);
+    if (hyt_cuda_enter(dev) != HYT_SUCCESS) {
+        hyt_cuda_host_free_ordinal(dev->ordinal, p);
+        return;
+    }
+    if (cudaFreeHost(p) != cudaSuccess)
+        cudaGetLastError();
+    hyt_cuda_leave(dev);
+}
+
+/* A block freed without its context (hyt_host_free(NULL, ...), perhaps after the context
+ * ended): in the primary context of GPU `ordinal`, where it was allocated, pushed for the call
+ * and popped after, so the calling thread's current context stays as it was (the runtime's
+ * cudaFreeHost on a thread without one would make a primary context current there, and create
+ * it on a GPU hytile never used).  A primary context no longer active (the program reset the
+ * GPU) took its blocks with it: nothing to free. */
+void hyt_cuda_host_free_ordinal(int ordinal, void *p)
+{
+    CUdevice cd;
+    unsigned flags;
+    int active = 0;
+    CUcontext pc = NULL, popped;
+    if (drv_load(0) || drv.cuDeviceGet(&cd, ordinal) != CUDA_SUCCESS ||
+        drv.cuDevicePrimaryCtxGetState(cd, &flags, &active) != CUDA_SUCCESS || !active ||
+        drv.cuDevicePrimaryCtxRetain(&pc, cd) != CUDA_SUCCESS)
+        return;
+    if (drv.cuCtxPushCurrent(pc) == CUDA_SUCCESS) {
+        if (cudaFreeHost(p) != cudaSuccess)
+            cudaGetLastError();
+        drv.cuCtxPopCurrent(&popped);
+    }
+    drv.cuDevicePrimaryCtxRelease(cd);
 }
 
 /* Peer access between every pair of the context's GPUs that allows it (copies of panels go

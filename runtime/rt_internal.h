@@ -323,6 +323,7 @@ int hyt_cuda_enter(hyt_device_t *dev);
 void hyt_cuda_leave(hyt_device_t *dev);
 void *hyt_cuda_host_alloc(hyt_device_t *dev, size_t bytes);
 void hyt_cuda_host_free(hyt_device_t *dev, void *p);
+void hyt_cuda_host_free_ordinal(int ordinal, void *p);
 #endif
 
 int hyt_devices_create(hyt_context_t *ctx, const hyt_devspec_t *spec);

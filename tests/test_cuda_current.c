@@ -2,7 +2,8 @@
  * hytile leaves a program's thread as it found it: the thread's current CUDA context (and with
  * it its current device) after context creation, LAPACK-layout LU and Cholesky solves through
  * the GPUs, a matrix on the devices, a trace, page-locked and device memory, the LAPACK ABI's
- * dgesv_ and context destruction is the one it had before each call:
+ * dgesv_, context destruction and a page-locked block freed after its context (ctx NULL) is the
+ * one it had before each call:
  *   - a thread that never used CUDA still has no current context (hytile created none on it);
  *   - a thread with a context of its own (cuCtxCreate) still has it, and allocates in it;
  *   - with two GPUs or more, a thread on the last GPU is still on it (hytile on all of them).
@@ -170,8 +171,16 @@ static void *run(void *arg)
     hyt_trace_start(ctx, 0);
     same(s, "hyt_trace_start");
     hyt_trace_stop(ctx);
+    double *late = hyt_host_malloc(ctx, 3 << 20); /* freed after its context (too big to keep) */
+    CHECK(late != NULL, "%s: hyt_host_malloc failed", s->name);
+    if (late)
+        late[(3 << 20) / sizeof *late - 1] = 1.0;
     hyt_context_destroy(ctx);
     same(s, "hyt_context_destroy");
+    hyt_host_free(NULL, late);
+    same(s, "hyt_host_free(NULL, ...) after hyt_context_destroy");
+    CHECK(cudaGetLastError() == cudaSuccess, "%s: an error left by hyt_host_free(NULL, ...)",
+          s->name);
     if (mine) { /* the program's own allocations still go to its own context */
         void *p = NULL;
         CUcontext owner = NULL;
