@@ -210,8 +210,9 @@ HYT_API int hyt_dev_memcpy2d(const hyt_devctx_t *dc, void *dst, size_t dpitch, c
  * pinning succeeds (otherwise pageable, with one warning), 64-byte aligned.  Page-locking is
  * slow (~0.75 ms for a block and its free on an H200), so hyt_host_free keeps up to 16 page-
  * locked blocks of at most 1 MiB in ctx for the next hyt_host_malloc of that size class; the
- * context frees them when it ends (ctx NULL: freed at once; allowed after the context that
- * allocated the block ended, and leaves the calling thread's CUDA context as it was). */
+ * context frees them when it ends (ctx NULL: freed at once).  A block may be freed through
+ * another context than the one that allocated it, or with ctx NULL after that context ended;
+ * the free leaves the calling thread's CUDA context as it was. */
 HYT_API void *hyt_host_malloc(hyt_context_t *ctx, size_t bytes);
 HYT_API void hyt_host_free(hyt_context_t *ctx, void *ptr);
 

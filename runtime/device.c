@@ -593,7 +593,9 @@ int hyt_dev_memcpy2d(const hyt_devctx_t *dc, void *dst, size_t dpitch, const voi
 #define HOST_HDR 64
 enum { HOST_PAGEABLE = 1, HOST_PINNED = 2 };
 /* The header: the kind (an int), the block's bytes after the header (a size_t at 8), and for a
- * page-locked block the ordinal of the GPU whose primary context allocated it (an int at 16). */
+ * page-locked block the ordinal of the GPU whose primary context allocated it (an int at 16),
+ * where every free of it goes (hyt_cuda_host_free_ordinal), whichever context it comes
+ * through and whichever context's cache kept it in between. */
 #define HOST_BYTES(p) (*(size_t *)((unsigned char *)(p) + 8))
 #define HOST_ORDINAL(p) (*(int *)((unsigned char *)(p) + 16))
 
@@ -617,8 +619,11 @@ void *hyt_host_malloc(hyt_context_t *ctx, size_t bytes)
             p = keep_take(&ctx->pinned_kept, bytes);
             pthread_mutex_unlock(&ctx->pinned_lock);
         }
-        if (!injected && !p)
+        if (!injected && !p) {
             p = hyt_cuda_host_alloc(ctx->devices[0], bytes + HOST_HDR);
+            if (p) /* a kept block keeps the ordinal of its own allocation */
+                HOST_ORDINAL(p) = ctx->devices[0]->ordinal;
+        }
         if (p)
             kind = HOST_PINNED;
         else if (!injected && !atomic_exchange(&ctx->pinned_warned, 1))
@@ -635,10 +640,6 @@ void *hyt_host_malloc(hyt_context_t *ctx, size_t bytes)
     }
     *(int *)p = kind;
     HOST_BYTES(p) = bytes;
-#if HYT_HAVE_CUDA
-    if (kind == HOST_PINNED)
-        HOST_ORDINAL(p) = ctx->devices[0]->ordinal;
-#endif
     return p + HOST_HDR;
 }
 
@@ -656,11 +657,7 @@ void hyt_host_free(hyt_context_t *ctx, void *ptr)
             kept = keep_put(&ctx->pinned_kept, p, HOST_BYTES(p));
             pthread_mutex_unlock(&ctx->pinned_lock);
         }
-        if (kept)
-            return;
-        if (ctx && ctx->have_cuda)
-            hyt_cuda_host_free(ctx->devices[0], p);
-        else
+        if (!kept)
             hyt_cuda_host_free_ordinal(HOST_ORDINAL(p), p);
         return;
     }
@@ -674,7 +671,7 @@ void hyt_host_cache_free(hyt_context_t *ctx)
 {
 #if HYT_HAVE_CUDA
     for (int i = 0; i < ctx->pinned_kept.n; i++)
-        hyt_cuda_host_free(ctx->devices[0], ctx->pinned_kept.p[i]);
+        hyt_cuda_host_free_ordinal(HOST_ORDINAL(ctx->pinned_kept.p[i]), ctx->pinned_kept.p[i]);
 #endif
     ctx->pinned_kept.n = 0;
 }

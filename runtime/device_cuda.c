@@ -145,25 +145,14 @@ void *hyt_cuda_host_alloc(hyt_device_t *dev, size_t bytes)
     return p;
 }
 
-/* A block of dev's primary context, freed there (by its ordinal when that context cannot be
- * entered); a failed free leaves no error for the program's next cudaGetLastError. */
-void hyt_cuda_host_free(hyt_device_t *dev, void *p)
-{
-    if (hyt_cuda_enter(dev) != HYT_SUCCESS) {
-        hyt_cuda_host_free_ordinal(dev->ordinal, p);
-        return;
-    }
-    if (cudaFreeHost(p) != cudaSuccess)
-        cudaGetLastError();
-    hyt_cuda_leave(dev);
-}
-
-/* A block freed without its context (hyt_host_free(NULL, ...), perhaps after the context
- * ended): in the primary context of GPU `ordinal`, where it was allocated, pushed for the call
- * and popped after, so the calling thread's current context stays as it was (the runtime's
- * cudaFreeHost on a thread without one would make a primary context current there, and create
- * it on a GPU hytile never used).  A primary context no longer active (the program reset the
- * GPU) took its blocks with it: nothing to free. */
+/* A page-locked block (hyt_cuda_host_alloc) freed in the primary context of GPU `ordinal`,
+ * where it was allocated, whatever context the free came through (none: hyt_host_free(NULL,
+ * ...), perhaps after the context ended): that context is pushed for the call and popped after,
+ * so the calling thread's current context stays as it was (the runtime's cudaFreeHost on a
+ * thread without one would make a primary context current there, and create it on a GPU hytile
+ * never used).  A primary context no longer active (the program reset the GPU) took its blocks
+ * with it: nothing to free.  A failed free leaves no error for the program's next
+ * cudaGetLastError. */
 void hyt_cuda_host_free_ordinal(int ordinal, void *p)
 {
     CUdevice cd;

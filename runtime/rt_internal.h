@@ -322,7 +322,6 @@ void hyt_cuda_enable_peers(hyt_device_t **devs, int n);
 int hyt_cuda_enter(hyt_device_t *dev);
 void hyt_cuda_leave(hyt_device_t *dev);
 void *hyt_cuda_host_alloc(hyt_device_t *dev, size_t bytes);
-void hyt_cuda_host_free(hyt_device_t *dev, void *p);
 void hyt_cuda_host_free_ordinal(int ordinal, void *p);
 #endif
 

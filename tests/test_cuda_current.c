@@ -2,8 +2,8 @@
  * hytile leaves a program's thread as it found it: the thread's current CUDA context (and with
  * it its current device) after context creation, LAPACK-layout LU and Cholesky solves through
  * the GPUs, a matrix on the devices, a trace, page-locked and device memory, the LAPACK ABI's
- * dgesv_, context destruction and a page-locked block freed after its context (ctx NULL) is the
- * one it had before each call:
+ * dgesv_, context destruction, page-locked blocks freed through another context (and checked
+ * freed) and one freed after its context (ctx NULL) is the one it had before each call:
  *   - a thread that never used CUDA still has no current context (hytile created none on it);
  *   - a thread with a context of its own (cuCtxCreate) still has it, and allocates in it;
  *   - with two GPUs or more, a thread on the last GPU is still on it (hytile on all of them).
@@ -27,10 +27,13 @@
 
 #define HYT_DRV_TEST(X)                                                                         \
     X(cuCtxGetCurrent) X(cuCtxSetCurrent) X(cuCtxCreate) X(cuCtxDestroy) X(cuDeviceGet)         \
-    X(cuDevicePrimaryCtxGetState) X(cuPointerGetAttribute)
+    X(cuDevicePrimaryCtxGetState) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)      \
+    X(cuCtxPushCurrent) X(cuCtxPopCurrent) X(cuPointerGetAttribute)
 #define HYT_DRV_PTR(f) __typeof__(f) *f;
 static struct { HYT_DRV_TEST(HYT_DRV_PTR) } drv;
 #undef HYT_DRV_PTR
+
+static int ngpu; /* the CUDA devices present */
 
 static CUcontext current(void)
 {
@@ -143,6 +146,48 @@ static void memory(hyt_context_t *ctx, scenario_t *s)
     same(s, "hyt_device_free");
 }
 
+/* Whether p is page-locked memory that CUDA knows of (asked in device 0's primary context,
+ * pushed for the question and popped after). */
+static int page_locked(const void *p)
+{
+    CUdevice cd;
+    CUcontext pc, popped;
+    unsigned type = 0;
+    REQUIRE(drv.cuDeviceGet(&cd, 0) == CUDA_SUCCESS &&
+                drv.cuDevicePrimaryCtxRetain(&pc, cd) == CUDA_SUCCESS,
+            "device 0's primary context");
+    REQUIRE(drv.cuCtxPushCurrent(pc) == CUDA_SUCCESS, "cuCtxPushCurrent");
+    const CUresult r =
+        drv.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)p);
+    drv.cuCtxPopCurrent(&popped);
+    drv.cuDevicePrimaryCtxRelease(cd);
+    return r == CUDA_SUCCESS && type == CU_MEMORYTYPE_HOST;
+}
+
+/* Page-locked blocks of ctx freed through another context (on the last GPU): one at once (too
+ * big to keep), one kept by the other context until it ends; both must be freed (in their own
+ * GPU's primary context), with no error left and the thread's context as it was. */
+static void other_context(hyt_context_t *ctx, scenario_t *s)
+{
+    char spec[32];
+    snprintf(spec, sizeof spec, "cuda:%d", ngpu - 1);
+    hyt_context_t *other = test_context(1, spec, (char *)NULL);
+    same(s, "hyt_context_create (a second context)");
+    double *big = hyt_host_malloc(ctx, 3 << 20), *small = hyt_host_malloc(ctx, 1 << 20);
+    REQUIRE(big && small, "%s: hyt_host_malloc failed", s->name);
+    CHECK(page_locked(big) && page_locked(small), "%s: hyt_host_malloc's blocks not page-locked",
+          s->name);
+    hyt_host_free(other, big);
+    same(s, "hyt_host_free through another context");
+    CHECK(!page_locked(big), "%s: a block freed through another context is still page-locked",
+          s->name);
+    hyt_host_free(other, small); /* kept by other */
+    hyt_context_destroy(other);
+    same(s, "the end of a context that kept another's block");
+    CHECK(!page_locked(small), "%s: a block kept by another context outlived it", s->name);
+    CHECK(cudaGetLastError() == cudaSuccess, "%s: an error left by the frees", s->name);
+}
+
 static void *run(void *arg)
 {
     scenario_t *s = arg;
@@ -168,6 +213,7 @@ static void *run(void *arg)
     chol_solve(ctx, s);
     device_matrix(ctx, s);
     memory(ctx, s);
+    other_context(ctx, s);
     hyt_trace_start(ctx, 0);
     same(s, "hyt_trace_start");
     hyt_trace_stop(ctx);
@@ -209,7 +255,7 @@ static void scenario(scenario_t *s)
 int main(void)
 {
     test_watchdog("test_cuda_current: timed out (something hung)\n", 600);
-    int ngpu = test_cuda_devices("cuda");
+    ngpu = test_cuda_devices("cuda");
     if (!ngpu)
         return 77;
     enum cudaDriverEntryPointQueryResult q;
