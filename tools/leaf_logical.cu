@@ -25,7 +25,12 @@
 // barrier between columns; warps 1-7 update the rest between blocks) gave the library's bits
 // everywhere and ran 2356 cycles a column at R = 512, 1761 at R = 32, against 1331 / 1079: one
 // warp's ~450 instructions a column (16 rows a lane, the loops unrolled for 512) cost more
-// than the CTA's barriers; not taken up.
+// than the CTA's barriers; not taken up.  "columns by warps" (k_colcyc, fifty-sixth stop: 8 warps
+// each own 4 columns of every row, a column's pivot found by its owner warp alone, a named
+// barrier a column instead of the CTA's two) gave the library's bits everywhere and ran ~3750
+// cycles a column at R = 512, ~3550 at R = 32, against 1335 / 1080; its ablations ("cols: ...")
+// left ~3400 / ~3100 with neither the other warps' updates nor the pivot search: the owner's
+// instruction stream a column (select trees, 16 rows a lane), not the work it saves; not kept.
 #include "tool_cuda.h"
 
 #include "../gpu_kernels/hyt_gpu_leaf.cuh"
@@ -572,6 +577,281 @@ k_warpchain(double *A, int R, int w, int *ipiv, int *info)
 }
 
 
+/* ---- Columns owned by warps (fifty-sixth stop) ------------------------------------------------
+ * LEAF_CC_WARPS warps; warp w owns the leaf's columns w, w + 8, w + 16, w + 24, every row of
+ * them in registers (lane l, slot s: leaf row 32 s + l; rows >= R NaN).  Column j's pivot is
+ * found by its owner warp alone (no CTA barrier a column): the warp that owns column j + 1 waits
+ * for step j (leaf_cc_wait), applies it to that column first, finds its pivot (leaf_cc_pivot),
+ * writes the multipliers to column j + 1 of Lb (shared memory, physical rows) and posts step
+ * j + 1; every other warp applies step j to its own columns right of j meanwhile.  A row that
+ * became a pivot row is NaN in the registers from then on (its multiplier slot is NaN, and the
+ * FMA makes it so), so no mask is needed: NaN is never a candidate; its later entries are kept
+ * in U by the warps that update them.  The same FMAs as leaf_cta_columns, in the same order:
+ * the same bits and pivots. */
+#define LEAF_CC_WARPS 8
+#define LEAF_CC_THREADS (LEAF_CC_WARPS * 32)
+#define LEAF_CC_NS (LEAF_THREADS / 32) /* slots a lane: rows */
+#define LEAF_CC_NQ (LEAF_W / LEAF_CC_WARPS) /* columns a warp */
+#define LEAF_CC_LD (LEAF_W + 1) /* Lb's row stride in doubles */
+#define CC_NOCONS 1 /* ablation: the warps apply a step only to the column they pivot next */
+#define CC_NOPIV 2  /* ablation: no pivot search (the diagonal row) */
+
+/* Step j's hand-off between the warps: named barrier 1 + j % 2 of LEAF_CC_THREADS threads, the
+ * owner's warp arriving (it does not wait), the seven others waiting.  Two barriers suffice: a
+ * warp reaches step j + 2's only after step j + 1's has completed, which needs every warp's
+ * arrival at j + 1, each after it passed step j's.  (The first version's flag in shared memory,
+ * st.release / ld.acquire polled by seven warps: ~4000 cycles a column; these barriers ~3700.) */
+__device__ __forceinline__ static void leaf_cc_wait(int j)
+{
+    asm volatile("bar.sync %0, %1;" ::"r"(1 + (j & 1)), "n"(LEAF_CC_THREADS) : "memory");
+}
+
+__device__ __forceinline__ static void leaf_cc_post(int j)
+{
+    asm volatile("bar.arrive %0, %1;" ::"r"(1 + (j & 1)), "n"(LEAF_CC_THREADS) : "memory");
+}
+
+__device__ __forceinline__ static double leaf_cc_nan(void)
+{
+    return __longlong_as_double(0x7ff8000000000000ll);
+}
+
+/* c[s] for a run-time s, by a tree of selects (registers cannot be indexed at run time). */
+__device__ __forceinline__ static double leaf_cc_sel(const double (&c)[LEAF_CC_NS], int s)
+{
+    double a[8], b[4], d[2];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+        a[i] = s & 1 ? c[2 * i + 1] : c[2 * i];
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        b[i] = s & 2 ? a[2 * i + 1] : a[2 * i];
+#pragma unroll
+    for (int i = 0; i < 2; i++)
+        d[i] = s & 4 ? b[2 * i + 1] : b[2 * i];
+    return s & 8 ? d[1] : d[0];
+}
+
+/* The loop's shared state. */
+struct leaf_cc_shared {
+    double U[LEAF_W][LEAF_W + 1]; /* U[j][k], k >= j: the pivot row of step j (U[j][j] pivot) */
+    int l2p[LEAF_THREADS], p2l[LEAF_THREADS]; /* logical row <-> physical row */
+    int prow[LEAF_W];                         /* step j's pivot row, physical */
+    int plog[LEAF_W];                         /* step j's pivot row, logical (for ipiv) */
+};
+
+/* Step j (pivot row p, multipliers m) on column k of the warp (c): U[j][k] = c[p], then
+ * c -= m U[j][k]. */
+__device__ __forceinline__ static void leaf_cc_update(double (&c)[LEAF_CC_NS],
+                                                      const double (&m)[LEAF_CC_NS], int p,
+                                                      int j, int k, leaf_cc_shared &S)
+{
+    const double u = __shfl_sync(0xffffffffu, leaf_cc_sel(c, p >> 5), p & 31);
+    if ((threadIdx.x & 31) == 0)
+        S.U[j][k] = u;
+#pragma unroll
+    for (int s = 0; s < LEAF_CC_NS; s++)
+        c[s] = __fma_rn(-m[s], u, c[s]);
+}
+
+/* Column j (c, updated by every step before j) by its owner warp: the pivot (LAPACK's rule: the
+ * diagonal row when its entry is NaN or no row offers one, else the largest |a|, the lowest
+ * logical row on ties), the logical rows swapped, the multipliers to column j of Lb (rows < R;
+ * the pivot row's NaN), then the hand-off when a later column waits for it (post). */
+template <int ABL>
+__device__ __forceinline__ static void leaf_cc_pivot(const double (&c)[LEAF_CC_NS], int j,
+                                                     int R, double *Lb, leaf_cc_shared &S,
+                                                     bool post)
+{
+    const unsigned full = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    const int dq = S.l2p[j]; /* the diagonal row: logical row j */
+    const double dv = __shfl_sync(full, leaf_cc_sel(c, dq >> 5), dq & 31);
+    /* the lane's largest |a| (NaN: -1), its slot, and whether another slot holds the same */
+    double v[8];
+    int ix[8];
+    bool tie[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        const double a = fmax(fabs(c[2 * i]), -1.0), b = fmax(fabs(c[2 * i + 1]), -1.0);
+        const bool gb = b > a;
+        v[i] = gb ? b : a;
+        ix[i] = gb ? 2 * i + 1 : 2 * i;
+        tie[i] = a == b;
+    }
+#pragma unroll
+    for (int n = 4; n >= 1; n /= 2)
+#pragma unroll
+        for (int i = 0; i < n; i++) {
+            const double a = v[2 * i], b = v[2 * i + 1];
+            const bool gb = b > a, ga = a > b;
+            v[i] = gb ? b : a;
+            ix[i] = gb ? ix[2 * i + 1] : ix[2 * i];
+            tie[i] = gb ? tie[2 * i + 1] : ga ? tie[2 * i] : true;
+        }
+    const double bv = v[0];
+    const unsigned long long bits = (unsigned long long)__double_as_longlong(bv);
+    const unsigned hi = bv >= 0.0 ? (unsigned)(bits >> 32) + 1u : 0u;
+    const unsigned lo = bv >= 0.0 ? (unsigned)bits : 0u;
+    const unsigned mh = __reduce_max_sync(full, hi);
+    const unsigned ml = __reduce_max_sync(full, hi == mh ? lo : 0u);
+    const unsigned hold = __ballot_sync(full, mh != 0u && hi == mh && lo == ml);
+    const unsigned tied = __ballot_sync(full, tie[0]) & hold;
+    int pp;
+    if ((ABL & CC_NOPIV) || isnan(dv) || mh == 0u) {
+        pp = dq;
+    } else if (__popc(hold) == 1 && !tied) {
+        const int hl = __ffs(hold) - 1;
+        pp = __shfl_sync(full, ix[0], hl) * 32 + hl;
+    } else { /* ties: the lowest logical row among the slots that hold the largest */
+        unsigned best = 0xffffffffu;
+        if (hold >> lane & 1u)
+#pragma unroll
+            for (int s = 0; s < LEAF_CC_NS; s++)
+                if (fmax(fabs(c[s]), -1.0) == bv)
+                    best = min(best, (unsigned)S.p2l[s * 32 + lane]);
+        pp = S.l2p[__reduce_min_sync(full, best)];
+    }
+    const double pv = __shfl_sync(full, leaf_cc_sel(c, pp >> 5), pp & 31);
+    if (lane == 0) {
+        const int pl = S.p2l[pp];
+        S.prow[j] = pp;
+        S.U[j][j] = pv;
+        S.l2p[j] = pp;
+        S.l2p[pl] = dq;
+        S.p2l[pp] = j;
+        S.p2l[dq] = pl;
+        S.plog[j] = pl;
+    }
+    const bool tiny = !(fabs(pv) >= DBL_MIN);
+    const double r = 1.0 / pv;
+#pragma unroll
+    for (int s = 0; s < LEAF_CC_NS; s++) {
+        double l = c[s];
+        if (pv != 0.0)
+            l = tiny ? l / pv : l * r;
+        if (s * 32 + lane < R)
+            Lb[(s * 32 + lane) * LEAF_CC_LD + j] = l;
+    }
+    if (lane == (pp & 31))
+        Lb[pp * LEAF_CC_LD + j] = leaf_cc_nan();
+    __syncwarp();
+    if (post)
+        leaf_cc_post(j);
+}
+
+/* After step j: the warp applies step j to its columns right of j, column j + 1 first
+ * when it owns it (Q1 = (j + 1) / LEAF_CC_WARPS, that column's register block), then finds that
+ * column's pivot. */
+template <int Q1, int ABL>
+__device__ __forceinline__ static void leaf_cc_step(double (&c)[LEAF_CC_NQ][LEAF_CC_NS], int j,
+                                                    int R, int w, double *Lb, leaf_cc_shared &S)
+{
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    if (wid != j % LEAF_CC_WARPS) /* the owner of column j made step j */
+        leaf_cc_wait(j);
+    const int p = S.prow[j];
+    double m[LEAF_CC_NS];
+#pragma unroll
+    for (int s = 0; s < LEAF_CC_NS; s++)
+        m[s] = s * 32 + lane < R ? Lb[(s * 32 + lane) * LEAF_CC_LD + j] : 0.0;
+    const bool own1 = wid == (j + 1) % LEAF_CC_WARPS;
+    if (own1) {
+        leaf_cc_update(c[Q1], m, p, j, j + 1, S);
+        leaf_cc_pivot<ABL>(c[Q1], j + 1, R, Lb, S, j + 2 < w);
+    }
+#pragma unroll
+    for (int q = 0; q < LEAF_CC_NQ; q++) {
+        const int k = wid + LEAF_CC_WARPS * q;
+        if (!(ABL & CC_NOCONS) && k > j && k < w && !(own1 && q == Q1))
+            leaf_cc_update(c[q], m, p, j, k, S);
+    }
+}
+
+/* The columns of a leaf of R <= LEAF_THREADS rows and w <= min(R, LEAF_W) columns in ONE CTA of
+ * LEAF_CC_THREADS threads (all of them call it), columns owned by warps (above).  Lb: the leaf,
+ * R x w row-major with row stride LEAF_CC_LD (shared memory), factored in place: on return its
+ * rows are in LAPACK's order (L below the diagonal, U on and above it).  row0: the panel row of
+ * the leaf's row 0; pivots to ipiv[row0 + j] (1-based panel rows), INFO the first exactly zero
+ * pivot (an atomic, as leaf_cta_columns).  Passes CTA barriers. */
+template <int ABL>
+__device__ __forceinline__ static void leaf_cc_columns(double *Lb, int R, int w, int row0,
+                                                       leaf_cc_shared &S, int *ipiv, int *info)
+{
+    const int t = threadIdx.x, lane = t & 31, wid = t >> 5;
+    for (int i = t; i < LEAF_THREADS; i += LEAF_CC_THREADS)
+        S.l2p[i] = S.p2l[i] = i;
+    double c[LEAF_CC_NQ][LEAF_CC_NS];
+#pragma unroll
+    for (int q = 0; q < LEAF_CC_NQ; q++)
+#pragma unroll
+        for (int s = 0; s < LEAF_CC_NS; s++) {
+            const int r = s * 32 + lane, k = wid + LEAF_CC_WARPS * q;
+            c[q][s] = r < R && k < w ? Lb[r * LEAF_CC_LD + k] : leaf_cc_nan();
+        }
+    __syncthreads(); /* the tables; a column's entries are read and written by its owner only */
+    if (wid == 0)
+        leaf_cc_pivot<ABL>(c[0], 0, R, Lb, S, 1 < w);
+#pragma unroll 1
+    for (int j = 0; j + 1 < w; j++) {
+        static_assert(LEAF_CC_NQ == 4, "leaf_cc_columns: four register blocks");
+        switch ((j + 1) / LEAF_CC_WARPS) {
+        case 0: leaf_cc_step<0, ABL>(c, j, R, w, Lb, S); break;
+        case 1: leaf_cc_step<1, ABL>(c, j, R, w, Lb, S); break;
+        case 2: leaf_cc_step<2, ABL>(c, j, R, w, Lb, S); break;
+        default: leaf_cc_step<3, ABL>(c, j, R, w, Lb, S); break;
+        }
+    }
+    __syncthreads(); /* every step made, every U entry written */
+    if (t < 32) { /* the pivots, INFO: the first exactly zero pivot */
+        if (t < w)
+            ipiv[row0 + t] = row0 + S.plog[t] + 1;
+        const unsigned z = __ballot_sync(0xffffffffu, t < w && S.U[t][t] == 0.0);
+        if (t == 0 && z)
+            atomicCAS(info, 0, row0 + __ffs(z));
+    }
+    /* the rows to their logical places, in place: all reads, a barrier, all writes */
+    constexpr int PER = LEAF_THREADS * LEAF_W / LEAF_CC_THREADS;
+    double o[PER];
+#pragma unroll
+    for (int e = 0; e < PER; e++) {
+        const int i = t + e * LEAF_CC_THREADS, r = i / LEAF_W, k = i % LEAF_W;
+        if (r < R && k < w)
+            o[e] = k < r ? Lb[S.l2p[r] * LEAF_CC_LD + k] : S.U[r][k];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int e = 0; e < PER; e++) {
+        const int i = t + e * LEAF_CC_THREADS, r = i / LEAF_W, k = i % LEAF_W;
+        if (r < R && k < w)
+            Lb[r * LEAF_CC_LD + k] = o[e];
+    }
+    __syncthreads();
+}
+
+
+// k_colcyc: leaf_cc_columns above in one CTA of 256 threads; timed with the rows' reordering to
+// their logical places (which "library" does after its clock stops).  ABL: the ablations
+// (timing only, wrong answers).
+template <int ABL>
+__global__ void __launch_bounds__(LEAF_CC_THREADS, 1)
+k_colcyc(double *A, int R, int w, int *ipiv, int *info)
+{
+    extern __shared__ double Lb[]; /* LEAF_THREADS x LEAF_CC_LD */
+    __shared__ leaf_cc_shared S;
+    const int t = threadIdx.x;
+    for (int i = t; i < R * LEAF_W; i += LEAF_CC_THREADS)
+        Lb[i / LEAF_W * LEAF_CC_LD + i % LEAF_W] = i % LEAF_W < w ? A[i] : 0.0;
+    __syncthreads();
+    const long long c0 = clock64();
+    leaf_cc_columns<ABL>(Lb, R, w, 0, S, ipiv, info);
+    if (t == 0)
+        d_cycles = clock64() - c0;
+    for (int i = t; i < R * LEAF_W; i += LEAF_CC_THREADS)
+        if (i % LEAF_W < w)
+            A[i] = Lb[i / LEAF_W * LEAF_CC_LD + i % LEAF_W];
+}
+
 // Test data: kind 0 random, 1 ties (entries in {-2, -1, 1, 2}), 2 NaN (below), 3 a zero column
 // (INFO).
 static void make(std::vector<double> &A, int R, int kind, unsigned seed)
@@ -613,6 +893,10 @@ static const struct {
     {"rolled 4", k_rolled<4>, true, true},
     {"rolled 8", k_rolled<8>, true, true},
     {"warp chain", k_warpchain, true, true, WC_THREADS},
+    {"columns by warps", k_colcyc<0>, true, true, LEAF_CC_THREADS},
+    {"cols: no consumer work", k_colcyc<CC_NOCONS>, true, false, LEAF_CC_THREADS},
+    {"cols: no pivot search", k_colcyc<CC_NOPIV>, true, false, LEAF_CC_THREADS},
+    {"cols: neither", k_colcyc<CC_NOCONS | CC_NOPIV>, true, false, LEAF_CC_THREADS},
     {"no row store", k_logical<A_NOSTORE>, false, false},
     {"no warp reduction", k_logical<A_NOWARPRED>, false, false},
     {"no CTA reduction", k_logical<A_NOCTARED>, false, false},
@@ -634,6 +918,13 @@ int main(int argc, char **argv)
         CK(cudaFuncSetAttribute(k_rolled<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, lsm));
         CK(cudaFuncSetAttribute(k_rolled<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, lsm));
         CK(cudaFuncSetAttribute(k_warpchain, cudaFuncAttributeMaxDynamicSharedMemorySize, lsm));
+        CK(cudaFuncSetAttribute(k_colcyc<0>, cudaFuncAttributeMaxDynamicSharedMemorySize, lsm));
+        CK(cudaFuncSetAttribute(k_colcyc<CC_NOCONS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                lsm));
+        CK(cudaFuncSetAttribute(k_colcyc<CC_NOPIV>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                lsm));
+        CK(cudaFuncSetAttribute(k_colcyc<CC_NOCONS | CC_NOPIV>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, lsm));
     }
     for (int R : Rs)
         for (int kind = 0; kind < 4; kind++) {
