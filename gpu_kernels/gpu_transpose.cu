@@ -1,8 +1,12 @@
 /*
  * In-place transposition of square nb x nb tiles on the GPU (CCRB <-> CRRB: the same operation
- * both ways).  As in the seed paper, a thread swaps one pair (r, c) / (c, r), r < c, of one tile
- * and the kernel has no loop: the grid spans the tiles (grid.y x grid.z) times the 32 x 8
- * patches of a tile (grid.x); hyt_gpu_geometry.h holds the map, shared with the host test.
+ * both ways): a thread block swaps a pair of 32 x 32 blocks of a tile through shared memory, so
+ * that every global access of a warp is 32 consecutive doubles; the kernel has no loop: the grid
+ * spans the pairs (grid.x) and the tiles (grid.y x grid.z).  hyt_gpu_geometry.h holds the map
+ * and each thread's loads and stores, shared with the host test, which runs them on the host.
+ * Against the kernel before (a thread per pair of elements, so a warp's second access touched
+ * 32 rows) the lower LAPACK-layout Cholesky, whose pieces are transposed on the way in and out,
+ * took 3-5% less at n = 32768 on one H200 (docs/performance.md, fifty-sixth stop).
  * Offsets are 64-bit: ntiles*nb*nb passes 2^31 for real matrices.
  */
 #include "hyt_cuda_check.h"
@@ -12,17 +16,17 @@
 __global__ void __launch_bounds__(HYT_TRANSPOSE_BX * HYT_TRANSPOSE_BY)
 hyt_transpose_kernel(double *tiles, int nb, int64_t ntiles, int64_t stride)
 {
-    int64_t upper, lower;
-    if (!hyt_transpose_pair(nb, ntiles, blockIdx.x, blockIdx.y, blockIdx.z, gridDim.y,
-                            threadIdx.x, threadIdx.y, &upper, &lower))
-        return;
-    /* tile t starts at t*stride instead of t*nb*nb */
-    int64_t t = (int64_t)blockIdx.z * gridDim.y + blockIdx.y, shift = t * (stride - (int64_t)nb * nb);
-    upper += shift;
-    lower += shift;
-    double x = tiles[upper];
-    tiles[upper] = tiles[lower];
-    tiles[lower] = x;
+    __shared__ double sa[HYT_TRANSPOSE_B][HYT_TRANSPOSE_B + 1];
+    __shared__ double sb[HYT_TRANSPOSE_B][HYT_TRANSPOSE_B + 1];
+    int64_t t;
+    int bi, bj;
+    if (!hyt_transpose_block(nb, ntiles, blockIdx.x, blockIdx.y, blockIdx.z, gridDim.y, &t, &bi,
+                             &bj))
+        return; /* the whole block */
+    double *a = tiles + t * stride; /* tile t starts at t*stride */
+    hyt_transpose_load(a, nb, bi, bj, threadIdx.x, threadIdx.y, sa, sb);
+    __syncthreads();
+    hyt_transpose_store(a, nb, bi, bj, threadIdx.x, threadIdx.y, sa, sb);
 }
 
 extern "C" int hyt_cuda_transpose_tiles(hyt_device_t *dev, void *stream, double *tiles, int nb,

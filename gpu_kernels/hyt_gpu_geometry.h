@@ -23,7 +23,9 @@
 #define HYT_GRID_MAX_X 2147483647LL
 #define HYT_GRID_MAX_YZ 65535LL
 
-/* Thread block of the transposition: 32 columns x 8 rows of a tile (a "patch"). */
+/* The transposition: a thread block of 32 x 8 threads moves a pair of 32 x 32 blocks of a tile
+ * (HYT_TRANSPOSE_B a side), four rows of each a thread. */
+#define HYT_TRANSPOSE_B 32
 #define HYT_TRANSPOSE_BX 32
 #define HYT_TRANSPOSE_BY 8
 /* Most threads per block of the row interchanges (one thread per element of a row). */
@@ -48,9 +50,12 @@ HYT_GEOM_FN int hyt_geom_split_yz(int64_t n, unsigned *gy, unsigned *gz)
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Transposition of ntiles square nb x nb tiles: grid.x = the patches of one tile (column patch
- * fastest), grid.y x grid.z = the tiles.  The thread at (r, c) of its tile swaps (r, c) with
- * (c, r) when r < c and does nothing otherwise (no loop).
+ * Transposition of ntiles square nb x nb tiles, in place.  A tile is cut in 32 x 32 blocks
+ * (B = ceil(nb / 32) a side); a thread block swaps one pair of blocks, (I, J) and (J, I) with
+ * I <= J, both through shared memory (a diagonal block with itself), so that each global load
+ * and store of a warp is 32 consecutive doubles of one row of the tile.  grid.x = the
+ * B (B + 1) / 2 pairs of a tile, row I of their triangle first ((I, I) .. (I, B - 1)), grid.y x
+ * grid.z = the tiles.
  * Returns 0 (launch), 1 (nothing to do: ntiles == 0 or nb == 1) or -1 (too large for a grid).
  */
 HYT_GEOM_FN int hyt_transpose_launch(int nb, int64_t ntiles, hyt_launch_t *L)
@@ -59,11 +64,10 @@ HYT_GEOM_FN int hyt_transpose_launch(int nb, int64_t ntiles, hyt_launch_t *L)
         return -1;
     if (ntiles == 0 || nb == 1)
         return 1;
-    int64_t px = ((int64_t)nb + HYT_TRANSPOSE_BX - 1) / HYT_TRANSPOSE_BX;
-    int64_t py = ((int64_t)nb + HYT_TRANSPOSE_BY - 1) / HYT_TRANSPOSE_BY;
-    if (px * py > HYT_GRID_MAX_X)
+    int64_t b = ((int64_t)nb + HYT_TRANSPOSE_B - 1) / HYT_TRANSPOSE_B, pairs = b * (b + 1) / 2;
+    if (pairs > HYT_GRID_MAX_X)
         return -1;
-    L->grid[0] = (unsigned)(px * py);
+    L->grid[0] = (unsigned)pairs;
     if (hyt_geom_split_yz(ntiles, &L->grid[1], &L->grid[2]))
         return -1;
     L->block[0] = HYT_TRANSPOSE_BX;
@@ -72,22 +76,60 @@ HYT_GEOM_FN int hyt_transpose_launch(int nb, int64_t ntiles, hyt_launch_t *L)
     return 0;
 }
 
-/* The pair of thread (tx, ty) of block (bx, by, bz) in a grid of gy blocks along y: returns 1
- * and the offsets (from the first tile) of (r, c) and (c, r), r < c, or 0 for an idle thread. */
-HYT_GEOM_FN int hyt_transpose_pair(int nb, int64_t ntiles, unsigned bx, unsigned by, unsigned bz,
-                                   unsigned gy, unsigned tx, unsigned ty, int64_t *upper,
-                                   int64_t *lower)
+/* Block (bx, by, bz) of a grid of gy blocks along y: returns 1 with its tile *t and its pair of
+ * 32 x 32 blocks (block row *bi <= block column *bj), or 0 for a block past the last tile (or
+ * past the pairs). */
+HYT_GEOM_FN int hyt_transpose_block(int nb, int64_t ntiles, unsigned bx, unsigned by,
+                                    unsigned bz, unsigned gy, int64_t *t, int *bi, int *bj)
 {
-    int64_t t = (int64_t)bz * gy + by;
-    unsigned px = ((unsigned)nb + HYT_TRANSPOSE_BX - 1) / HYT_TRANSPOSE_BX;
-    int64_t c = (int64_t)(bx % px) * HYT_TRANSPOSE_BX + tx;
-    int64_t r = (int64_t)(bx / px) * HYT_TRANSPOSE_BY + ty;
-    if (t >= ntiles || c >= nb || r >= c)
+    *t = (int64_t)bz * gy + by;
+    if (*t >= ntiles)
         return 0;
-    int64_t base = t * ((int64_t)nb * nb);
-    *upper = base + r * nb + c;
-    *lower = base + c * nb + r;
+    int64_t b = ((int64_t)nb + HYT_TRANSPOSE_B - 1) / HYT_TRANSPOSE_B, p = bx, i = 0;
+    while (i < b && p >= b - i) { /* row i of the triangle holds b - i pairs */
+        p -= b - i;
+        i++;
+    }
+    if (i >= b)
+        return 0; /* past the pairs: not in a launch of hyt_transpose_launch */
+    *bi = (int)i;
+    *bj = (int)(i + p);
     return 1;
+}
+
+/* Thread (tx, ty) of the block that swaps blocks (bi, bj) and (bj, bi) of the tile a (nb x nb,
+ * offsets r nb + c): its loads of block (bi, bj) into sa and of block (bj, bi) into sb (not
+ * when bi == bj), each 32 x 33 doubles of the block's shared memory, row r to sa[r]. */
+HYT_GEOM_FN void hyt_transpose_load(const double *a, int nb, int bi, int bj, unsigned tx,
+                                    unsigned ty, double (*sa)[HYT_TRANSPOSE_B + 1],
+                                    double (*sb)[HYT_TRANSPOSE_B + 1])
+{
+    for (int r = (int)ty; r < HYT_TRANSPOSE_B; r += HYT_TRANSPOSE_BY) {
+        int64_t gr = (int64_t)bi * HYT_TRANSPOSE_B + r, gc = (int64_t)bj * HYT_TRANSPOSE_B + tx;
+        if (gr < nb && gc < nb)
+            sa[r][tx] = a[gr * nb + gc];
+        gr = (int64_t)bj * HYT_TRANSPOSE_B + r;
+        gc = (int64_t)bi * HYT_TRANSPOSE_B + tx;
+        if (bi != bj && gr < nb && gc < nb)
+            sb[r][tx] = a[gr * nb + gc];
+    }
+}
+
+/* After the block's barrier, the same thread's stores: element (r, c) of block (bi, bj) becomes
+ * (c, r) of block (bj, bi) (of block (bi, bi) itself on the diagonal) and the other way round. */
+HYT_GEOM_FN void hyt_transpose_store(double *a, int nb, int bi, int bj, unsigned tx,
+                                     unsigned ty, double (*sa)[HYT_TRANSPOSE_B + 1],
+                                     double (*sb)[HYT_TRANSPOSE_B + 1])
+{
+    for (int r = (int)ty; r < HYT_TRANSPOSE_B; r += HYT_TRANSPOSE_BY) {
+        int64_t gr = (int64_t)bi * HYT_TRANSPOSE_B + r, gc = (int64_t)bj * HYT_TRANSPOSE_B + tx;
+        if (gr < nb && gc < nb)
+            a[gr * nb + gc] = bi == bj ? sa[tx][r] : sb[tx][r];
+        gr = (int64_t)bj * HYT_TRANSPOSE_B + r;
+        gc = (int64_t)bi * HYT_TRANSPOSE_B + tx;
+        if (bi != bj && gr < nb && gc < nb)
+            a[gr * nb + gc] = sa[tx][r];
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------

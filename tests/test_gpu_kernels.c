@@ -383,8 +383,9 @@ static void test_ref_gemm(void)
  * Launch geometry of the CUDA kernels, checked on the host.
  */
 
-/* Every thread of the launch: each off-diagonal element is swapped exactly once, with its
- * transposed partner, diagonal elements never. */
+/* Every block of the launch run on the host, its threads' loads, then (the block's barrier)
+ * their stores, as the kernel does: the tiles come out transposed, as the reference makes them,
+ * and each pair of 32 x 32 blocks of a tile is one block's, (I, J) with I <= J. */
 static void check_transpose_grid(int nb, int64_t ntiles)
 {
     hyt_launch_t L = {{0}, {0}};
@@ -398,31 +399,47 @@ static void check_transpose_grid(int nb, int64_t ntiles)
     if (g)
         return;
     CHECK((int64_t)L.grid[1] * L.grid[2] >= ntiles, "grid does not cover the tiles");
-    int64_t sz = (int64_t)nb * nb, n = sz * ntiles, wrong = 0;
-    unsigned char *hits = xmalloc((size_t)n);
-    memset(hits, 0, (size_t)n);
+    const int nblk = (nb + HYT_TRANSPOSE_B - 1) / HYT_TRANSPOSE_B;
+    const int64_t sz = (int64_t)nb * nb, n = sz * ntiles, npair = (int64_t)nblk * nblk;
+    double *a = xmalloc((size_t)n * sizeof *a), *ref = xmalloc((size_t)n * sizeof *ref);
+    unsigned char *hits = xmalloc((size_t)(npair * ntiles));
+    memset(hits, 0, (size_t)(npair * ntiles));
+    for (int64_t i = 0; i < n; i++)
+        a[i] = ref[i] = (double)i;
+    hyt_ref_transpose_tiles(ref, nb, ntiles);
+    static double sa[HYT_TRANSPOSE_B][HYT_TRANSPOSE_B + 1];
+    static double sb[HYT_TRANSPOSE_B][HYT_TRANSPOSE_B + 1];
+    int64_t wrong = 0;
     for (unsigned bz = 0; bz < L.grid[2]; bz++)
         for (unsigned by = 0; by < L.grid[1]; by++)
-            for (unsigned bx = 0; bx < L.grid[0]; bx++)
+            for (unsigned bx = 0; bx < L.grid[0]; bx++) {
+                int64_t t;
+                int bi, bj;
+                if (!hyt_transpose_block(nb, ntiles, bx, by, bz, L.grid[1], &t, &bi, &bj))
+                    continue;
+                if (t < 0 || t >= ntiles || bi < 0 || bi > bj || bj >= nblk) {
+                    wrong++;
+                    continue;
+                }
+                hits[t * npair + (int64_t)bi * nblk + bj]++;
+                double *tile = a + t * sz;
                 for (unsigned ty = 0; ty < L.block[1]; ty++)
-                    for (unsigned tx = 0; tx < L.block[0]; tx++) {
-                        int64_t u, l;
-                        if (!hyt_transpose_pair(nb, ntiles, bx, by, bz, L.grid[1], tx, ty, &u,
-                                                &l))
-                            continue;
-                        if (u < 0 || u >= n || l < 0 || l >= n) {
-                            wrong++;
-                            continue;
-                        }
-                        int64_t t = u / sz, r = u % sz / nb, c = u % nb;
-                        wrong += !(r < c && l == t * sz + c * nb + r);
-                        hits[u]++;
-                        hits[l]++;
-                    }
+                    for (unsigned tx = 0; tx < L.block[0]; tx++)
+                        hyt_transpose_load(tile, nb, bi, bj, tx, ty, sa, sb);
+                for (unsigned ty = 0; ty < L.block[1]; ty++)
+                    for (unsigned tx = 0; tx < L.block[0]; tx++)
+                        hyt_transpose_store(tile, nb, bi, bj, tx, ty, sa, sb);
+            }
+    for (int64_t t = 0; t < ntiles; t++)
+        for (int i = 0; i < nblk; i++)
+            for (int j = 0; j < nblk; j++)
+                wrong += hits[t * npair + (int64_t)i * nblk + j] != (i <= j);
     for (int64_t i = 0; i < n; i++)
-        wrong += hits[i] != (i % sz / nb != i % nb);
-    CHECK(!wrong, "nb %d, %lld tiles: %lld wrong or missed swaps", nb, (long long)ntiles,
+        wrong += a[i] != ref[i];
+    CHECK(!wrong, "nb %d, %lld tiles: %lld wrong elements or blocks", nb, (long long)ntiles,
           (long long)wrong);
+    free(a);
+    free(ref);
     free(hits);
 }
 
@@ -468,44 +485,52 @@ static void test_geometry(void)
         for (int nt = 0; nt <= 3; nt++)
             check_transpose_grid(nbs[i], nt);
     check_transpose_grid(256, 2);
+    check_transpose_grid(65, 3);
+    check_transpose_grid(1024, 1);
     /* more tiles than grid.y takes: the tiles continue along grid.z */
     check_transpose_grid(2, 70000);
 
-    /* nb 1024 and a million tiles: 2^40 doubles, offsets far beyond 2^31 (sampled) */
+    /* nb 1024 and a million tiles: 2^40 doubles, offsets far beyond 2^31 (blocks sampled: each
+     * pair of the triangle from its index, in order) */
     int nb = 1024;
-    int64_t ntiles = 1000000, sz = (int64_t)nb * nb;
+    const int nblk = nb / HYT_TRANSPOSE_B;
+    int64_t ntiles = 1000000;
     hyt_launch_t L = {{0}, {0}};
-    CHECK(hyt_transpose_launch(nb, ntiles, &L) == 0 && launch_ok(&L), "nb 1024, 1e6 tiles: no "
-          "valid grid");
-    unsigned px = (unsigned)(nb / HYT_TRANSPOSE_BX);
+    CHECK(hyt_transpose_launch(nb, ntiles, &L) == 0 && launch_ok(&L) &&
+              L.grid[0] == (unsigned)(nblk * (nblk + 1) / 2),
+          "nb 1024, 1e6 tiles: no valid grid");
     test_rng_t rng = {14};
     int wrong = 0;
     for (int s = 0; s < 100000; s++) {
         int64_t t = s == 0 ? ntiles - 1 : (int64_t)(test_rand(&rng) % (unsigned long long)ntiles);
-        int r = s == 0 ? nb - 2 : test_randint(&rng, nb);
-        int c = s == 0 ? nb - 1 : test_randint(&rng, nb);
+        int i = s == 0 ? nblk - 1 : test_randint(&rng, nblk);
+        int j = s == 0 ? nblk - 1 : i + test_randint(&rng, nblk - i);
         unsigned by = (unsigned)(t % L.grid[1]), bz = (unsigned)(t / L.grid[1]);
-        unsigned bx = (unsigned)(r / HYT_TRANSPOSE_BY) * px + (unsigned)(c / HYT_TRANSPOSE_BX);
-        int64_t u = -1, l = -1;
-        int act = hyt_transpose_pair(nb, ntiles, bx, by, bz, L.grid[1], c % HYT_TRANSPOSE_BX,
-                                     r % HYT_TRANSPOSE_BY, &u, &l);
-        if (r < c)
-            wrong += !act || u != t * sz + (int64_t)r * nb + c || l != t * sz + (int64_t)c * nb + r;
-        else
-            wrong += act;
+        unsigned bx = (unsigned)(i * nblk - i * (i - 1) / 2 + (j - i));
+        int64_t tt = -1;
+        int bi = -1, bj = -1;
+        int act = hyt_transpose_block(nb, ntiles, bx, by, bz, L.grid[1], &tt, &bi, &bj);
+        wrong += !act || tt != t || bi != i || bj != j;
     }
-    CHECK(!wrong, "nb 1024, 1e6 tiles: %d sampled threads wrong", wrong);
+    CHECK(!wrong, "nb 1024, 1e6 tiles: %d sampled blocks wrong", wrong);
     /* blocks past the last tile (grid.y x grid.z > ntiles) are idle */
     if ((int64_t)L.grid[1] * L.grid[2] > ntiles) {
-        int64_t u, l;
-        CHECK(!hyt_transpose_pair(nb, ntiles, 1, L.grid[1] - 1, L.grid[2] - 1, L.grid[1], 1, 0,
-                                  &u, &l), "a block past the last tile works");
+        int64_t t;
+        int bi, bj;
+        CHECK(!hyt_transpose_block(nb, ntiles, 1, L.grid[1] - 1, L.grid[2] - 1, L.grid[1], &t,
+                                   &bi, &bj), "a block past the last tile works");
+    }
+    {
+        int64_t t;
+        int bi, bj;
+        CHECK(!hyt_transpose_block(nb, ntiles, L.grid[0], 0, 0, L.grid[1], &t, &bi, &bj),
+              "a block past the last pair works");
     }
     CHECK(hyt_transpose_launch(nb, HYT_GRID_MAX_YZ * HYT_GRID_MAX_YZ, &L) == 0,
           "65535^2 tiles rejected");
     CHECK(hyt_transpose_launch(nb, HYT_GRID_MAX_YZ * HYT_GRID_MAX_YZ + 1, &L) == -1,
           "more than 65535^2 tiles accepted");
-    CHECK(hyt_transpose_launch(1 << 20, 1, &L) == -1, "nb 2^20 (2^32 patches) accepted");
+    CHECK(hyt_transpose_launch(1 << 22, 1, &L) == -1, "nb 2^22 (2^33 block pairs) accepted");
 
     static const int lnbs[] = {1, 7, 32, 33, 256, 300, 1024};
     for (size_t i = 0; i < sizeof lnbs / sizeof lnbs[0]; i++)
