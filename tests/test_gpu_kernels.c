@@ -490,8 +490,8 @@ static void test_geometry(void)
     /* more tiles than grid.y takes: the tiles continue along grid.z */
     check_transpose_grid(2, 70000);
 
-    /* nb 1024 and a million tiles: 2^40 doubles, offsets far beyond 2^31 (blocks sampled: each
-     * pair of the triangle from its index, in order) */
+    /* nb 1024 and a million tiles (2^40 doubles: the kernel offsets tile t by t * stride in
+     * 64 bits): the blocks sampled, each its tile and its pair of the triangle from its index */
     int nb = 1024;
     const int nblk = nb / HYT_TRANSPOSE_B;
     int64_t ntiles = 1000000;
