@@ -1,8 +1,8 @@
 /*
  * In-place transposition of square nb x nb tiles on the GPU (CCRB <-> CRRB: the same operation
  * both ways): a thread block swaps a pair of 32 x 32 blocks of a tile through shared memory, so
- * that every global access of a warp is 32 consecutive doubles; the kernel has no loop: the grid
- * spans the pairs (grid.x) and the tiles (grid.y x grid.z).  hyt_gpu_geometry.h holds the map
+ * that every global access of a warp is 32 consecutive doubles; one pair a block, the grid
+ * spanning the pairs (grid.x) and the tiles (grid.y x grid.z).  hyt_gpu_geometry.h holds the map
  * and each thread's loads and stores, shared with the host test, which runs them on the host.
  * Against the kernel before (a thread per pair of elements, so a warp's second access touched
  * 32 rows) the lower LAPACK-layout Cholesky, whose pieces are transposed on the way in and out,

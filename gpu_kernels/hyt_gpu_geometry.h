@@ -28,6 +28,9 @@
 #define HYT_TRANSPOSE_B 32
 #define HYT_TRANSPOSE_BX 32
 #define HYT_TRANSPOSE_BY 8
+#if HYT_TRANSPOSE_BX != HYT_TRANSPOSE_B || HYT_TRANSPOSE_B % HYT_TRANSPOSE_BY
+#error "a transposition block: a thread per column of a 32 x 32 block, its rows in BY steps"
+#endif
 /* Most threads per block of the row interchanges (one thread per element of a row). */
 #define HYT_LASWP_BLOCK 256
 
