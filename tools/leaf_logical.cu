@@ -31,6 +31,10 @@
 // cycles a column at R = 512, ~3550 at R = 32, against 1335 / 1080; its ablations ("cols: ...")
 // left ~3400 / ~3100 with neither the other warps' updates nor the pivot search: the owner's
 // instruction stream a column (select trees, 16 rows a lane), not the work it saves; not kept.
+// The ties' column (kind 1: ~660 cycles at R = 512 against ~1330 for random data) is thread
+// 0's clock, not the CTA's: the launch takes as long as with random data (0.0499 against 0.0501
+// ms), and random data with a dominant diagonal (kind 4: no interchange) takes ~1314 cycles;
+// the data do not change the column's cost (fifty-seventh stop).
 #include "tool_cuda.h"
 
 #include "../gpu_kernels/hyt_gpu_leaf.cuh"
@@ -853,7 +857,8 @@ k_colcyc(double *A, int R, int w, int *ipiv, int *info)
 }
 
 // Test data: kind 0 random, 1 ties (entries in {-2, -1, 1, 2}), 2 NaN (below), 3 a zero column
-// (INFO).
+// (INFO), 4 random with a dominant diagonal (no interchange: is the ties' cheaper column their
+// values or where their pivots are?).
 static void make(std::vector<double> &A, int R, int kind, unsigned seed)
 {
     A.assign((size_t)R * LEAF_W, 0.0);
@@ -871,6 +876,9 @@ static void make(std::vector<double> &A, int R, int kind, unsigned seed)
     if (kind == 3)
         for (int r = 0; r < R; r++)
             A[r * LEAF_W + 4] = 0.0;
+    if (kind == 4)
+        for (int r = 0; r < LEAF_W && r < R; r++)
+            A[r * LEAF_W + r] += A[r * LEAF_W + r] < 0 ? -2.0 * R : 2.0 * R;
 }
 
 typedef void (*leaf_fn)(double *, int, int, int *, int *);
@@ -927,7 +935,7 @@ int main(int argc, char **argv)
                                 cudaFuncAttributeMaxDynamicSharedMemorySize, lsm));
     }
     for (int R : Rs)
-        for (int kind = 0; kind < 4; kind++) {
+        for (int kind = 0; kind < 5; kind++) {
             std::vector<double> A0, H;
             make(A0, R, kind, 17u * R + kind);
             H = A0;
@@ -991,8 +999,11 @@ int main(int argc, char **argv)
             }
             const bool ref = piv[0] == hp && info[0] == hinfo;
             bad += !ref;
-            printf("R %3d kind %d: library's pivots as the host's %s\n", R, kind,
-                   ref ? "yes" : "NO");
+            int moved = 0; /* columns whose pivot is not the diagonal row */
+            for (int q = 0; q < LEAF_W; q++)
+                moved += hp[q] != q + 1;
+            printf("R %3d kind %d: library's pivots as the host's %s (%d interchanges)\n", R,
+                   kind, ref ? "yes" : "NO", moved);
             for (int v = 0; v < NV; v++) {
                 if (cyc[v] < 0)
                     continue;
