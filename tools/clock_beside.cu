@@ -15,7 +15,10 @@
 // buffer stays in L2), then on two SMs a ping-pong of tagged words (the grid leaf's exchange:
 // a store, another SM's poll, its answer), then a chain of dependent cooperative launches of a
 // leaf's footprint on every SM of the share (the wait between two), alone, beside the DGEMMs,
-// and alone again.  Prints each a phase.
+// and alone again.  Prints each a phase.  Fifty-seventh stop (one H200, S = 64): the clock
+// 1980 MHz in every phase, the ping-pong +5% beside, a launch +0.4 us, the chase 292 -> ~710
+// cycles (its lines evicted to device memory); the leaves' own loss beside is their code's
+// fetch (tools/leaf_grid_phases.cu beside, docs/performance.md).
 #include "tool_cuda.h"
 
 #include "../gpu_kernels/hyt_gpu_sync.cuh"
@@ -110,32 +113,16 @@ __global__ void __launch_bounds__(TOOL_LEAF_THREADS, 1) stamp(unsigned long long
     }
 }
 
-static CUstream green(CUdevResource *res, CUgreenCtx *g)
-{
-    CUdevice cd;
-    CUdevResourceDesc desc;
-    CUstream s;
-    CB(cuDeviceGet(&cd, 0));
-    CB(cuDevResourceGenerateDesc(&desc, res, 1));
-    CB(cuGreenCtxCreate(g, desc, cd, CU_GREEN_CTX_DEFAULT_STREAM));
-    CB(cuGreenCtxStreamCreate(&s, *g, CU_STREAM_NON_BLOCKING, 0));
-    return s;
-}
-
 int main(int argc, char **argv)
 {
     const int sms = argc > 1 ? atoi(argv[1]) : 64;
     CK(cudaSetDevice(0));
     CK(cudaFree(0));
-    CUdevice cd;
-    CUdevResource all, part, rest;
-    unsigned ngroups = 1;
-    CB(cuDeviceGet(&cd, 0));
-    CB(cuDeviceGetDevResource(cd, &all, CU_DEV_RESOURCE_TYPE_SM));
-    CB(cuDevSmResourceSplitByCount(&part, &ngroups, &all, &rest, 0, (unsigned)sms));
-    CUgreenCtx gp, gr;
-    cudaStream_t sp = (cudaStream_t)green(&part, &gp), sr = (cudaStream_t)green(&rest, &gr);
-    printf("probe on %u SMs, DGEMMs on the other %u\n", part.sm.smCount, rest.sm.smCount);
+    CUstream gsp, gsr;
+    unsigned npart, nrest;
+    tool_green_split(sms, &gsp, &gsr, &npart, &nrest);
+    cudaStream_t sp = (cudaStream_t)gsp, sr = (cudaStream_t)gsr;
+    printf("probe on %u SMs, DGEMMs on the other %u\n", npart, nrest);
 
     // the chase: a random cycle through CHASE words (every hop another line)
     std::vector<unsigned long long> h(CHASE);
@@ -215,7 +202,7 @@ int main(int argc, char **argv)
         double waits[CHAIN_LAUNCHES - 1];
         for (int i = 0; i < CHAIN_LAUNCHES; i++) {
             void *args[] = {(void *)&stamps, (void *)&i};
-            CK(cudaLaunchCooperativeKernel((void *)stamp, dim3(part.sm.smCount),
+            CK(cudaLaunchCooperativeKernel((void *)stamp, dim3(npart),
                                            dim3(TOOL_LEAF_THREADS), args, TOOL_LEAF_SMEM, sp));
         }
         CK(cudaStreamSynchronize(sp));
@@ -224,7 +211,7 @@ int main(int argc, char **argv)
         std::sort(waits, waits + (CHAIN_LAUNCHES - 1));
         printf("%-24s a leaf-shaped launch (%u CTAs, cooperative) waits %.1f us (median; "
                "%.1f-%.1f) after the one before\n",
-               name, part.sm.smCount, waits[(CHAIN_LAUNCHES - 1) / 2], waits[0],
+               name, npart, waits[(CHAIN_LAUNCHES - 1) / 2], waits[0],
                waits[CHAIN_LAUNCHES - 2]);
         const bool still = beside && cudaStreamQuery(sr) == cudaErrorNotReady;
         std::sort(mhz, mhz + 16);

@@ -1,7 +1,16 @@
 // Where a column of the grid leaf kernel (gpu_dgetrf_leaf.cu, hyt_dgetrf_leaf_grid_kernel) goes
 // (experiment, not built by meson):
 //   nvcc -O3 -gencode=arch=compute_90,code=sm_90 -Xptxas -v tools/leaf_grid_phases.cu \
-//        -o /tmp/leaf_grid_phases && /tmp/leaf_grid_phases        (on a Hopper GPU)
+//        -lcublas -lcuda -o /tmp/leaf_grid_phases && /tmp/leaf_grid_phases [beside [S]]
+//                                                                   (on a Hopper GPU)
+// With `beside`: R = 8192 and 32768 only, on a green context of S SMs (default 64), alone, then
+// beside cuBLAS DGEMMs of the panel bench's shape (16384 x 16384 x 512) on the other SMs, then
+// alone again: which of the column's steps grow beside the update.  Fifty-seventh stop (one
+// H200): every step, those without global memory too, 45-90% more cycles beside, the kernel
+// +27%; the rolled variants (V_ROLL: the column loop not unrolled, the row's registers rotated
+// so that every index stays a constant; U columns a pass) not at all (rolled: +2%), but 17%
+// slower alone: the unrolled loop's ~310 KB of code comes from device memory once the DGEMMs
+// have evicted it from L2 (docs/performance.md).
 //
 // The thirty-ninth stop measured ~3.9 us a column for a 32768-row leaf on 64 CTAs (ncu: ~124 us
 // a leaf) where the one-CTA leaf takes ~0.65 us, and the same with a grid barrier a column as
@@ -26,7 +35,8 @@
 // (every CTA polls every CTA's keys, and 64 CTAs' keys in 12 lines may queue at a few L2 slices:
 // a hypothesis of this stop, and so may the pivot row's 4 lines that every CTA reads); and two
 // ablations that give wrong answers and only time: no update (step 6 relabels only) and no
-// other CTA (warp 0 polls its own CTA's words only: the chain without the waits).  The clocks
+// other CTA (warp 0 polls its own CTA's words only: the chain without the waits); the loop
+// rolled, whole or in passes of 2, 4 or 8 columns (same bits).  The clocks
 // cost registers: the library's loop spills 4 bytes, this one 48 (sm_90, -Xptxas -v).
 // Status: written 2026-11-28 (thirty-ninth stop), run the fortieth (one H200): at 32768 rows
 // on 64 CTAs ~5100 cycles a column for the slowest CTA (polls of the keys ~2030, of the pivot
@@ -43,6 +53,9 @@
 #include <math.h>
 #include <string.h>
 
+#include <cublas_v2.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -51,10 +64,11 @@ namespace cg = cooperative_groups;
 #define REPS 20
 #define NPH 6 /* the column's steps */
 
-enum { V_GRIDSYNC = 1, V_NOUPD = 2, V_LOCAL = 4, V_PAD = 8 };
+enum { V_GRIDSYNC = 1, V_NOUPD = 2, V_LOCAL = 4, V_PAD = 8, V_ROLL = 16 };
 
 // ph: per CTA, NPH step sums, then the extra polls, the cycles before and after the loop.
-template <int V>
+// U (with V_ROLL): columns a pass of the rolled loop.
+template <int V, int U = 1>
 __global__ void __launch_bounds__(LEAF_THREADS, 1)
 k_grid(double *A, int R, int *ipiv, int *info, unsigned long long *ws, long long *ph)
 {
@@ -87,136 +101,195 @@ k_grid(double *A, int R, int *ipiv, int *info, unsigned long long *ws, long long
     int lr = gt;
     const long long c1 = clock64();
 
+    /* V_ROLL: the column loop rolled in passes of U columns, the row's registers rotated U
+     * places after each pass, so that in the pass of columns g .. g + U - 1 the logical column
+     * g + i is x[i] (i < LEAF_W - g; the columns done before g follow) and every index is a
+     * constant: U columns' code instead of LEAF_W columns' */
+    constexpr int GU = V & V_ROLL ? U : LEAF_W;
+#pragma unroll 1
+    for (int g = 0; g < LEAF_W; g += GU) {
 #pragma unroll
-    for (int jj = 0; jj < LEAF_W; jj++) {
-        const int par = jj & 1;
-        const unsigned tag = (unsigned)jj + 1u;
-        unsigned long long *const kw = K + (size_t)par * nctas * KS;
-        unsigned long long *const rw = RW + (size_t)par * nctas * 64;
-        unsigned long long *const dw = D + par * 64;
-        long long t = clock64(), u;
-        leaf_warp_slot(x, jj, lr, mine, wid, S);
-        if (mine && lr == jj)
-#pragma unroll
-            for (int k = 0; k < LEAF_W; k++)
-                if (k >= jj) {
-                    st_relaxed_u64(dw + 2 * k, tagged(tag, (unsigned)__double2loint(x[k])));
-                    st_relaxed_u64(dw + 2 * k + 1, tagged(tag, (unsigned)__double2hiint(x[k])));
+        for (int q = 0; q < GU; q++) {
+            const int jj = g + q;
+            const int par = jj & 1;
+            const unsigned tag = (unsigned)jj + 1u;
+            unsigned long long *const kw = K + (size_t)par * nctas * KS;
+            unsigned long long *const rw = RW + (size_t)par * nctas * 64;
+            unsigned long long *const dw = D + par * 64;
+            long long t = clock64(), u;
+            if constexpr ((V & V_ROLL) != 0) {
+                unsigned hi, lo, mh, ml;
+                leaf_key(x[q], mine && lr >= jj && !isnan(x[q]), &hi, &lo);
+                if ((unsigned)lr == leaf_key_lowest(hi, lo, (unsigned)lr, &mh, &ml)) {
+                    S.whi[wid] = mh;
+                    S.wlo[wid] = ml;
+                    S.wr[wid] = lr;
                 }
-        __syncthreads();
-        u = clock64(), t = threadIdx.x ? u : (st[0] += u - t, u);
-        {
-            unsigned bh, bl;
-            const unsigned br = leaf_cta_pick(S, lane, &bh, &bl);
-            if (bh != 0u && (unsigned)lr == br)
+                if (mine && lr == jj)
 #pragma unroll
-                for (int k = 0; k < LEAF_W; k++)
-                    if (k >= jj) {
-                        unsigned long long *w = rw + (size_t)c * 64;
-                        st_relaxed_u64(w + 2 * k, tagged(tag, (unsigned)__double2loint(x[k])));
-                        st_relaxed_u64(w + 2 * k + 1,
-                                       tagged(tag, (unsigned)__double2hiint(x[k])));
+                    for (int i = q; i < LEAF_W; i++)
+                        if (i < LEAF_W - g)
+                            leaf_put_entry(dw, x[i], g + i, tag);
+            } else { /* g == 0, jj == q */
+                leaf_warp_slot(x, q, lr, mine, wid, S);
+                if (mine && lr == jj)
+#pragma unroll
+                    for (int k = 0; k < LEAF_W; k++)
+                        if (k >= q) {
+                            st_relaxed_u64(dw + 2 * k, tagged(tag, (unsigned)__double2loint(x[k])));
+                            st_relaxed_u64(dw + 2 * k + 1,
+                                           tagged(tag, (unsigned)__double2hiint(x[k])));
+                        }
+            }
+            __syncthreads();
+            u = clock64(), t = threadIdx.x ? u : (st[0] += u - t, u);
+            {
+                unsigned bh, bl;
+                const unsigned br = leaf_cta_pick(S, lane, &bh, &bl);
+                if (bh != 0u && (unsigned)lr == br) {
+                    unsigned long long *w = rw + (size_t)c * 64;
+                    if constexpr ((V & V_ROLL) != 0) {
+#pragma unroll
+                        for (int i = q; i < LEAF_W; i++)
+                            if (i < LEAF_W - g)
+                                leaf_put_entry(w, x[i], g + i, tag);
+                    } else {
+#pragma unroll
+                        for (int k = 0; k < LEAF_W; k++)
+                            if (k >= q) {
+                                st_relaxed_u64(w + 2 * k,
+                                               tagged(tag, (unsigned)__double2loint(x[k])));
+                                st_relaxed_u64(w + 2 * k + 1,
+                                               tagged(tag, (unsigned)__double2hiint(x[k])));
+                            }
                     }
-            if (threadIdx.x < 3)
-                st_relaxed_u64(kw + c * KS + threadIdx.x,
-                               tagged(tag, threadIdx.x == 0 ? bh : threadIdx.x == 1 ? bl : br));
-        }
-        u = clock64(), t = threadIdx.x ? u : (st[1] += u - t, u);
-        if (V & V_GRIDSYNC)
-            grid.sync();
-        if (wid == 0) {
-            unsigned long long bk = 0ull, dlo = 0ull, dhi = 0ull;
-            unsigned brow = 0xffffffffu;
-            int bc = -1;
-            const int q_lo = V & V_LOCAL ? c : 0, q_hi = V & V_LOCAL ? c + 1 : nctas;
-            for (int q0 = q_lo; q0 < q_hi; q0 += 4 * 32) {
-                unsigned long long k3[4][3] = {};
-                bool ok;
-                int tries = 0;
-                do {
-                    ok = true;
-                    if (q0 == q_lo) {
-                        dlo = ld_relaxed_u64(dw + 2 * jj);
-                        dhi = ld_relaxed_u64(dw + 2 * jj + 1);
-                        ok = (V & V_LOCAL) || ((unsigned)(dlo >> 32) == tag &&
-                                               (unsigned)(dhi >> 32) == tag);
+                }
+                if (threadIdx.x < 3)
+                    st_relaxed_u64(kw + c * KS + threadIdx.x,
+                                   tagged(tag, threadIdx.x == 0 ? bh : threadIdx.x == 1 ? bl : br));
+            }
+            u = clock64(), t = threadIdx.x ? u : (st[1] += u - t, u);
+            if (V & V_GRIDSYNC)
+                grid.sync();
+            if (wid == 0) {
+                unsigned long long bk = 0ull, dlo = 0ull, dhi = 0ull;
+                unsigned brow = 0xffffffffu;
+                int bc = -1;
+                const int q_lo = V & V_LOCAL ? c : 0, q_hi = V & V_LOCAL ? c + 1 : nctas;
+                for (int q0 = q_lo; q0 < q_hi; q0 += 4 * 32) {
+                    unsigned long long k3[4][3] = {};
+                    bool ok;
+                    int tries = 0;
+                    do {
+                        ok = true;
+                        if (q0 == q_lo) {
+                            dlo = ld_relaxed_u64(dw + 2 * jj);
+                            dhi = ld_relaxed_u64(dw + 2 * jj + 1);
+                            ok = (V & V_LOCAL) || ((unsigned)(dlo >> 32) == tag &&
+                                                   (unsigned)(dhi >> 32) == tag);
+                        }
+#pragma unroll
+                        for (int i = 0; i < 4; i++) {
+                            const int q = q0 + i * 32 + lane;
+                            if (q < q_hi)
+#pragma unroll
+                                for (int e = 0; e < 3; e++) {
+                                    k3[i][e] = ld_relaxed_u64(kw + q * KS + e);
+                                    ok &= (unsigned)(k3[i][e] >> 32) == tag;
+                                }
+                        }
+                        tries++;
+                    } while (!ok);
+                    {
+                        const unsigned kt = __reduce_max_sync(0xffffffffu, (unsigned)tries);
+                        if (lane == 0)
+                            st[NPH] += kt - 1;
                     }
 #pragma unroll
                     for (int i = 0; i < 4; i++) {
                         const int q = q0 + i * 32 + lane;
-                        if (q < q_hi)
-#pragma unroll
-                            for (int e = 0; e < 3; e++) {
-                                k3[i][e] = ld_relaxed_u64(kw + q * KS + e);
-                                ok &= (unsigned)(k3[i][e] >> 32) == tag;
-                            }
-                    }
-                    tries++;
-                } while (!ok);
-                {
-                    const unsigned kt = __reduce_max_sync(0xffffffffu, (unsigned)tries);
-                    if (lane == 0)
-                        st[NPH] += kt - 1;
-                }
-#pragma unroll
-                for (int i = 0; i < 4; i++) {
-                    const int q = q0 + i * 32 + lane;
-                    const unsigned long long k =
-                        (unsigned long long)(unsigned)k3[i][0] << 32 | (unsigned)k3[i][1];
-                    const unsigned rq = (unsigned)k3[i][2];
-                    if (q < q_hi && (unsigned)k3[i][0] != 0u &&
-                        (k > bk || (k == bk && rq < brow))) {
-                        bk = k;
-                        brow = rq;
-                        bc = q;
+                        const unsigned long long k =
+                            (unsigned long long)(unsigned)k3[i][0] << 32 | (unsigned)k3[i][1];
+                        const unsigned rq = (unsigned)k3[i][2];
+                        if (q < q_hi && (unsigned)k3[i][0] != 0u &&
+                            (k > bk || (k == bk && rq < brow))) {
+                            bk = k;
+                            brow = rq;
+                            bc = q;
+                        }
                     }
                 }
+                u = clock64(), t = threadIdx.x ? u : (st[2] += u - t, u);
+                const double djj = __hiloint2double((int)(unsigned)dhi, (int)(unsigned)dlo);
+                unsigned bh, bl;
+                const unsigned pr =
+                    leaf_key_lowest((unsigned)(bk >> 32), (unsigned)bk, brow, &bh, &bl);
+                const bool diag = ((V & V_LOCAL) == 0 && isnan(djj)) || bh == 0u;
+                const int src = __ffs(__ballot_sync(0xffffffffu, bc >= 0 && brow == pr)) - 1;
+                const int pc = __shfl_sync(0xffffffffu, bc, src < 0 ? 0 : src);
+                double ul = 0.0;
+                int tries = 0;
+                if (lane >= jj && !(diag && (V & V_LOCAL))) {
+                    const unsigned long long *w = diag ? dw : rw + (size_t)pc * 64;
+                    unsigned long long lo, hi;
+                    do {
+                        lo = ld_relaxed_u64(w + 2 * lane);
+                        hi = ld_relaxed_u64(w + 2 * lane + 1);
+                        tries++;
+                    } while ((unsigned)(lo >> 32) != tag || (unsigned)(hi >> 32) != tag);
+                    ul = __hiloint2double((int)(unsigned)hi, (int)(unsigned)lo);
+                }
+                const unsigned rt = __reduce_max_sync(0xffffffffu, (unsigned)tries);
+                if (lane == 0 && rt > 1)
+                    st[NPH] += rt - 1;
+                S.urow[lane] = ul;
+                if (lane == 0)
+                    piv_s = diag ? jj : (int)pr;
+                __syncwarp();
+                u = clock64(), t = threadIdx.x ? u : (st[3] += u - t, u);
             }
-            u = clock64(), t = threadIdx.x ? u : (st[2] += u - t, u);
-            const double djj = __hiloint2double((int)(unsigned)dhi, (int)(unsigned)dlo);
-            unsigned bh, bl;
-            const unsigned pr =
-                leaf_key_lowest((unsigned)(bk >> 32), (unsigned)bk, brow, &bh, &bl);
-            const bool diag = ((V & V_LOCAL) == 0 && isnan(djj)) || bh == 0u;
-            const int src = __ffs(__ballot_sync(0xffffffffu, bc >= 0 && brow == pr)) - 1;
-            const int pc = __shfl_sync(0xffffffffu, bc, src < 0 ? 0 : src);
-            double ul = 0.0;
-            int tries = 0;
-            if (lane >= jj && !(diag && (V & V_LOCAL))) {
-                const unsigned long long *w = diag ? dw : rw + (size_t)pc * 64;
-                unsigned long long lo, hi;
-                do {
-                    lo = ld_relaxed_u64(w + 2 * lane);
-                    hi = ld_relaxed_u64(w + 2 * lane + 1);
-                    tries++;
-                } while ((unsigned)(lo >> 32) != tag || (unsigned)(hi >> 32) != tag);
-                ul = __hiloint2double((int)(unsigned)hi, (int)(unsigned)lo);
+            __syncthreads();
+            u = clock64(), t = threadIdx.x ? u : (st[4] += u - t, u);
+            const int p = piv_s;
+            const double pv = S.urow[jj];
+            if (threadIdx.x == 0 && c == 0) {
+                ipiv[jj] = p + 1;
+                if (pv == 0.0 && *info == 0)
+                    *info = jj + 1;
             }
-            const unsigned rt = __reduce_max_sync(0xffffffffu, (unsigned)tries);
-            if (lane == 0 && rt > 1)
-                st[NPH] += rt - 1;
-            S.urow[lane] = ul;
-            if (lane == 0)
-                piv_s = diag ? jj : (int)pr;
-            __syncwarp();
-            u = clock64(), t = threadIdx.x ? u : (st[3] += u - t, u);
+            if (V & V_NOUPD) {
+                if (mine)
+                    lr = lr == p ? jj : lr == jj ? p : lr;
+            } else if constexpr ((V & V_ROLL) != 0) {
+                if (mine)
+                    lr = lr == p ? jj : lr == jj ? p : lr;
+                if (mine && lr > jj) { /* leaf_row_update in rotated places */
+                    double l = x[q];
+                    if (pv != 0.0)
+                        l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
+                    x[q] = l;
+#pragma unroll
+                    for (int i = q + 1; i < LEAF_W; i++)
+                        if (i < LEAF_W - g)
+                            x[i] = __fma_rn(-l, S.urow[g + i], x[i]);
+                }
+            } else {
+                leaf_relabel_update(x, lr, mine, q, p, pv, S.urow);
+            }
+            u = clock64(), t = threadIdx.x ? u : (st[5] += u - t, u);
         }
-        __syncthreads();
-        u = clock64(), t = threadIdx.x ? u : (st[4] += u - t, u);
-        const int p = piv_s;
-        const double pv = S.urow[jj];
-        if (threadIdx.x == 0 && c == 0) {
-            ipiv[jj] = p + 1;
-            if (pv == 0.0 && *info == 0)
-                *info = jj + 1;
+        if constexpr ((V & V_ROLL) != 0) { /* the next pass's columns to x[0 ..] */
+            double y[GU];
+#pragma unroll
+            for (int i = 0; i < GU; i++)
+                y[i] = x[i];
+#pragma unroll
+            for (int i = 0; i + GU < LEAF_W; i++)
+                x[i] = x[i + GU];
+#pragma unroll
+            for (int i = 0; i < GU; i++)
+                x[LEAF_W - GU + i] = y[i];
         }
-        if (V & V_NOUPD) {
-            if (mine)
-                lr = lr == p ? jj : lr == jj ? p : lr;
-        } else {
-            leaf_relabel_update(x, lr, mine, jj, p, pv, S.urow);
-        }
-        u = clock64(), t = threadIdx.x ? u : (st[5] += u - t, u);
     }
     const long long c2 = clock64();
     if (mine)
@@ -247,14 +320,26 @@ static const struct {
     {"keys padded", k_grid<V_PAD>, true},
     {"no update", k_grid<V_NOUPD>, false},
     {"no other CTA", k_grid<V_LOCAL>, false},
+    {"rolled", k_grid<V_ROLL, 1>, true},
+    {"rolled by 2", k_grid<V_ROLL, 2>, true},
+    {"rolled by 4", k_grid<V_ROLL, 4>, true},
+    {"rolled by 8", k_grid<V_ROLL, 8>, true},
+    {"rolled, no other CTA", k_grid<V_ROLL | V_LOCAL, 1>, false},
+    {"rolled by 4, no oth.", k_grid<V_ROLL | V_LOCAL, 4>, false},
 };
 
-int main()
+static const char *steps[NPH] = {"warps", "pick+store", "poll keys", "poll row", "barrier",
+                                 "update"};
+
+// Every variant at R rows on stream st0 (0: a new stream of its own), labelled, between
+// before() and after() (after the allocations, before the frees: either may synchronize the
+// device); returns how many checked variants gave other bits than the host's.
+template <class Before, class After>
+static int run_rows(int R, cudaStream_t st0, const char *label, const Before &before,
+                    const After &after)
 {
-    static const char *steps[NPH] = {"warps", "pick+store", "poll keys", "poll row",
-                                     "barrier", "update"};
     int bad = 0;
-    for (int R : {8192, 32768, 65536}) {
+    {
         const int P = (R + LEAF_THREADS - 1) / LEAF_THREADS;
         std::vector<double> A0((size_t)R * LEAF_W), H;
         unsigned long long s = 0x9E3779B97F4A7C15ull * (unsigned)R + 1;
@@ -277,9 +362,11 @@ int main()
         CK(cudaMalloc(&dw, (2 * 80 * (size_t)P + 128) * sizeof(unsigned long long)));
         CK(cudaMalloc(&dph, (size_t)P * (NPH + 3) * sizeof(long long)));
         CK(cudaMemcpy(dA0, A0.data(), bytes, cudaMemcpyHostToDevice));
-        cudaStream_t st;
-        CK(cudaStreamCreate(&st));
-        printf("R %d (%d CTAs), cycles a column, mean over the CTAs:\n", R, P);
+        cudaStream_t st = st0;
+        if (!st0)
+            CK(cudaStreamCreate(&st));
+        before();
+        printf("R %d (%d CTAs)%s, cycles a column, mean over the CTAs:\n", R, P, label);
         for (const auto &v : variants) {
             int per_sm = 0, sms = 0, dev = 0;
             CK(cudaGetDevice(&dev));
@@ -353,13 +440,68 @@ int main()
             }
             printf("\n");
         }
-        CK(cudaStreamDestroy(st));
+        after();
+        if (!st0)
+            CK(cudaStreamDestroy(st));
         CK(cudaFree(dA));
         CK(cudaFree(dA0));
         CK(cudaFree(dp));
         CK(cudaFree(di));
         CK(cudaFree(dw));
         CK(cudaFree(dph));
+    }
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    int bad = 0;
+    if (argc < 2 || strcmp(argv[1], "beside")) {
+        for (int R : {8192, 32768, 65536})
+            bad += run_rows(R, 0, "", [] {}, [] {});
+        return bad != 0;
+    }
+    const int sms = argc > 2 ? atoi(argv[2]) : 64;
+    CK(cudaSetDevice(0));
+    CK(cudaFree(0));
+    CUstream gp, gr;
+    unsigned np, nr;
+    tool_green_split(sms, &gp, &gr, &np, &nr);
+    const int M = 16384, K = 512;
+    double *A, *B, *C;
+    CK(cudaMalloc(&A, (size_t)M * K * sizeof(double)));
+    CK(cudaMalloc(&B, (size_t)M * K * sizeof(double)));
+    CK(cudaMalloc(&C, (size_t)M * M * sizeof(double)));
+    tool_fill(A, (size_t)M * K, 1.0);
+    tool_fill(B, (size_t)M * K, 1.0);
+    tool_fill(C, (size_t)M * M, 1.0);
+    cublasHandle_t hb;
+    CB(cublasCreate(&hb));
+    CB(cublasSetStream(hb, (cudaStream_t)gr));
+    const double one = 1.0, mone = -1.0;
+    char label[96];
+    for (int round = 0; round < 3; round++) {
+        const bool beside = round == 1;
+        auto before = [&] { /* ~1 s of DGEMMs, under way before the leaves */
+            if (!beside)
+                return;
+            for (int g = 0; g < 100; g++)
+                CB(cublasDgemm(hb, CUBLAS_OP_N, CUBLAS_OP_T, M, M, K, &mone, A, M, B, M, &one,
+                               C, M));
+            usleep(200000);
+        };
+        auto after = [&] {
+            if (beside)
+                printf("  (the DGEMMs %s)\n",
+                       cudaStreamQuery((cudaStream_t)gr) == cudaErrorNotReady
+                           ? "still ran at the end"
+                           : "ended before the leaves did: too few");
+            CK(cudaStreamSynchronize((cudaStream_t)gr));
+        };
+        snprintf(label, sizeof label, " on %u SMs, %s", np,
+                 beside ? "beside DGEMMs on the others" : round ? "alone again" : "alone");
+        for (int R : {8192, 32768})
+            bad += run_rows(R, (cudaStream_t)gp, label, before, after);
     }
     return bad != 0;
 }

@@ -15,6 +15,8 @@
 //             (what the launch probes start with);
 //   tool_green_stream   a stream in a green context of some SMs, as the LU's panel stream
 //             (the driver API: the tools that call it link with -lcuda);
+//   tool_green_split    the SMs in two green contexts with a stream each, as the panel bench's
+//             --panel-sms splits them (the panel's share and the DGEMMs');
 //   tool_k_leaf   empty kernels of a panel leaf's footprint (one function per ID);
 //   tool_host_getf2   the host reference of the panel's leaves: LAPACK's dgetf2 with the
 //             library's pivot rule and the kernels' arithmetic.
@@ -142,6 +144,30 @@ static inline CUstream tool_green_stream(int sms, int prio, CUgreenCtx *g, unsig
     if (got)
         *got = part.sm.smCount;
     return s;
+}
+
+// Device 0's SMs split in two green contexts, as `bench-gpu --panel --panel-sms S` splits them:
+// `sms` SMs (rounded up to the device's granularity) for *part, the others for *rest, a
+// non-blocking stream of priority 0 in each; *npart, *nrest: their SMs.
+static inline void tool_green_split(int sms, CUstream *part, CUstream *rest, unsigned *npart,
+                                    unsigned *nrest)
+{
+    CUdevice cd;
+    CUdevResource all, res[2];
+    unsigned ngroups = 1;
+    CB(cuDeviceGet(&cd, 0));
+    CB(cuDeviceGetDevResource(cd, &all, CU_DEV_RESOURCE_TYPE_SM));
+    CB(cuDevSmResourceSplitByCount(&res[0], &ngroups, &all, &res[1], 0, (unsigned)sms));
+    CUstream *out[2] = {part, rest};
+    for (int i = 0; i < 2; i++) {
+        CUdevResourceDesc desc;
+        CUgreenCtx g;
+        CB(cuDevResourceGenerateDesc(&desc, &res[i], 1));
+        CB(cuGreenCtxCreate(&g, desc, cd, CU_GREEN_CTX_DEFAULT_STREAM));
+        CB(cuGreenCtxStreamCreate(out[i], g, CU_STREAM_NON_BLOCKING, 0));
+    }
+    *npart = res[0].sm.smCount;
+    *nrest = res[1].sm.smCount;
 }
 
 // LAPACK's dgetf2 on the first w columns of A, R x ld row-major (rows interchanged whole), with
