@@ -20,10 +20,9 @@
 // cycles (its lines evicted to device memory); the leaves' own loss beside is their code's
 // fetch (tools/leaf_grid_phases.cu beside, docs/performance.md).
 #include "tool_cuda.h"
+#include "tool_gemm.h"
 
 #include "../gpu_kernels/hyt_gpu_sync.cuh"
-
-#include <cublas_v2.h>
 
 #include <algorithm>
 
@@ -146,39 +145,13 @@ int main(int argc, char **argv)
     CK(cudaMallocManaged(&stamps, 2 * CHAIN_LAUNCHES * sizeof *stamps));
     CK(cudaFuncSetAttribute(stamp, cudaFuncAttributeMaxDynamicSharedMemorySize, TOOL_LEAF_SMEM));
 
-    const int M = 16384, K = 512;
-    double *A, *B, *C;
-    CK(cudaMalloc(&A, (size_t)M * K * sizeof(double)));
-    CK(cudaMalloc(&B, (size_t)M * K * sizeof(double)));
-    CK(cudaMalloc(&C, (size_t)M * M * sizeof(double)));
-    tool_fill(A, (size_t)M * K, 1.0);
-    tool_fill(B, (size_t)M * K, 1.0);
-    tool_fill(C, (size_t)M * M, 1.0);
-    cublasHandle_t hb;
-    CB(cublasCreate(&hb));
-    CB(cublasSetStream(hb, sr));
-    const double one = 1.0, mone = -1.0;
-    auto gemm = [&] {
-        CB(cublasDgemm(hb, CUBLAS_OP_N, CUBLAS_OP_T, M, M, K, &mone, A, M, B, M, &one, C, M));
-    };
-    gemm(); // warm-up: cuBLAS's kernel loaded
-    CK(cudaStreamSynchronize(sr));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    CK(cudaEventRecord(e0, sr));
-    gemm();
-    CK(cudaEventRecord(e1, sr));
-    CK(cudaEventSynchronize(e1));
     float gms;
-    CK(cudaEventElapsedTime(&gms, e0, e1));
-    printf("one DGEMM alone on its SMs: %.3f ms, %.1f TFLOP/s\n", gms,
-           2.0 * M * M * K / gms / 1e9);
+    const tool_gemm_load load(sr, &gms);
+    printf("one DGEMM alone on its SMs: %.3f ms, %.1f TFLOP/s\n", gms, load.tflops(gms));
 
     auto phase = [&](const char *name, bool beside) {
         const int gemms = beside ? (int)(1500.0 / gms) + 1 : 0; // ~1.5 s of DGEMMs
-        for (int g = 0; g < gemms; g++)
-            gemm();
+        load.queue(gemms);
         if (beside) { // let the DGEMMs reach the power cap first
             CK(cudaStreamSynchronize(sp));
             usleep(500000);
@@ -213,7 +186,7 @@ int main(int argc, char **argv)
                "%.1f-%.1f) after the one before\n",
                name, npart, waits[(CHAIN_LAUNCHES - 1) / 2], waits[0],
                waits[CHAIN_LAUNCHES - 2]);
-        const bool still = beside && cudaStreamQuery(sr) == cudaErrorNotReady;
+        const bool still = beside && load.running();
         std::sort(mhz, mhz + 16);
         std::sort(cyc, cyc + 16);
         std::sort(ns, ns + 16);

@@ -44,6 +44,7 @@
 // kernel time (docs/performance.md, fortieth stop).  The library's loop has changed since
 // (rows out through shared memory, the diagonal entry alone): this copy is the version before.
 #include "tool_cuda.h"
+#include "tool_gemm.h"
 
 #include "../gpu_kernels/hyt_gpu_leaf.cuh"
 #include "../gpu_kernels/hyt_gpu_sync.cuh"
@@ -53,7 +54,6 @@
 #include <math.h>
 #include <string.h>
 
-#include <cublas_v2.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -467,35 +467,22 @@ int main(int argc, char **argv)
     CUstream gp, gr;
     unsigned np, nr;
     tool_green_split(sms, &gp, &gr, &np, &nr);
-    const int M = 16384, K = 512;
-    double *A, *B, *C;
-    CK(cudaMalloc(&A, (size_t)M * K * sizeof(double)));
-    CK(cudaMalloc(&B, (size_t)M * K * sizeof(double)));
-    CK(cudaMalloc(&C, (size_t)M * M * sizeof(double)));
-    tool_fill(A, (size_t)M * K, 1.0);
-    tool_fill(B, (size_t)M * K, 1.0);
-    tool_fill(C, (size_t)M * M, 1.0);
-    cublasHandle_t hb;
-    CB(cublasCreate(&hb));
-    CB(cublasSetStream(hb, (cudaStream_t)gr));
-    const double one = 1.0, mone = -1.0;
+    float gms;
+    const tool_gemm_load load((cudaStream_t)gr, &gms);
     char label[96];
     for (int round = 0; round < 3; round++) {
         const bool beside = round == 1;
         auto before = [&] { /* ~1 s of DGEMMs, under way before the leaves */
             if (!beside)
                 return;
-            for (int g = 0; g < 100; g++)
-                CB(cublasDgemm(hb, CUBLAS_OP_N, CUBLAS_OP_T, M, M, K, &mone, A, M, B, M, &one,
-                               C, M));
+            load.queue(100);
             usleep(200000);
         };
         auto after = [&] {
             if (beside)
-                printf("  (the DGEMMs %s)\n",
-                       cudaStreamQuery((cudaStream_t)gr) == cudaErrorNotReady
-                           ? "still ran at the end"
-                           : "ended before the leaves did: too few");
+                printf("  (the DGEMMs %s)\n", load.running()
+                                                   ? "still ran at the end"
+                                                   : "ended before the leaves did: too few");
             CK(cudaStreamSynchronize((cudaStream_t)gr));
         };
         snprintf(label, sizeof label, " on %u SMs, %s", np,

@@ -1,7 +1,8 @@
 // What the stand-alone GPU experiments in tools/ share (chol_trsm_inv.cu, chol_update_shapes.cu,
 // clock_beside.cu, cluster_green.cu, gemm_lt.cu, gemm_shapes.cu, latency_probe.cu, launch_wait.cu,
 // leaf_cluster.cu, leaf_grid_cluster.cu, leaf_grid_phases.cu, leaf_logical.cu, lu_power.cu,
-// panel_cluster.cu, potrf_lda.cu, short_update_dmma.cu, submit_cost.cu, tri_inverse.cu; not
+// panel_cluster.cu, potrf_lda.cu, short_update_dmma.cu, submit_cost.cu, tri_inverse.cu; with
+// tool_gemm.h, the panel bench's DGEMMs for those that probe a kernel beside them; not
 // built by meson: each file's header comment has its nvcc line, run from the repository root,
 // which finds this header next to the file):
 //   CK, CB    the checks of CUDA runtime calls and of cuBLAS / cuSOLVER calls (any status
