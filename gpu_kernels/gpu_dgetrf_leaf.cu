@@ -838,18 +838,91 @@ struct leaf_grid_words {
     unsigned long long *diag; /* [2][GR]: the diagonal row */
 };
 
+/* The grid kernel's column loop in passes of LEAF_GRID_PASS (U) columns: the loop over the
+ * passes is not unrolled, so that the kernel holds U columns' code (111 KB of machine code)
+ * instead of LEAF_W columns' (314 KB).  A leaf's kernel reads its code once a leaf, and beside
+ * the trailing update, whose traffic evicts it from L2, the unrolled kernel's code came from
+ * device memory: every step of a column took 45-90% more cycles, even those without global
+ * memory; in passes of 8, the 32768 x 512 panel beside the update 2.64 -> 2.27 ms, alone the
+ * same, the LU at N = 16384 7% faster (docs/performance.md, fifty-seventh stop; passes of 4:
+ * 75 KB, a little slower; the loop rolled whole, 33 KB, 17% slower alone).  In the pass of
+ * columns g .. g + U - 1 the row's logical entry g + i is x[i] for i < LEAF_W - g (the entries
+ * of the columns done before g follow), so that every register index is a constant of the
+ * unrolled pass; each pass ends by rotating x by U places. */
+#define LEAF_GRID_PASS 8
+static_assert(LEAF_W % LEAF_GRID_PASS == 0, "passes of whole columns");
+
+__device__ __forceinline__ static void leaf_pass_rotate(double (&x)[LEAF_W])
+{
+    constexpr int U = LEAF_GRID_PASS;
+    double y[U];
+#pragma unroll
+    for (int i = 0; i < U; i++)
+        y[i] = x[i];
+#pragma unroll
+    for (int i = 0; i + U < LEAF_W; i++)
+        x[i] = x[i + U];
+#pragma unroll
+    for (int i = 0; i < U; i++)
+        x[LEAF_W - U + i] = y[i];
+}
+
+/* leaf_row_update in the pass's places: column jj = g + q is x[q], whose multiplier updates
+ * the row's later entries x[i], q < i < LEAF_W - g (blocks of U registers, a block whole or
+ * not at all: g is a multiple of U; the blocks are branches, not predicated FMAs). */
+__device__ __forceinline__ static void leaf_pass_row_update(double (&x)[LEAF_W], int q, int g,
+                                                            double pv, const double *u)
+{
+    constexpr int U = LEAF_GRID_PASS;
+    double l = x[q];
+    if (pv != 0.0)
+        l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
+    x[q] = l;
+#pragma unroll
+    for (int b = 0; b < LEAF_W / U; b++)
+        if (b * U < LEAF_W - g)
+#pragma unroll
+            for (int i = b * U; i < b * U + U; i++)
+                if (i > q)
+                    x[i] = __fma_rn(-l, u[g + i], x[i]);
+}
+
+/* leaf_put_row_warp in the pass's places: the row entries g + q and right of the lane for
+ * which me is true, through buf (by logical entry), into tagged words w by the whole warp. */
+__device__ __forceinline__ static void leaf_pass_put_row_warp(unsigned long long *w,
+                                                              const double (&x)[LEAF_W], int q,
+                                                              int g, unsigned tag, bool me,
+                                                              double *buf)
+{
+    constexpr int U = LEAF_GRID_PASS;
+    const int lane = threadIdx.x & 31;
+    if (me)
+#pragma unroll
+        for (int b = 0; b < LEAF_W / U; b++)
+            if (b * U < LEAF_W - g)
+#pragma unroll
+                for (int i = b * U; i < b * U + U; i++)
+                    if (i >= q)
+                        buf[g + i] = x[i];
+    __syncwarp();
+    if (lane >= g + q)
+        leaf_put_entry(w, buf[lane], lane, tag);
+    __syncwarp();
+}
+
 /* Leaves of one row a thread on at most LEAF_GRID_SPREAD * nctas CTAs (more than
  * LEAF_CLUSTER_MAX * LEAF_THREADS rows, or no cluster on this device): P = ceil(R /
  * LEAF_THREADS) CTAs of a cooperative launch (all resident at once), thread gt owning leaf row
- * gt with its 32 entries in registers for the whole leaf, the column loop fully unrolled, and
- * the interchanges as relabellings, as in the one-CTA loop (leaf_cta_columns): each thread
+ * gt with its 32 entries in registers for the whole leaf, the column loop in passes of
+ * LEAF_GRID_PASS columns (above), and the interchanges as relabellings, as in the one-CTA loop (leaf_cta_columns): each thread
  * keeps its row's place in LAPACK's order (lr, its logical row) and no row moves between
  * threads.  The CTAs exchange tagged words (a 32-bit value and the column's tag in one 64-bit
  * word, hyt_gpu_sync.cuh) instead of passing a grid barrier: a reader polls the words it needs
  * until they carry the column's tag.  Column jj (tag jj + 1, words of parity jj & 1):
  *   1. each warp's candidate (leaf_key_lowest over its rows of logical row >= jj) to its shared
  *      slot; the thread of logical row jj writes its entry jj to the diagonal words (its row,
- *      entries jj and right, when that entry is NaN: then the row is the pivot row);
+ *      entries jj and right, by its warp through shared memory when that entry is NaN: then
+ *      the row is the pivot row);
  *   2. CTA barrier; every warp reduces the warps' slots; threads 0-2 write the key and the
  *      logical row to the CTA's key words, then the winner's warp its row to the CTA's row
  *      words (through shared memory, one entry a lane);
@@ -880,6 +953,7 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
     __shared__ int spiv[LEAF_W], piv_s;
     __shared__ unsigned char filled[LEAF_THREADS]; /* at the end: the tiles' rows to store */
     __shared__ double wrow[LEAF_W];                /* the CTA's winning row, to its words */
+    __shared__ double drow[LEAF_W];                /* the diagonal row when its entry is NaN */
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, c = (int)blockIdx.x;
     const int R = m - j0, gt = c * LEAF_THREADS + threadIdx.x, base = gt - lane;
     const bool mine = gt < R;
@@ -901,102 +975,113 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
     grid.sync();
     int lr = gt;
 
+#pragma unroll 1
+    for (int g = 0; g < w; g += LEAF_GRID_PASS) {
 #pragma unroll
-    for (int jj = 0; jj < LEAF_W; jj++) {
-        if (jj >= w)
-            break;
-        const int par = jj & 1;
-        const unsigned tag = (unsigned)jj + 1u;
-        unsigned long long *const kw = G.key + (int64_t)par * nctas * GK;
-        unsigned long long *const rw = G.row + (int64_t)par * nctas * GR;
-        unsigned long long *const dw = G.diag + par * GR;
-        /* 1. the warp's candidate; the diagonal entry (its row only when it is the pivot) */
-        leaf_warp_slot(x, jj, lr, mine, wid, S);
-        if (mine && lr == jj) {
-            if (isnan(x[jj]))
-                leaf_put_row(dw, x, jj, tag);
-            else
-                leaf_put_entry(dw, x[jj], jj, tag);
-        }
-        __syncthreads();
-        /* 2. the CTA's, in every warp; its key, then its row, to the CTA's words */
-        {
-            unsigned bh, bl;
-            const unsigned br = leaf_cta_pick(S, lane, &bh, &bl);
-            if (threadIdx.x < 3)
-                st_relaxed_u64(kw + c * GK + threadIdx.x,
-                               tagged(tag, threadIdx.x == 0 ? bh : threadIdx.x == 1 ? bl : br));
-            const bool me = bh != 0u && (unsigned)lr == br;
-            if (__any_sync(0xffffffffu, me))
-                leaf_put_row_warp(rw + (int64_t)c * GR, x, jj, tag, me, wrow);
-        }
-        /* 3. the pivot, the same in every CTA, and its row */
-        if (wid == 0) {
-            unsigned long long bk = 0ull;
-            unsigned brow = 0xffffffffu;
-            int bc = -1;
-            unsigned long long dlo, dhi; /* the diagonal entry, polled with the first keys */
-            for (int q0 = 0; q0 < nctas; q0 += 4 * 32) { /* four CTAs a lane in flight */
-                unsigned long long k3[4][GK] = {};
-                bool ok;
-                do {
-                    ok = true;
-                    if (q0 == 0) {
-                        dlo = ld_relaxed_u64(dw + 2 * jj);
-                        dhi = ld_relaxed_u64(dw + 2 * jj + 1);
-                        ok = (unsigned)(dlo >> 32) == tag && (unsigned)(dhi >> 32) == tag;
-                    }
+        for (int qq = 0; qq < LEAF_GRID_PASS; qq++) {
+            const int jj = g + qq;
+            if (jj >= w)
+                break;
+            const int par = jj & 1;
+            const unsigned tag = (unsigned)jj + 1u;
+            unsigned long long *const kw = G.key + (int64_t)par * nctas * GK;
+            unsigned long long *const rw = G.row + (int64_t)par * nctas * GR;
+            unsigned long long *const dw = G.diag + par * GR;
+            /* 1. the warp's candidate; the diagonal entry (its row only when it is the pivot) */
+            leaf_warp_slot(x[qq], jj, lr, mine, wid, S);
+            const bool dnan = mine && lr == jj && isnan(x[qq]);
+            if (mine && lr == jj && !dnan)
+                leaf_put_entry(dw, x[qq], jj, tag);
+            if (__any_sync(0xffffffffu, dnan))
+                leaf_pass_put_row_warp(dw, x, qq, g, tag, dnan, drow);
+            __syncthreads();
+            /* 2. the CTA's, in every warp; its key, then its row, to the CTA's words */
+            {
+                unsigned bh, bl;
+                const unsigned br = leaf_cta_pick(S, lane, &bh, &bl);
+                if (threadIdx.x < 3)
+                    st_relaxed_u64(kw + c * GK + threadIdx.x,
+                                   tagged(tag, threadIdx.x == 0 ? bh : threadIdx.x == 1 ? bl : br));
+                const bool me = bh != 0u && (unsigned)lr == br;
+                if (__any_sync(0xffffffffu, me))
+                    leaf_pass_put_row_warp(rw + (int64_t)c * GR, x, qq, g, tag, me, wrow);
+            }
+            /* 3. the pivot, the same in every CTA, and its row */
+            if (wid == 0) {
+                unsigned long long bk = 0ull;
+                unsigned brow = 0xffffffffu;
+                int bc = -1;
+                unsigned long long dlo, dhi; /* the diagonal entry, polled with the first keys */
+                for (int q0 = 0; q0 < nctas; q0 += 4 * 32) { /* four CTAs a lane in flight */
+                    unsigned long long k3[4][GK] = {};
+                    bool ok;
+                    do {
+                        ok = true;
+                        if (q0 == 0) {
+                            dlo = ld_relaxed_u64(dw + 2 * jj);
+                            dhi = ld_relaxed_u64(dw + 2 * jj + 1);
+                            ok = (unsigned)(dlo >> 32) == tag && (unsigned)(dhi >> 32) == tag;
+                        }
+#pragma unroll
+                        for (int i = 0; i < 4; i++) {
+                            const int q = q0 + i * 32 + lane;
+                            if (q < nctas)
+#pragma unroll
+                                for (int e = 0; e < GK; e++) {
+                                    k3[i][e] = ld_relaxed_u64(kw + q * GK + e);
+                                    ok &= (unsigned)(k3[i][e] >> 32) == tag;
+                                }
+                        }
+                    } while (!ok);
 #pragma unroll
                     for (int i = 0; i < 4; i++) {
                         const int q = q0 + i * 32 + lane;
-                        if (q < nctas)
-#pragma unroll
-                            for (int e = 0; e < GK; e++) {
-                                k3[i][e] = ld_relaxed_u64(kw + q * GK + e);
-                                ok &= (unsigned)(k3[i][e] >> 32) == tag;
-                            }
-                    }
-                } while (!ok);
-#pragma unroll
-                for (int i = 0; i < 4; i++) {
-                    const int q = q0 + i * 32 + lane;
-                    const unsigned long long k =
-                        (unsigned long long)(unsigned)k3[i][0] << 32 | (unsigned)k3[i][1];
-                    const unsigned rq = (unsigned)k3[i][2];
-                    if (q < nctas && (unsigned)k3[i][0] != 0u &&
-                        (k > bk || (k == bk && rq < brow))) {
-                        bk = k;
-                        brow = rq;
-                        bc = q;
+                        const unsigned long long k =
+                            (unsigned long long)(unsigned)k3[i][0] << 32 | (unsigned)k3[i][1];
+                        const unsigned rq = (unsigned)k3[i][2];
+                        if (q < nctas && (unsigned)k3[i][0] != 0u &&
+                            (k > bk || (k == bk && rq < brow))) {
+                            bk = k;
+                            brow = rq;
+                            bc = q;
+                        }
                     }
                 }
+                const double djj = __hiloint2double((int)(unsigned)dhi, (int)(unsigned)dlo);
+                unsigned bh, bl;
+                const unsigned pr =
+                    leaf_key_lowest((unsigned)(bk >> 32), (unsigned)bk, brow, &bh, &bl);
+                const bool diag = isnan(djj) || bh == 0u;
+                const int src = __ffs(__ballot_sync(0xffffffffu, bc >= 0 && brow == pr)) - 1;
+                const int pc = __shfl_sync(0xffffffffu, bc, src < 0 ? 0 : src);
+                S.urow[lane] =
+                    lane < jj ? 0.0 : leaf_get_entry(diag ? dw : rw + (int64_t)pc * GR, lane, tag);
+                if (lane == 0)
+                    piv_s = diag ? jj : (int)pr;
             }
-            const double djj = __hiloint2double((int)(unsigned)dhi, (int)(unsigned)dlo);
-            unsigned bh, bl;
-            const unsigned pr =
-                leaf_key_lowest((unsigned)(bk >> 32), (unsigned)bk, brow, &bh, &bl);
-            const bool diag = isnan(djj) || bh == 0u;
-            const int src = __ffs(__ballot_sync(0xffffffffu, bc >= 0 && brow == pr)) - 1;
-            const int pc = __shfl_sync(0xffffffffu, bc, src < 0 ? 0 : src);
-            S.urow[lane] =
-                lane < jj ? 0.0 : leaf_get_entry(diag ? dw : rw + (int64_t)pc * GR, lane, tag);
-            if (lane == 0)
-                piv_s = diag ? jj : (int)pr;
-        }
-        __syncthreads();
-        /* 4. the interchange as a relabelling, the multipliers, the update */
-        const int p = piv_s;
-        const double pv = S.urow[jj];
-        if (threadIdx.x == 0) {
-            spiv[jj] = j0 + p;
-            if (c == 0) {
-                ipiv[j0 + jj] = j0 + p + 1;
-                if (pv == 0.0 && *info == 0)
-                    *info = j0 + jj + 1;
+            __syncthreads();
+            /* 4. the interchange as a relabelling, the multipliers, the update */
+            const int p = piv_s;
+            const double pv = S.urow[jj];
+            if (threadIdx.x == 0) {
+                spiv[jj] = j0 + p;
+                if (c == 0) {
+                    ipiv[j0 + jj] = j0 + p + 1;
+                    if (pv == 0.0 && *info == 0)
+                        *info = j0 + jj + 1;
+                }
             }
+            leaf_relabel(lr, mine, jj, p);
+            if (mine && lr > jj)
+                leaf_pass_row_update(x, qq, g, pv, S.urow);
         }
-        leaf_relabel_update(x, lr, mine, jj, p, pv, S.urow);
+        leaf_pass_rotate(x);
     }
+    /* the passes rotated x by LEAF_GRID_PASS places each: on to LEAF_W, the logical order */
+#pragma unroll 1
+    for (int g = (w + LEAF_GRID_PASS - 1) / LEAF_GRID_PASS * LEAF_GRID_PASS; g < LEAF_W;
+         g += LEAF_GRID_PASS)
+        leaf_pass_rotate(x);
 
     /* Each row to its logical place: through the CTA's tiles where that place is one of the
      * CTA's rows (all but the few that pivoting moved across CTAs), so the stores coalesce */

@@ -82,12 +82,9 @@ __device__ __forceinline__ static void leaf_row_step(double (&x)[LEAF_W], int r,
         leaf_row_update(x, jj, pv, u);
 }
 
-/* Column jj's interchange of logical rows jj and p as a relabelling (their threads swap labels:
- * lr, the thread's logical row), then the multiplier and the update of a row below jj
- * (leaf_row_update; u: the pivot row, pv = u[jj]). */
-__device__ __forceinline__ static void leaf_relabel_update(double (&x)[LEAF_W], int &lr,
-                                                           bool mine, int jj, int p, double pv,
-                                                           const double *u)
+/* Column jj's interchange of logical rows jj and p as a relabelling: their threads swap labels
+ * (lr, the thread's logical row). */
+__device__ __forceinline__ static void leaf_relabel(int &lr, bool mine, int jj, int p)
 {
     if (mine) {
         if (lr == p)
@@ -95,6 +92,15 @@ __device__ __forceinline__ static void leaf_relabel_update(double (&x)[LEAF_W], 
         else if (lr == jj)
             lr = p;
     }
+}
+
+/* The relabelling (leaf_relabel), then the multiplier and the update of a row below jj
+ * (leaf_row_update; u: the pivot row, pv = u[jj]). */
+__device__ __forceinline__ static void leaf_relabel_update(double (&x)[LEAF_W], int &lr,
+                                                           bool mine, int jj, int p, double pv,
+                                                           const double *u)
+{
+    leaf_relabel(lr, mine, jj, p);
     if (mine && lr > jj)
         leaf_row_update(x, jj, pv, u);
 }
@@ -226,12 +232,13 @@ struct leaf_cta_slots {
 
 /* Column jj's first step in a thread-per-row leaf: the warp's candidate among its rows of
  * logical row >= jj (NaN never is one), the largest key (leaf_key), then the lowest logical row
- * holding it (leaf_key_lowest), into the warp's slot (lr: the thread's logical row). */
-__device__ __forceinline__ static void leaf_warp_slot(const double (&x)[LEAF_W], int jj, int lr,
-                                                      bool mine, int wid, leaf_cta_slots &S)
+ * holding it (leaf_key_lowest), into the warp's slot (v: the thread's entry in column jj; lr:
+ * its logical row). */
+__device__ __forceinline__ static void leaf_warp_slot(double v, int jj, int lr, bool mine,
+                                                      int wid, leaf_cta_slots &S)
 {
     unsigned hi, lo, mh, ml;
-    leaf_key(x[jj], mine && lr >= jj && !isnan(x[jj]), &hi, &lo);
+    leaf_key(v, mine && lr >= jj && !isnan(v), &hi, &lo);
     if ((unsigned)lr == leaf_key_lowest(hi, lo, (unsigned)lr, &mh, &ml)) {
         S.whi[wid] = mh;
         S.wlo[wid] = ml;
@@ -285,7 +292,7 @@ __device__ __forceinline__ static int leaf_cta_columns(double (&x)[LEAF_W], int 
         if (jj >= w)
             break;
         /* 1. the warp's candidate */
-        leaf_warp_slot(x, jj, lr, mine, wid, S);
+        leaf_warp_slot(x[jj], jj, lr, mine, wid, S);
         if (lr == jj)
             S.dnan = isnan(x[jj]);
         __syncthreads(); /* 2. */

@@ -126,7 +126,7 @@ k_leaf(double *A, int R, int *ipiv, int *info, unsigned long long *ws)
         unsigned long long *const rw = W.row + (size_t)par * NK * GR;
         unsigned long long *const dw = W.diag + par * GR;
         /* 1. the warps' candidates; the diagonal entry (its row when it is NaN) */
-        leaf_warp_slot(x, jj, lr, mine, wid, S);
+        leaf_warp_slot(x[jj], jj, lr, mine, wid, S);
         if (mine && lr == jj) {
             if (isnan(x[jj]))
                 leaf_put_row(dw, x, jj, tag);

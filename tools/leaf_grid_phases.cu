@@ -131,7 +131,7 @@ k_grid(double *A, int R, int *ipiv, int *info, unsigned long long *ws, long long
                         if (i < LEAF_W - g)
                             leaf_put_entry(dw, x[i], g + i, tag);
             } else { /* g == 0, jj == q */
-                leaf_warp_slot(x, q, lr, mine, wid, S);
+                leaf_warp_slot(x[q], q, lr, mine, wid, S);
                 if (mine && lr == jj)
 #pragma unroll
                     for (int k = 0; k < LEAF_W; k++)
