@@ -838,54 +838,16 @@ struct leaf_grid_words {
     unsigned long long *diag; /* [2][GR]: the diagonal row */
 };
 
-/* The grid kernel's column loop in passes of LEAF_GRID_PASS (U) columns: the loop over the
- * passes is not unrolled, so that the kernel holds U columns' code (111 KB of machine code)
- * instead of LEAF_W columns' (314 KB).  A leaf's kernel reads its code once a leaf, and beside
- * the trailing update, whose traffic evicts it from L2, the unrolled kernel's code came from
- * device memory: every step of a column took 45-90% more cycles, even those without global
- * memory; in passes of 8, the 32768 x 512 panel beside the update 2.64 -> 2.27 ms, alone the
- * same, the LU at N = 16384 7% faster (docs/performance.md, fifty-seventh stop; passes of 4:
- * 75 KB, a little slower; the loop rolled whole, 33 KB, 17% slower alone).  In the pass of
- * columns g .. g + U - 1 the row's logical entry g + i is x[i] for i < LEAF_W - g (the entries
- * of the columns done before g follow), so that every register index is a constant of the
- * unrolled pass; each pass ends by rotating x by U places. */
-#define LEAF_GRID_PASS 8
-static_assert(LEAF_W % LEAF_GRID_PASS == 0, "passes of whole columns");
-
-__device__ __forceinline__ static void leaf_pass_rotate(double (&x)[LEAF_W])
-{
-    constexpr int U = LEAF_GRID_PASS;
-    double y[U];
-#pragma unroll
-    for (int i = 0; i < U; i++)
-        y[i] = x[i];
-#pragma unroll
-    for (int i = 0; i + U < LEAF_W; i++)
-        x[i] = x[i + U];
-#pragma unroll
-    for (int i = 0; i < U; i++)
-        x[LEAF_W - U + i] = y[i];
-}
-
-/* leaf_row_update in the pass's places: column jj = g + q is x[q], whose multiplier updates
- * the row's later entries x[i], q < i < LEAF_W - g (blocks of U registers, a block whole or
- * not at all: g is a multiple of U; the blocks are branches, not predicated FMAs). */
-__device__ __forceinline__ static void leaf_pass_row_update(double (&x)[LEAF_W], int q, int g,
-                                                            double pv, const double *u)
-{
-    constexpr int U = LEAF_GRID_PASS;
-    double l = x[q];
-    if (pv != 0.0)
-        l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
-    x[q] = l;
-#pragma unroll
-    for (int b = 0; b < LEAF_W / U; b++)
-        if (b * U < LEAF_W - g)
-#pragma unroll
-            for (int i = b * U; i < b * U + U; i++)
-                if (i > q)
-                    x[i] = __fma_rn(-l, u[g + i], x[i]);
-}
+/* The grid kernel's column loop in passes of HYT_PANEL_LEAF_PASS (8) columns (the row's places
+ * and the helpers: hyt_gpu_geometry.h): the loop over the passes is not unrolled, so that the
+ * kernel holds 8 columns' code (111 KB of machine code) instead of LEAF_W columns' (314 KB).  A
+ * leaf's kernel reads its code once a leaf, and beside the trailing update, whose traffic
+ * evicts it from L2, the unrolled kernel's code came from device memory: every step of a column
+ * took 45-90% more cycles, even those without global memory; in passes of 8, the 32768 x 512
+ * panel beside the update 2.64 -> 2.27 ms, alone the same, the LU at N = 16384 7% faster
+ * (docs/performance.md, fifty-seventh stop; passes of 4: 75 KB, a little slower; the loop
+ * rolled whole, 33 KB, 17% slower alone). */
+#define LEAF_GRID_PASS HYT_PANEL_LEAF_PASS
 
 /* leaf_put_row_warp in the pass's places: the row entries g + q and right of the lane for
  * which me is true, through buf (by logical entry), into tagged words w by the whole warp. */
@@ -894,16 +856,9 @@ __device__ __forceinline__ static void leaf_pass_put_row_warp(unsigned long long
                                                               int g, unsigned tag, bool me,
                                                               double *buf)
 {
-    constexpr int U = LEAF_GRID_PASS;
     const int lane = threadIdx.x & 31;
     if (me)
-#pragma unroll
-        for (int b = 0; b < LEAF_W / U; b++)
-            if (b * U < LEAF_W - g)
-#pragma unroll
-                for (int i = b * U; i < b * U + U; i++)
-                    if (i >= q)
-                        buf[g + i] = x[i];
+        hyt_leaf_pass_row_out(x, q, g, buf);
     __syncwarp();
     if (lane >= g + q)
         leaf_put_entry(w, buf[lane], lane, tag);
@@ -1073,15 +1028,15 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
             }
             leaf_relabel(lr, mine, jj, p);
             if (mine && lr > jj)
-                leaf_pass_row_update(x, qq, g, pv, S.urow);
+                hyt_leaf_pass_row_update(x, qq, g, pv, S.urow);
         }
-        leaf_pass_rotate(x);
+        hyt_leaf_pass_rotate(x);
     }
     /* the passes rotated x by LEAF_GRID_PASS places each: on to LEAF_W, the logical order */
 #pragma unroll 1
     for (int g = (w + LEAF_GRID_PASS - 1) / LEAF_GRID_PASS * LEAF_GRID_PASS; g < LEAF_W;
          g += LEAF_GRID_PASS)
-        leaf_pass_rotate(x);
+        hyt_leaf_pass_rotate(x);
 
     /* Each row to its logical place: through the CTA's tiles where that place is one of the
      * CTA's rows (all but the few that pivoting moved across CTAs), so the stores coalesce */

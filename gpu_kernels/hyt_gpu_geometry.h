@@ -11,6 +11,8 @@
 #ifndef HYT_GPU_GEOMETRY_H
 #define HYT_GPU_GEOMETRY_H
 
+#include <float.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +20,11 @@
 #define HYT_GEOM_FN static inline __host__ __device__
 #else
 #define HYT_GEOM_FN static inline
+#endif
+#ifdef __CUDA_ARCH__ /* the device pass of nvcc: loops over a thread's registers unrolled */
+#define HYT_GEOM_UNROLL _Pragma("unroll")
+#else
+#define HYT_GEOM_UNROLL
 #endif
 
 #define HYT_GRID_MAX_X 2147483647LL
@@ -264,6 +271,70 @@ HYT_GEOM_FN size_t hyt_panel_leaf_slots_bytes(int64_t rows)
     if (b < hyt_panel_leaf_grid_bytes(rows))
         b = hyt_panel_leaf_grid_bytes(rows);
     return (b + 255) / 256 * 256;
+}
+
+/* The grid leaf's column loop in passes (gpu_dgetrf_leaf.cu, hyt_dgetrf_leaf_grid_kernel): the
+ * leaf's columns in passes of HYT_PANEL_LEAF_PASS (U), the loop over the passes not unrolled,
+ * the U columns of a pass unrolled, so that the kernel holds U columns' machine code instead of
+ * HYT_PANEL_LEAF_W's.  A thread's row x (HYT_PANEL_LEAF_W entries, registers in the kernel)
+ * holds its logical entry g + i in x[i] during the pass of columns g .. g + U - 1, for
+ * i < HYT_PANEL_LEAF_W - g (the entries of the columns done before g follow), so that every
+ * index is a constant of the unrolled pass; each pass ends with hyt_leaf_pass_rotate, and the
+ * rotations of a leaf add up to HYT_PANEL_LEAF_W places.  tests/test_gpu_kernels.c factors
+ * leaves this way on the host against dgetf2, bit for bit. */
+#define HYT_PANEL_LEAF_PASS 8
+#if HYT_PANEL_LEAF_W % HYT_PANEL_LEAF_PASS
+#error "a leaf in passes of whole columns"
+#endif
+
+/* The row rotated by U places: the next pass's columns to x[0 ..]. */
+HYT_GEOM_FN void hyt_leaf_pass_rotate(double *x)
+{
+    enum { U = HYT_PANEL_LEAF_PASS, W = HYT_PANEL_LEAF_W };
+    double y[U];
+    HYT_GEOM_UNROLL
+    for (int i = 0; i < U; i++)
+        y[i] = x[i];
+    HYT_GEOM_UNROLL
+    for (int i = 0; i + U < W; i++)
+        x[i] = x[i + U];
+    HYT_GEOM_UNROLL
+    for (int i = 0; i < U; i++)
+        x[W - U + i] = y[i];
+}
+
+/* Column jj = g + q of a row below the pivot, in the pass's places: its entry x[q] scaled by
+ * the pivot pv (unscaled when pv is 0: INFO; by the reciprocal unless |pv| < DBL_MIN), then
+ * its later entries x[i], q < i < W - g, updated with the pivot row u (by logical entry), in
+ * blocks of U registers that run whole or not at all (g is a multiple of U): the same FMAs in
+ * the same order as dgetf2's column update. */
+HYT_GEOM_FN void hyt_leaf_pass_row_update(double *x, int q, int g, double pv, const double *u)
+{
+    enum { U = HYT_PANEL_LEAF_PASS, W = HYT_PANEL_LEAF_W };
+    double l = x[q];
+    if (pv != 0.0)
+        l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
+    x[q] = l;
+    HYT_GEOM_UNROLL
+    for (int b = 0; b < W / U; b++)
+        if (b * U < W - g)
+            HYT_GEOM_UNROLL
+            for (int i = b * U; i < b * U + U; i++)
+                if (i > q)
+                    x[i] = fma(-l, u[g + i], x[i]);
+}
+
+/* The row's entries from column jj = g + q on into buf by logical entry (buf[g + i] = x[i]). */
+HYT_GEOM_FN void hyt_leaf_pass_row_out(const double *x, int q, int g, double *buf)
+{
+    enum { U = HYT_PANEL_LEAF_PASS, W = HYT_PANEL_LEAF_W };
+    HYT_GEOM_UNROLL
+    for (int b = 0; b < W / U; b++)
+        if (b * U < W - g)
+            HYT_GEOM_UNROLL
+            for (int i = b * U; i < b * U + U; i++)
+                if (i >= q)
+                    buf[g + i] = x[i];
 }
 
 /* Bytes of the leaves' workspace for panels of at most `rows` rows: the slots, then a

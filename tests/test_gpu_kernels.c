@@ -478,6 +478,105 @@ static void check_laswp_grid(int nb, int ncols)
     free(hits);
 }
 
+/* The grid leaf's columns in passes (hyt_gpu_geometry.h: hyt_leaf_pass_*), as the kernel runs
+ * them, on R rows of w columns: each row in its pass places, the pivot picked on the logical
+ * entries (LAPACK's rule: the largest |a| among the rows of logical row >= jj, NaN never, the
+ * lowest row on ties; the diagonal row when its entry is NaN or nobody offers one), the
+ * interchanges as relabellings, the pivot row out by logical entry, the rows below updated,
+ * every row rotated after each pass and, after the last, on to a whole turn.  Against dgetf2
+ * with the same arithmetic and real interchanges: the same pivots and the same bits (NaN where
+ * NaN). */
+static void check_leaf_passes(int R, int w, int kind, test_rng_t *rng)
+{
+    enum { W = HYT_PANEL_LEAF_W, U = HYT_PANEL_LEAF_PASS };
+    double *x = xmalloc((size_t)R * W * sizeof *x), *ref = xmalloc((size_t)R * W * sizeof *ref);
+    int *lr = xmalloc((size_t)R * sizeof *lr);
+    for (int r = 0; r < R; r++) {
+        lr[r] = r;
+        for (int k = 0; k < W; k++) {
+            double v = kind == 1 ? (double)(test_randint(rng, 4) - 2) : test_uniform(rng);
+            if (kind == 1 && v >= 0.0)
+                v += 1.0; /* ties: entries in {-2, -1, 1, 2} */
+            if (kind == 2 && k == 3)
+                v = 0.0; /* a zero column: a zero pivot, no scaling */
+            if (kind == 3 && k == 5 && r % 3 == 1)
+                v = NAN;
+            x[(size_t)r * W + k] = ref[(size_t)r * W + k] = k < w ? v : 0.0;
+        }
+    }
+    int piv[W], rpiv[W], wrong = 0;
+    double buf[W];
+    for (int g = 0; g < w; g += U) {
+        for (int q = 0; q < U && g + q < w; q++) {
+            const int jj = g + q;
+            int best = -1, d = -1;
+            for (int r = 0; r < R; r++) {
+                const double v = x[(size_t)r * W + q];
+                if (lr[r] == jj)
+                    d = r;
+                if (lr[r] >= jj && !isnan(v) &&
+                    (best < 0 || fabs(v) > fabs(x[(size_t)best * W + q]) ||
+                     (fabs(v) == fabs(x[(size_t)best * W + q]) && lr[r] < lr[best])))
+                    best = r;
+            }
+            if (best < 0 || isnan(x[(size_t)d * W + q]))
+                best = d;
+            const int p = lr[best];
+            piv[jj] = p;
+            hyt_leaf_pass_row_out(x + (size_t)best * W, q, g, buf);
+            for (int r = 0; r < R; r++)
+                lr[r] = lr[r] == p ? jj : lr[r] == jj ? p : lr[r];
+            for (int r = 0; r < R; r++)
+                if (lr[r] > jj)
+                    hyt_leaf_pass_row_update(x + (size_t)r * W, q, g, buf[jj], buf);
+        }
+        for (int r = 0; r < R; r++)
+            hyt_leaf_pass_rotate(x + (size_t)r * W);
+    }
+    for (int g = (w + U - 1) / U * U; g < W; g += U)
+        for (int r = 0; r < R; r++)
+            hyt_leaf_pass_rotate(x + (size_t)r * W);
+    /* dgetf2 on ref: rows interchanged, the same pivot rule and arithmetic */
+    for (int j = 0; j < w; j++) {
+        int p = -1;
+        for (int r = j; r < R; r++) {
+            const double v = ref[(size_t)r * W + j];
+            if (!isnan(v) && (p < 0 || fabs(v) > fabs(ref[(size_t)p * W + j])))
+                p = r;
+        }
+        if (p < 0 || isnan(ref[(size_t)j * W + j]))
+            p = j;
+        rpiv[j] = p;
+        for (int k = 0; k < W; k++) {
+            const double t = ref[(size_t)j * W + k];
+            ref[(size_t)j * W + k] = ref[(size_t)p * W + k];
+            ref[(size_t)p * W + k] = t;
+        }
+        const double pv = ref[(size_t)j * W + j];
+        for (int r = j + 1; r < R; r++) {
+            double l = ref[(size_t)r * W + j];
+            if (pv != 0.0)
+                l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
+            ref[(size_t)r * W + j] = l;
+            for (int k = j + 1; k < w; k++)
+                ref[(size_t)r * W + k] = fma(-l, ref[(size_t)j * W + k], ref[(size_t)r * W + k]);
+        }
+    }
+    for (int j = 0; j < w; j++)
+        wrong += piv[j] != rpiv[j];
+    for (int r = 0; r < R; r++)
+        for (int k = 0; k < w; k++) {
+            const double a = x[(size_t)r * W + k], b = ref[(size_t)lr[r] * W + k];
+            /* NaN as NaN: a NaN's sign may follow how the compiler negated an operand */
+            wrong += memcmp(&a, &b, sizeof a) != 0 && !(isnan(a) && isnan(b));
+        }
+    CHECK(!wrong, "leaf in passes, R %d, w %d, data %d: %d pivots or entries differ from dgetf2",
+          R, w, kind, wrong);
+    free(x);
+    free(ref);
+    free(lr);
+}
+
 static void test_geometry(void)
 {
     static const int nbs[] = {1, 2, 7, 31, 32, 33, 64, 100};
@@ -489,6 +588,15 @@ static void test_geometry(void)
     check_transpose_grid(1024, 1);
     /* more tiles than grid.y takes: the tiles continue along grid.z */
     check_transpose_grid(2, 70000);
+
+    {
+        static const int ws[] = {32, 31, 27, 24, 9, 8, 5, 1};
+        test_rng_t prng = {15};
+        for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++)
+            for (int kind = 0; kind < 4; kind++)
+                check_leaf_passes(kind == 0 ? 100 : 64, ws[i], kind, &prng);
+        check_leaf_passes(3, 3, 0, &prng); /* fewer rows than a pass */
+    }
 
     /* nb 1024 and a million tiles (2^40 doubles: the kernel offsets tile t by t * stride in
      * 64 bits): the blocks sampled, each its tile and its pair of the triangle from its index */
