@@ -160,9 +160,11 @@ static void set_inv_rows(const char *v)
  * in [-1, 1], strictly lower), n = 1024: the panels' solve with the inverse of the diagonal
  * block against the TRSM (chol.inv_rows 1 against a count no panel reaches), nb 256.  Both
  * factors pass the backward-error check (threshold 30), and the solve by the inverses of the
- * block's 128-wide diagonal blocks stays within 8 times the TRSM's error (on the host device:
- * 0.0034 and 0.0038, lower and upper, against 0.0020 and 0.0021; the whole block's inverse
- * gave 0.027 and 0.045). */
+ * block's 128-wide diagonal blocks stays within 8 times the TRSM's error or 0.01 (on the host
+ * device: 0.0034 and 0.0038, lower and upper, against 0.0020 and 0.0021; the whole block's
+ * inverse gave 0.027 and 0.045).  The floor: the TRSM's own error depends on the order in which
+ * the runtime ran the updates, and a run under AddressSanitizer on a loaded 2-core machine gave
+ * 0.0003 (upper), where the inverse's 0.0026 was as good as ever (2026-12-04). */
 static void check_illcond(char uplo, unsigned long long seed)
 {
     enum { N = 1024 };
@@ -190,8 +192,8 @@ static void check_illcond(char uplo, unsigned long long seed)
         CHECK(e[g] < LU_THRESH, "%c ill-conditioned, %s: backward error %g", uplo,
               g ? "inverse" : "TRSM", e[g]);
     }
-    CHECK(e[1] <= 8 * e[0], "%c ill-conditioned: the inverse's backward error %g, the TRSM's %g",
-          uplo, e[1], e[0]);
+    CHECK(e[1] <= fmax(8 * e[0], 0.01),
+          "%c ill-conditioned: the inverse's backward error %g, the TRSM's %g", uplo, e[1], e[0]);
     set_inv_rows("auto");
     free(A0);
     free(A);
