@@ -869,11 +869,12 @@ __device__ __forceinline__ static void leaf_pass_put_row_warp(unsigned long long
  * LEAF_CLUSTER_MAX * LEAF_THREADS rows, or no cluster on this device): P = ceil(R /
  * LEAF_THREADS) CTAs of a cooperative launch (all resident at once), thread gt owning leaf row
  * gt with its 32 entries in registers for the whole leaf, the column loop in passes of
- * LEAF_GRID_PASS columns (above), and the interchanges as relabellings, as in the one-CTA loop (leaf_cta_columns): each thread
- * keeps its row's place in LAPACK's order (lr, its logical row) and no row moves between
- * threads.  The CTAs exchange tagged words (a 32-bit value and the column's tag in one 64-bit
- * word, hyt_gpu_sync.cuh) instead of passing a grid barrier: a reader polls the words it needs
- * until they carry the column's tag.  Column jj (tag jj + 1, words of parity jj & 1):
+ * LEAF_GRID_PASS columns (above), and the interchanges as relabellings, as in the one-CTA loop
+ * (leaf_cta_columns): each thread keeps its row's place in LAPACK's order (lr, its logical row)
+ * and no row moves between threads.  The CTAs exchange tagged words (a 32-bit value and the
+ * column's tag in one 64-bit word, hyt_gpu_sync.cuh) instead of passing a grid barrier: a
+ * reader polls the words it needs until they carry the column's tag.  Column jj (tag jj + 1,
+ * words of parity jj & 1):
  *   1. each warp's candidate (leaf_key_lowest over its rows of logical row >= jj) to its shared
  *      slot; the thread of logical row jj writes its entry jj to the diagonal words (its row,
  *      entries jj and right, by its warp through shared memory when that entry is NaN: then

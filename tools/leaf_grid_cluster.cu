@@ -15,8 +15,9 @@
 // groups' keys AND rows at once (P / CL warps, one group each) into shared memory: one trip
 // through L2 a column and P / CL rows read, not P.  The first variant is a copy of the
 // library's column loop (fortieth stop: the diagonal entry alone unless NaN, the CTA's row
-// stored by its warp after its key), with the library's tagged-word helpers (hyt_gpu_leaf.cuh).  Both variants read and write the leaf one thread a row
-// (not the library's tiles), so the kernel times compare the column loops.  A cooperative
+// stored by its warp after its key), with the library's tagged-word helpers (hyt_gpu_leaf.cuh).
+// Both variants read and write the leaf one thread a row (not the library's tiles), so the
+// kernel times compare the column loops.  A cooperative
 // launch accepts a cluster dimension (fortieth stop, one H200: clusters of 2 to 16 with 64
 // CTAs of 512 threads; a cluster barrier 451-514 cycles).
 // It prints, for R = 16384, 32768 and 65536 rows (random entries, and +-1 entries: ties across
