@@ -117,21 +117,14 @@ k_grid(double *A, int R, int *ipiv, int *info, unsigned long long *ws, long long
             unsigned long long *const rw = RW + (size_t)par * nctas * 64;
             unsigned long long *const dw = D + par * 64;
             long long t = clock64(), u;
+            leaf_warp_slot(x[q], jj, lr, mine, wid, S);
             if constexpr ((V & V_ROLL) != 0) {
-                unsigned hi, lo, mh, ml;
-                leaf_key(x[q], mine && lr >= jj && !isnan(x[q]), &hi, &lo);
-                if ((unsigned)lr == leaf_key_lowest(hi, lo, (unsigned)lr, &mh, &ml)) {
-                    S.whi[wid] = mh;
-                    S.wlo[wid] = ml;
-                    S.wr[wid] = lr;
-                }
                 if (mine && lr == jj)
 #pragma unroll
                     for (int i = q; i < LEAF_W; i++)
                         if (i < LEAF_W - g)
                             leaf_put_entry(dw, x[i], g + i, tag);
             } else { /* g == 0, jj == q */
-                leaf_warp_slot(x[q], q, lr, mine, wid, S);
                 if (mine && lr == jj)
 #pragma unroll
                     for (int k = 0; k < LEAF_W; k++)
