@@ -2,8 +2,15 @@
 // rule): variants of its chain, timed and checked for the same bits (experiment, not built by
 // meson):
 //   nvcc -O3 -gencode=arch=compute_90,code=sm_90 -Xptxas -v tools/leaf_logical.cu \
-//        -o /tmp/leaf_logical && /tmp/leaf_logical            (on a Hopper GPU)
-//   /tmp/leaf_logical host                                    (the host reference alone)
+//        -lcublas -lcuda -o /tmp/leaf_logical && /tmp/leaf_logical   (on a Hopper GPU)
+//   /tmp/leaf_logical host                  (the host reference alone; needs the driver's
+//                                            library, not a GPU)
+//   /tmp/leaf_logical beside [S]            (the library's loop and "library in passes" alone
+//                                            and beside DGEMMs on the SMs but S: run_beside)
+//
+// Status of "library in passes" (k_pass, 34 KB of machine code against the library loop's
+// 90 KB in this tool) and of `beside`: written at the fifty-seventh stop after its device time
+// was spent, compiled, not run.
 //
 // The thirty-seventh stop's loop moved rows between threads and passed one CTA barrier a
 // column: every warp's candidate copied its row to shared memory before the barrier, the
@@ -36,12 +43,14 @@
 // ms), and random data with a dominant diagonal (kind 4: no interchange) takes ~1314 cycles;
 // the data do not change the column's cost (fifty-seventh stop).
 #include "tool_cuda.h"
+#include "tool_gemm.h"
 
 #include "../gpu_kernels/hyt_gpu_leaf.cuh"
 
 #include <limits.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <vector>
 
@@ -82,6 +91,59 @@ k_library(double *A, int R, int w, int *ipiv, int *info)
     __syncthreads();
     const long long c0 = clock64();
     const int lr = leaf_cta_columns(x, t, mine, w, 0, S, spiv, ipiv, info);
+    __syncthreads();
+    if (t == 0)
+        d_cycles = clock64() - c0;
+    row_out(x, A, lr, mine, w);
+}
+
+// The library's loop (leaf_cta_columns) with its columns in passes of HYT_PANEL_LEAF_PASS, as
+// the grid leaf runs them since the fifty-seventh stop (hyt_gpu_geometry.h: the row's pass
+// places): U columns' machine code instead of LEAF_W columns'.  The same FMAs in the same order,
+// so the library's bits.
+__global__ void __launch_bounds__(LEAF_THREADS)
+k_pass(double *A, int R, int w, int *ipiv, int *info)
+{
+    enum { U = HYT_PANEL_LEAF_PASS };
+    __shared__ leaf_cta_slots S;
+    const int t = threadIdx.x, lane = t & 31, wid = t >> 5;
+    const bool mine = t < R;
+    double x[LEAF_W];
+    row_in(x, A, t, mine, w);
+    __syncthreads();
+    const long long c0 = clock64();
+    int lr = t;
+#pragma unroll 1
+    for (int g = 0; g < w; g += U) {
+#pragma unroll
+        for (int q = 0; q < U; q++) {
+            const int jj = g + q;
+            if (jj >= w)
+                break;
+            leaf_warp_slot(x[q], jj, lr, mine, wid, S);
+            if (lr == jj)
+                S.dnan = isnan(x[q]);
+            __syncthreads();
+            unsigned bh, bl;
+            const unsigned br = leaf_cta_pick(S, lane, &bh, &bl);
+            const int p = S.dnan || bh == 0u ? jj : (int)br;
+            if (lr == p)
+                hyt_leaf_pass_row_out(x, q, g, S.urow);
+            __syncthreads();
+            const double pv = S.urow[jj];
+            if (t == 0) {
+                ipiv[jj] = p + 1;
+                if (pv == 0.0)
+                    atomicCAS(info, 0, jj + 1);
+            }
+            leaf_relabel(lr, mine, jj, p);
+            if (mine && lr > jj)
+                hyt_leaf_pass_row_update(x, q, g, pv, S.urow);
+        }
+        hyt_leaf_pass_rotate(x);
+    }
+    for (int g = (w + U - 1) / U * U; g < LEAF_W; g += U)
+        hyt_leaf_pass_rotate(x);
     __syncthreads();
     if (t == 0)
         d_cycles = clock64() - c0;
@@ -890,6 +952,7 @@ static const struct {
     int threads;          /* 0: LEAF_THREADS */
 } variants[] = {
     {"library", k_library, false, true},
+    {"library in passes", k_pass, false, true},
     {"logical", k_logical<0>, false, true},
     {"logical quiet", k_logical<A_QUIET>, false, true},
     {"logical prercp", k_logical<A_PRERCP>, false, true},
@@ -916,8 +979,81 @@ static const struct {
     {"nothing", k_logical<63>, false, false},
 };
 
+// `beside [S]`: the library's loop and k_pass on R = 512 and 256 random rows, on a green
+// context of S SMs (default 64), alone and beside the panel bench's DGEMMs on the other SMs
+// (tool_gemm.h): does the one-CTA leaf lose to its code's fetch as the grid leaf did?
+static int run_beside(int sms)
+{
+    CK(cudaSetDevice(0));
+    CK(cudaFree(0));
+    CUstream gp, gr;
+    unsigned np, nr;
+    tool_green_split(sms, &gp, &gr, &np, &nr);
+    cudaStream_t st = (cudaStream_t)gp;
+    float gms;
+    const tool_gemm_load load((cudaStream_t)gr, &gms);
+    printf("leaves on %u SMs, DGEMMs on the other %u (%.1f TFLOP/s alone)\n", np, nr,
+           load.tflops(gms));
+    int bad = 0;
+    for (int R : {512, 256}) {
+        std::vector<double> A0;
+        make(A0, R, 0, 17u * R);
+        const size_t bytes = A0.size() * sizeof(double);
+        double *dA, *dA0;
+        int *dp, *di;
+        CK(cudaMalloc(&dA, bytes));
+        CK(cudaMalloc(&dA0, bytes));
+        CK(cudaMalloc(&dp, LEAF_W * sizeof(int)));
+        CK(cudaMalloc(&di, sizeof(int)));
+        CK(cudaMemcpy(dA0, A0.data(), bytes, cudaMemcpyHostToDevice));
+        std::vector<double> out[2];
+        for (int beside = 0; beside < 2; beside++) {
+            if (beside) {
+                load.queue(100); /* ~1 s */
+                usleep(200000);
+            }
+            for (int v = 0; v < 2; v++) {
+                leaf_fn k = v ? k_pass : k_library;
+                auto pre = [&] {
+                    CK(cudaMemcpyAsync(dA, dA0, bytes, cudaMemcpyDeviceToDevice, st));
+                    CK(cudaMemsetAsync(di, 0, sizeof(int), st));
+                };
+                const double ms = tool_best_ms(
+                    st, REPS,
+                    [&] {
+                        k<<<1, LEAF_THREADS, 0, st>>>(dA, R, LEAF_W, dp, di);
+                        CK(cudaGetLastError());
+                    },
+                    pre);
+                long long c;
+                CK(cudaMemcpyFromSymbol(&c, d_cycles, sizeof c));
+                out[v].resize(A0.size());
+                CK(cudaMemcpy(out[v].data(), dA, bytes, cudaMemcpyDeviceToHost));
+                printf("R %3d %-18s %-7s %7.1f cycles/column (last launch) %.4f ms\n", R,
+                       v ? "library in passes" : "library", beside ? "beside" : "alone",
+                       (double)c / LEAF_W, ms);
+            }
+            const bool same = !memcmp(out[0].data(), out[1].data(), bytes);
+            bad += !same;
+            if (!same)
+                printf("R %3d: the passes' bits differ from the library's\n", R);
+            if (beside)
+                printf("  (the DGEMMs %s)\n", load.running() ? "still ran at the end"
+                                                         : "ended before the leaves: too few");
+            CK(cudaStreamSynchronize((cudaStream_t)gr));
+        }
+        CK(cudaFree(dA));
+        CK(cudaFree(dA0));
+        CK(cudaFree(dp));
+        CK(cudaFree(di));
+    }
+    return bad != 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "beside"))
+        return run_beside(argc > 2 ? atoi(argv[2]) : 64);
     const bool host = argc > 1 && !strcmp(argv[1], "host");
     const int Rs[] = {512, 256, 64, 32};
     int bad = 0;
