@@ -838,41 +838,14 @@ struct leaf_grid_words {
     unsigned long long *diag; /* [2][GR]: the diagonal row */
 };
 
-/* The grid kernel's column loop in passes of HYT_PANEL_LEAF_PASS (8) columns (the row's places
- * and the helpers: hyt_gpu_geometry.h): the loop over the passes is not unrolled, so that the
- * kernel holds 8 columns' code (111 KB of machine code) instead of LEAF_W columns' (314 KB).  A
- * leaf's kernel reads its code once a leaf, and beside the trailing update, whose traffic
- * evicts it from L2, the unrolled kernel's code came from device memory: every step of a column
- * took 45-90% more cycles, even those without global memory; in passes of 8, the 32768 x 512
- * panel beside the update 2.64 -> 2.27 ms, alone the same, the LU at N = 16384 7% faster
- * (docs/performance.md, fifty-seventh stop; passes of 4: 75 KB, a little slower; the loop
- * rolled whole, 33 KB, 17% slower alone). */
-#define LEAF_GRID_PASS HYT_PANEL_LEAF_PASS
-
-/* leaf_put_row_warp in the pass's places: the row entries g + q and right of the lane for
- * which me is true, through buf (by logical entry), into tagged words w by the whole warp. */
-__device__ __forceinline__ static void leaf_pass_put_row_warp(unsigned long long *w,
-                                                              const double (&x)[LEAF_W], int q,
-                                                              int g, unsigned tag, bool me,
-                                                              double *buf)
-{
-    const int lane = threadIdx.x & 31;
-    if (me)
-        hyt_leaf_pass_row_out(x, q, g, buf);
-    __syncwarp();
-    if (lane >= g + q)
-        leaf_put_entry(w, buf[lane], lane, tag);
-    __syncwarp();
-}
-
 /* Leaves of one row a thread on at most LEAF_GRID_SPREAD * nctas CTAs (more than
  * LEAF_CLUSTER_MAX * LEAF_THREADS rows, or no cluster on this device): P = ceil(R /
  * LEAF_THREADS) CTAs of a cooperative launch (all resident at once), thread gt owning leaf row
  * gt with its 32 entries in registers for the whole leaf, the column loop in passes of
- * LEAF_GRID_PASS columns (above), and the interchanges as relabellings, as in the one-CTA loop
- * (leaf_cta_columns): each thread keeps its row's place in LAPACK's order (lr, its logical row)
- * and no row moves between threads.  The CTAs exchange tagged words (a 32-bit value and the
- * column's tag in one 64-bit word, hyt_gpu_sync.cuh) instead of passing a grid barrier: a
+ * HYT_PANEL_LEAF_PASS columns (below), and the interchanges as relabellings, as in the one-CTA
+ * loop (leaf_cta_columns): each thread keeps its row's place in LAPACK's order (lr, its logical
+ * row) and no row moves between threads.  The CTAs exchange tagged words (a 32-bit value and
+ * the column's tag in one 64-bit word, hyt_gpu_sync.cuh) instead of passing a grid barrier: a
  * reader polls the words it needs until they carry the column's tag.  Column jj (tag jj + 1,
  * words of parity jj & 1):
  *   1. each warp's candidate (leaf_key_lowest over its rows of logical row >= jj) to its shared
@@ -898,7 +871,15 @@ __device__ __forceinline__ static void leaf_pass_put_row_warp(unsigned long long
  * between threads, a grid barrier a column), 1.65x cuSOLVER's; a leaf of 32768 rows ~108 us,
  * ~124 before its rows went out through the tiles and in with all loads in flight
  * (docs/performance.md, thirty-ninth and fortieth stops); a grid barrier a column instead of
- * the tagged words took the same. */
+ * the tagged words took the same.
+ * The passes (the row's places and helpers: hyt_gpu_geometry.h): the loop over the passes is
+ * not unrolled, so that the kernel holds 8 columns' code (111 KB of machine code) instead of
+ * LEAF_W columns' (314 KB).  A leaf's kernel reads its code once a leaf, and beside the
+ * trailing update, whose traffic evicts it from L2, the unrolled kernel's code came from device
+ * memory: every step of a column took 45-90% more cycles, even those without global memory; in
+ * passes of 8, the 32768 x 512 panel beside the update 2.64 -> 2.27 ms, alone the same, the LU
+ * at N = 16384 7% faster (docs/performance.md, fifty-seventh stop; passes of 4: 75 KB, a little
+ * slower; the loop rolled whole, 33 KB, 17% slower alone). */
 __global__ void __launch_bounds__(LEAF_THREADS, 1)
 hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int *ipiv,
                             int *info, double *ws, int nctas)
@@ -932,9 +913,9 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
     int lr = gt;
 
 #pragma unroll 1
-    for (int g = 0; g < w; g += LEAF_GRID_PASS) {
+    for (int g = 0; g < w; g += HYT_PANEL_LEAF_PASS) {
 #pragma unroll
-        for (int qq = 0; qq < LEAF_GRID_PASS; qq++) {
+        for (int qq = 0; qq < HYT_PANEL_LEAF_PASS; qq++) {
             const int jj = g + qq;
             if (jj >= w)
                 break;
@@ -949,7 +930,7 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
             if (mine && lr == jj && !dnan)
                 leaf_put_entry(dw, x[qq], jj, tag);
             if (__any_sync(0xffffffffu, dnan))
-                leaf_pass_put_row_warp(dw, x, qq, g, tag, dnan, drow);
+                leaf_put_row_warp(dw, x, qq, g, tag, dnan, drow);
             __syncthreads();
             /* 2. the CTA's, in every warp; its key, then its row, to the CTA's words */
             {
@@ -960,7 +941,7 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
                                    tagged(tag, threadIdx.x == 0 ? bh : threadIdx.x == 1 ? bl : br));
                 const bool me = bh != 0u && (unsigned)lr == br;
                 if (__any_sync(0xffffffffu, me))
-                    leaf_pass_put_row_warp(rw + (int64_t)c * GR, x, qq, g, tag, me, wrow);
+                    leaf_put_row_warp(rw + (int64_t)c * GR, x, qq, g, tag, me, wrow);
             }
             /* 3. the pivot, the same in every CTA, and its row */
             if (wid == 0) {
@@ -1033,11 +1014,7 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
         }
         hyt_leaf_pass_rotate(x);
     }
-    /* the passes rotated x by LEAF_GRID_PASS places each: on to LEAF_W, the logical order */
-#pragma unroll 1
-    for (int g = (w + LEAF_GRID_PASS - 1) / LEAF_GRID_PASS * LEAF_GRID_PASS; g < LEAF_W;
-         g += LEAF_GRID_PASS)
-        hyt_leaf_pass_rotate(x);
+    hyt_leaf_pass_finish(x, w);
 
     /* Each row to its logical place: through the CTA's tiles where that place is one of the
      * CTA's rows (all but the few that pivoting moved across CTAs), so the stores coalesce */

@@ -23,8 +23,10 @@
 #endif
 #ifdef __CUDA_ARCH__ /* the device pass of nvcc: loops over a thread's registers unrolled */
 #define HYT_GEOM_UNROLL _Pragma("unroll")
+#define HYT_GEOM_ROLLED _Pragma("unroll 1")
 #else
 #define HYT_GEOM_UNROLL
+#define HYT_GEOM_ROLLED
 #endif
 
 #define HYT_GRID_MAX_X 2147483647LL
@@ -279,9 +281,9 @@ HYT_GEOM_FN size_t hyt_panel_leaf_slots_bytes(int64_t rows)
  * HYT_PANEL_LEAF_W's.  A thread's row x (HYT_PANEL_LEAF_W entries, registers in the kernel)
  * holds its logical entry g + i in x[i] during the pass of columns g .. g + U - 1, for
  * i < HYT_PANEL_LEAF_W - g (the entries of the columns done before g follow), so that every
- * index is a constant of the unrolled pass; each pass ends with hyt_leaf_pass_rotate, and the
- * rotations of a leaf add up to HYT_PANEL_LEAF_W places.  tests/test_gpu_kernels.c factors
- * leaves this way on the host against dgetf2, bit for bit. */
+ * index is a constant of the unrolled pass; each pass ends with hyt_leaf_pass_rotate, and
+ * hyt_leaf_pass_finish turns the row on to its logical order after the last.
+ * tests/test_gpu_kernels.c factors leaves this way on the host against dgetf2, bit for bit. */
 #define HYT_PANEL_LEAF_PASS 8
 #if HYT_PANEL_LEAF_W % HYT_PANEL_LEAF_PASS
 #error "a leaf in passes of whole columns"
@@ -301,6 +303,16 @@ HYT_GEOM_FN void hyt_leaf_pass_rotate(double *x)
     HYT_GEOM_UNROLL
     for (int i = 0; i < U; i++)
         x[W - U + i] = y[i];
+}
+
+/* After the last pass of a leaf of w columns (each pass rotated the row by U places): the
+ * rotations on to a whole turn, the logical order again. */
+HYT_GEOM_FN void hyt_leaf_pass_finish(double *x, int w)
+{
+    enum { U = HYT_PANEL_LEAF_PASS, W = HYT_PANEL_LEAF_W };
+    HYT_GEOM_ROLLED
+    for (int g = (w + U - 1) / U * U; g < W; g += U)
+        hyt_leaf_pass_rotate(x);
 }
 
 /* Column jj = g + q of a row below the pivot, in the pass's places: its entry x[q] scaled by

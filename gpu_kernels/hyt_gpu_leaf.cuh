@@ -191,21 +191,21 @@ __device__ __forceinline__ static void leaf_put_row(unsigned long long *w,
             leaf_put_entry(w, x[k], k, tag);
 }
 
-/* The row (x, entries jj and right) of the one lane of a warp for which me is true into tagged
- * words w, by the whole warp: through buf (shared memory, LEAF_W doubles), then one entry a
- * lane, so that the 64 stores are two instructions instead of 64 of one lane. */
+/* The row (x, entries jj = g + q and right) of the one lane of a warp for which me is true into
+ * tagged words w, by the whole warp: through buf (shared memory, LEAF_W doubles, by logical
+ * entry), then one entry a lane, so that the 64 stores are two instructions instead of 64 of
+ * one lane.  x in the places of a leaf's pass of columns g .. (hyt_leaf_pass_row_out); a loop
+ * without passes: g = 0, q = jj. */
 __device__ __forceinline__ static void leaf_put_row_warp(unsigned long long *w,
-                                                         const double (&x)[LEAF_W], int jj,
-                                                         unsigned tag, bool me, double *buf)
+                                                         const double (&x)[LEAF_W], int q,
+                                                         int g, unsigned tag, bool me,
+                                                         double *buf)
 {
     const int lane = threadIdx.x & 31;
     if (me)
-#pragma unroll
-        for (int k = 0; k < LEAF_W; k++)
-            if (k >= jj)
-                buf[k] = x[k];
+        hyt_leaf_pass_row_out(x, q, g, buf);
     __syncwarp();
-    if (lane >= jj)
+    if (lane >= g + q)
         leaf_put_entry(w, buf[lane], lane, tag);
     __syncwarp();
 }

@@ -533,9 +533,8 @@ static void check_leaf_passes(int R, int w, int kind, test_rng_t *rng)
         for (int r = 0; r < R; r++)
             hyt_leaf_pass_rotate(x + (size_t)r * W);
     }
-    for (int g = (w + U - 1) / U * U; g < W; g += U)
-        for (int r = 0; r < R; r++)
-            hyt_leaf_pass_rotate(x + (size_t)r * W);
+    for (int r = 0; r < R; r++)
+        hyt_leaf_pass_finish(x + (size_t)r * W, w);
     /* dgetf2 on ref: rows interchanged, the same pivot rule and arithmetic */
     for (int j = 0; j < w; j++) {
         int p = -1;

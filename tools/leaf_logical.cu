@@ -142,8 +142,7 @@ k_pass(double *A, int R, int w, int *ipiv, int *info)
         }
         hyt_leaf_pass_rotate(x);
     }
-    for (int g = (w + U - 1) / U * U; g < LEAF_W; g += U)
-        hyt_leaf_pass_rotate(x);
+    hyt_leaf_pass_finish(x, w);
     __syncthreads();
     if (t == 0)
         d_cycles = clock64() - c0;
