@@ -859,7 +859,13 @@ struct leaf_grid_words {
  *      kernel does (the diagonal row when its entry is NaN or nobody offers one, else the
  *      largest |a|, the lowest row on ties), polls the pivot row's words (its CTA's row words,
  *      or the diagonal words) into shared memory; CTA barrier;
- *   4. the threads of logical rows p and jj swap labels; every row below jj scales and updates.
+ *   4. the threads of logical rows p and jj swap labels; every row below jj scales its entry jj
+ *      and updates entry jj + 1 (the next column's pivot search needs no more); the rest of the
+ *      update waits until the next column's step 2 is done and runs while warp 0 polls (the
+ *      pivot rows of two columns in shared memory, by parity); a row published before it (the
+ *      CTA's winner, a NaN diagonal row) gets it on its way out (leaf_put_row_warp_owed): the
+ *      same FMAs in the same order.  32768 x 512 panels on 64 SMs 2-4% faster, alone and beside
+ *      the update (docs/performance.md, fifty-eighth stop).
  * Every word a reader waits for is written in the same column, and a CTA writes the words of
  * parity p again (column jj + 2) only after it has read every CTA's words of column jj + 1,
  * which each CTA writes after reading those of column jj: so a word never carries a later tag
@@ -891,6 +897,7 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
     __shared__ unsigned char filled[LEAF_THREADS]; /* at the end: the tiles' rows to store */
     __shared__ double wrow[LEAF_W];                /* the CTA's winning row, to its words */
     __shared__ double drow[LEAF_W];                /* the diagonal row when its entry is NaN */
+    __shared__ double urow[2][LEAF_W];             /* the pivot rows, by the column's parity */
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, c = (int)blockIdx.x;
     const int R = m - j0, gt = c * LEAF_THREADS + threadIdx.x, base = gt - lane;
     const bool mine = gt < R;
@@ -924,13 +931,19 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
             unsigned long long *const kw = G.key + (int64_t)par * nctas * GK;
             unsigned long long *const rw = G.row + (int64_t)par * nctas * GR;
             unsigned long long *const dw = G.diag + par * GR;
+            double *const un = urow[par];
+            /* the rows below the last column's pivot owe its update right of jj (u, multiplier
+             * lo); only entry jj is up to date */
+            const double *const uo = urow[par ^ 1];
+            const bool owe = jj > 0 && mine && lr >= jj;
+            const double lo = qq > 0 ? x[qq - 1] : x[LEAF_W - 1];
             /* 1. the warp's candidate; the diagonal entry (its row only when it is the pivot) */
             leaf_warp_slot(x[qq], jj, lr, mine, wid, S);
             const bool dnan = mine && lr == jj && isnan(x[qq]);
             if (mine && lr == jj && !dnan)
                 leaf_put_entry(dw, x[qq], jj, tag);
             if (__any_sync(0xffffffffu, dnan))
-                leaf_put_row_warp(dw, x, qq, g, tag, dnan, drow);
+                leaf_put_row_warp_owed(dw, x, qq, g, tag, dnan, drow, owe, lo, uo);
             __syncthreads();
             /* 2. the CTA's, in every warp; its key, then its row, to the CTA's words */
             {
@@ -941,8 +954,12 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
                                    tagged(tag, threadIdx.x == 0 ? bh : threadIdx.x == 1 ? bl : br));
                 const bool me = bh != 0u && (unsigned)lr == br;
                 if (__any_sync(0xffffffffu, me))
-                    leaf_put_row_warp(rw + (int64_t)c * GR, x, qq, g, tag, me, wrow);
+                    leaf_put_row_warp_owed(rw + (int64_t)c * GR, x, qq, g, tag, me, wrow, owe, lo,
+                                           uo);
             }
+            /* the last column's deferred update, while the keys travel */
+            if (owe)
+                hyt_leaf_pass_row_rest(x, qq, g, lo, uo);
             /* 3. the pivot, the same in every CTA, and its row */
             if (wid == 0) {
                 unsigned long long bk = 0ull;
@@ -991,7 +1008,7 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
                 const bool diag = isnan(djj) || bh == 0u;
                 const int src = __ffs(__ballot_sync(0xffffffffu, bc >= 0 && brow == pr)) - 1;
                 const int pc = __shfl_sync(0xffffffffu, bc, src < 0 ? 0 : src);
-                S.urow[lane] =
+                un[lane] =
                     lane < jj ? 0.0 : leaf_get_entry(diag ? dw : rw + (int64_t)pc * GR, lane, tag);
                 if (lane == 0)
                     piv_s = diag ? jj : (int)pr;
@@ -999,7 +1016,7 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
             __syncthreads();
             /* 4. the interchange as a relabelling, the multipliers, the update */
             const int p = piv_s;
-            const double pv = S.urow[jj];
+            const double pv = un[jj];
             if (threadIdx.x == 0) {
                 spiv[jj] = j0 + p;
                 if (c == 0) {
@@ -1009,8 +1026,8 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
                 }
             }
             leaf_relabel(lr, mine, jj, p);
-            if (mine && lr > jj)
-                hyt_leaf_pass_row_update(x, qq, g, pv, S.urow);
+            if (mine && lr > jj) /* the multiplier and the next column's entry; the rest waits */
+                hyt_leaf_pass_row_next(x, qq, g, pv, un);
         }
         hyt_leaf_pass_rotate(x);
     }

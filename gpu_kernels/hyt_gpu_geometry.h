@@ -315,18 +315,12 @@ HYT_GEOM_FN void hyt_leaf_pass_finish(double *x, int w)
         hyt_leaf_pass_rotate(x);
 }
 
-/* Column jj = g + q of a row below the pivot, in the pass's places: its entry x[q] scaled by
- * the pivot pv (unscaled when pv is 0: INFO; by the reciprocal unless |pv| < DBL_MIN), then
- * its later entries x[i], q < i < W - g, updated with the pivot row u (by logical entry), in
- * blocks of U registers that run whole or not at all (g is a multiple of U): the same FMAs in
- * the same order as dgetf2's column update. */
-HYT_GEOM_FN void hyt_leaf_pass_row_update(double *x, int q, int g, double pv, const double *u)
+/* The update of a row's entries x[i], q < i < W - g, with multiplier l and the pivot row u (by
+ * logical entry), in blocks of U registers that run whole or not at all (g is a multiple of U);
+ * q may be U (after the pass's last column: its entries from x[U + 1] on). */
+HYT_GEOM_FN void hyt_leaf_pass_row_rest(double *x, int q, int g, double l, const double *u)
 {
     enum { U = HYT_PANEL_LEAF_PASS, W = HYT_PANEL_LEAF_W };
-    double l = x[q];
-    if (pv != 0.0)
-        l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
-    x[q] = l;
     HYT_GEOM_UNROLL
     for (int b = 0; b < W / U; b++)
         if (b * U < W - g)
@@ -334,6 +328,31 @@ HYT_GEOM_FN void hyt_leaf_pass_row_update(double *x, int q, int g, double pv, co
             for (int i = b * U; i < b * U + U; i++)
                 if (i > q)
                     x[i] = fma(-l, u[g + i], x[i]);
+}
+
+/* Column jj = g + q of a row below the pivot, in the pass's places: its entry x[q] scaled by
+ * the pivot pv (unscaled when pv is 0: INFO; by the reciprocal unless |pv| < DBL_MIN), then the
+ * next column's entry x[q + 1] updated with the pivot row u (by logical entry); the multiplier
+ * returned.  The rest of the column's update (hyt_leaf_pass_row_rest) may wait until the next
+ * column's pivot search is under way: that search needs only entry jj + 1. */
+HYT_GEOM_FN double hyt_leaf_pass_row_next(double *x, int q, int g, double pv, const double *u)
+{
+    enum { W = HYT_PANEL_LEAF_W };
+    double l = x[q];
+    if (pv != 0.0)
+        l = fabs(pv) >= DBL_MIN ? l * (1.0 / pv) : l / pv;
+    x[q] = l;
+    if (q + 1 < W - g)
+        x[q + 1] = fma(-l, u[g + q + 1], x[q + 1]);
+    return l;
+}
+
+/* Column jj = g + q's whole update of a row below the pivot (hyt_leaf_pass_row_next, then the
+ * rest): the same FMAs in the same order as dgetf2's column update. */
+HYT_GEOM_FN void hyt_leaf_pass_row_update(double *x, int q, int g, double pv, const double *u)
+{
+    const double l = hyt_leaf_pass_row_next(x, q, g, pv, u);
+    hyt_leaf_pass_row_rest(x, q + 1, g, l, u);
 }
 
 /* The row's entries from column jj = g + q on into buf by logical entry (buf[g + i] = x[i]). */

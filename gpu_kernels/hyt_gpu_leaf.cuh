@@ -210,6 +210,32 @@ __device__ __forceinline__ static void leaf_put_row_warp(unsigned long long *w,
     __syncwarp();
 }
 
+/* leaf_put_row_warp for a row that may still owe the previous column's update of its entries
+ * right of jj = g + q (the grid leaf defers it: hyt_leaf_pass_row_rest): each lane applies it to
+ * its entry on the way out, the same FMA as the deferred update (owe: whether the me lane's row
+ * owes it, l its multiplier; u: the previous column's pivot row by logical entry). */
+__device__ __forceinline__ static void leaf_put_row_warp_owed(unsigned long long *w,
+                                                              const double (&x)[LEAF_W], int q,
+                                                              int g, unsigned tag, bool me,
+                                                              double *buf, bool owe, double l,
+                                                              const double *u)
+{
+    const int lane = threadIdx.x & 31, jj = g + q;
+    const int src = __ffs(__ballot_sync(0xffffffffu, me)) - 1;
+    const bool o = __shfl_sync(0xffffffffu, owe, src);
+    const double ls = __shfl_sync(0xffffffffu, l, src);
+    if (me)
+        hyt_leaf_pass_row_out(x, q, g, buf);
+    __syncwarp();
+    if (lane >= jj) {
+        double v = buf[lane];
+        if (o && lane > jj)
+            v = fma(-ls, u[lane], v);
+        leaf_put_entry(w, v, lane, tag);
+    }
+    __syncwarp();
+}
+
 /* Entry k of a row in tagged words, once both words carry tag. */
 __device__ __forceinline__ static double leaf_get_entry(const unsigned long long *w, int k,
                                                         unsigned tag)

@@ -482,8 +482,9 @@ static void check_laswp_grid(int nb, int ncols)
  * them, on R rows of w columns: each row in its pass places, the pivot picked on the logical
  * entries (LAPACK's rule: the largest |a| among the rows of logical row >= jj, NaN never, the
  * lowest row on ties; the diagonal row when its entry is NaN or nobody offers one), the
- * interchanges as relabellings, the pivot row out by logical entry, the rows below updated,
- * every row rotated after each pass and, after the last, on to a whole turn.  Against dgetf2
+ * interchanges as relabellings, the pivot row out by logical entry, the rows below scaled and
+ * their next entry updated, the rest of that update deferred to the next column, every row
+ * rotated after each pass and, after the last, on to a whole turn.  Against dgetf2
  * with the same arithmetic and real interchanges: the same pivots and the same bits (NaN where
  * NaN). */
 static void check_leaf_passes(int R, int w, int kind, test_rng_t *rng)
@@ -505,10 +506,12 @@ static void check_leaf_passes(int R, int w, int kind, test_rng_t *rng)
         }
     }
     int piv[W], rpiv[W], wrong = 0;
-    double buf[W];
+    double bufs[2][W];
     for (int g = 0; g < w; g += U) {
         for (int q = 0; q < U && g + q < w; q++) {
             const int jj = g + q;
+            double *const buf = bufs[jj & 1];
+            const double *const uo = bufs[(jj & 1) ^ 1];
             int best = -1, d = -1;
             for (int r = 0; r < R; r++) {
                 const double v = x[(size_t)r * W + q];
@@ -523,12 +526,22 @@ static void check_leaf_passes(int R, int w, int kind, test_rng_t *rng)
                 best = d;
             const int p = lr[best];
             piv[jj] = p;
+            /* the rows below the last pivot owe its update right of jj, deferred (the kernel
+             * applies it while the CTAs' keys travel): the pivot row on its way out, the rows
+             * after, with the multiplier in the last column's place */
+            const int lq = q > 0 ? q - 1 : W - 1;
             hyt_leaf_pass_row_out(x + (size_t)best * W, q, g, buf);
+            if (jj > 0 && lr[best] >= jj)
+                for (int k = jj + 1; k < W; k++)
+                    buf[k] = fma(-x[(size_t)best * W + lq], uo[k], buf[k]);
+            for (int r = 0; r < R; r++)
+                if (jj > 0 && lr[r] >= jj)
+                    hyt_leaf_pass_row_rest(x + (size_t)r * W, q, g, x[(size_t)r * W + lq], uo);
             for (int r = 0; r < R; r++)
                 lr[r] = lr[r] == p ? jj : lr[r] == jj ? p : lr[r];
             for (int r = 0; r < R; r++)
                 if (lr[r] > jj)
-                    hyt_leaf_pass_row_update(x + (size_t)r * W, q, g, buf[jj], buf);
+                    hyt_leaf_pass_row_next(x + (size_t)r * W, q, g, buf[jj], buf);
         }
         for (int r = 0; r < R; r++)
             hyt_leaf_pass_rotate(x + (size_t)r * W);
