@@ -863,7 +863,7 @@ struct leaf_grid_words {
  *      and updates entry jj + 1 (the next column's pivot search needs no more); the rest of the
  *      update waits until the next column's step 2 is done and runs while warp 0 polls (the
  *      pivot rows of two columns in shared memory, by parity); a row published before it (the
- *      CTA's winner, a NaN diagonal row) gets it on its way out (leaf_put_row_warp_owed): the
+ *      CTA's winner, a NaN diagonal row) gets it on its way out (leaf_put_row_warp): the
  *      same FMAs in the same order.  32768 x 512 panels on 64 SMs 2-4% faster, alone and beside
  *      the update (docs/performance.md, fifty-eighth stop).
  * Every word a reader waits for is written in the same column, and a CTA writes the words of
@@ -943,7 +943,7 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
             if (mine && lr == jj && !dnan)
                 leaf_put_entry(dw, x[qq], jj, tag);
             if (__any_sync(0xffffffffu, dnan))
-                leaf_put_row_warp_owed(dw, x, qq, g, tag, dnan, drow, owe, lo, uo);
+                leaf_put_row_warp(dw, x, qq, g, tag, dnan, drow, owe, lo, uo);
             __syncthreads();
             /* 2. the CTA's, in every warp; its key, then its row, to the CTA's words */
             {
@@ -954,8 +954,7 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
                                    tagged(tag, threadIdx.x == 0 ? bh : threadIdx.x == 1 ? bl : br));
                 const bool me = bh != 0u && (unsigned)lr == br;
                 if (__any_sync(0xffffffffu, me))
-                    leaf_put_row_warp_owed(rw + (int64_t)c * GR, x, qq, g, tag, me, wrow, owe, lo,
-                                           uo);
+                    leaf_put_row_warp(rw + (int64_t)c * GR, x, qq, g, tag, me, wrow, owe, lo, uo);
             }
             /* the last column's deferred update, while the keys travel */
             if (owe)

@@ -195,30 +195,16 @@ __device__ __forceinline__ static void leaf_put_row(unsigned long long *w,
  * tagged words w, by the whole warp: through buf (shared memory, LEAF_W doubles, by logical
  * entry), then one entry a lane, so that the 64 stores are two instructions instead of 64 of
  * one lane.  x in the places of a leaf's pass of columns g .. (hyt_leaf_pass_row_out); a loop
- * without passes: g = 0, q = jj. */
+ * without passes: g = 0, q = jj.  A row may still owe the previous column's update of its
+ * entries right of jj (the grid leaf defers it: hyt_leaf_pass_row_rest): each lane applies it to
+ * its entry on the way out, the same FMA as the deferred update (owe: whether the me lane's row
+ * owes it, l its multiplier; u, read only then: the previous column's pivot row by logical
+ * entry). */
 __device__ __forceinline__ static void leaf_put_row_warp(unsigned long long *w,
                                                          const double (&x)[LEAF_W], int q,
                                                          int g, unsigned tag, bool me,
-                                                         double *buf)
-{
-    const int lane = threadIdx.x & 31;
-    if (me)
-        hyt_leaf_pass_row_out(x, q, g, buf);
-    __syncwarp();
-    if (lane >= g + q)
-        leaf_put_entry(w, buf[lane], lane, tag);
-    __syncwarp();
-}
-
-/* leaf_put_row_warp for a row that may still owe the previous column's update of its entries
- * right of jj = g + q (the grid leaf defers it: hyt_leaf_pass_row_rest): each lane applies it to
- * its entry on the way out, the same FMA as the deferred update (owe: whether the me lane's row
- * owes it, l its multiplier; u: the previous column's pivot row by logical entry). */
-__device__ __forceinline__ static void leaf_put_row_warp_owed(unsigned long long *w,
-                                                              const double (&x)[LEAF_W], int q,
-                                                              int g, unsigned tag, bool me,
-                                                              double *buf, bool owe, double l,
-                                                              const double *u)
+                                                         double *buf, bool owe, double l,
+                                                         const double *u)
 {
     const int lane = threadIdx.x & 31, jj = g + q;
     const int src = __ffs(__ballot_sync(0xffffffffu, me)) - 1;

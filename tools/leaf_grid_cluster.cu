@@ -146,7 +146,8 @@ k_leaf(double *A, int R, int *ipiv, int *info, unsigned long long *ws)
                 st_relaxed_u64(kw + c * GK + threadIdx.x,
                                tagged(tag, threadIdx.x == 0 ? bh : threadIdx.x == 1 ? bl : br));
             if (__any_sync(0xffffffffu, me))
-                leaf_put_row_warp(rw + (size_t)c * GR, x, jj, 0, tag, me, wrow);
+                leaf_put_row_warp(rw + (size_t)c * GR, x, jj, 0, tag, me, wrow, false, 0.0,
+                                  nullptr);
             /* 3. warp 0: the P keys and the diagonal entry, the pivot, its row */
             if (wid == 0) {
                 unsigned long long bk = 0ull, dlo = 0ull, dhi = 0ull;
