@@ -334,7 +334,8 @@ HYT_GEOM_FN void hyt_leaf_pass_row_rest(double *x, int q, int g, double l, const
  * the pivot pv (unscaled when pv is 0: INFO; by the reciprocal unless |pv| < DBL_MIN), then the
  * next column's entry x[q + 1] updated with the pivot row u (by logical entry); the multiplier
  * returned.  The rest of the column's update (hyt_leaf_pass_row_rest) may wait until the next
- * column's pivot search is under way: that search needs only entry jj + 1. */
+ * column's pivot search is under way: that search needs only entry jj + 1.  The two touch
+ * different entries; both before the next column's updates give dgetf2's FMAs in its order. */
 HYT_GEOM_FN double hyt_leaf_pass_row_next(double *x, int q, int g, double pv, const double *u)
 {
     enum { W = HYT_PANEL_LEAF_W };
@@ -345,14 +346,6 @@ HYT_GEOM_FN double hyt_leaf_pass_row_next(double *x, int q, int g, double pv, co
     if (q + 1 < W - g)
         x[q + 1] = fma(-l, u[g + q + 1], x[q + 1]);
     return l;
-}
-
-/* Column jj = g + q's whole update of a row below the pivot (hyt_leaf_pass_row_next, then the
- * rest): the same FMAs in the same order as dgetf2's column update. */
-HYT_GEOM_FN void hyt_leaf_pass_row_update(double *x, int q, int g, double pv, const double *u)
-{
-    const double l = hyt_leaf_pass_row_next(x, q, g, pv, u);
-    hyt_leaf_pass_row_rest(x, q + 1, g, l, u);
 }
 
 /* The row's entries from column jj = g + q on into buf by logical entry (buf[g + i] = x[i]). */

@@ -138,7 +138,8 @@ k_pass(double *A, int R, int w, int *ipiv, int *info)
             }
             leaf_relabel(lr, mine, jj, p);
             if (mine && lr > jj)
-                hyt_leaf_pass_row_update(x, q, g, pv, S.urow);
+                hyt_leaf_pass_row_rest(x, q + 1, g, hyt_leaf_pass_row_next(x, q, g, pv, S.urow),
+                                       S.urow);
         }
         hyt_leaf_pass_rotate(x);
     }
