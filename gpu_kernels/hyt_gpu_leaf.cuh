@@ -180,17 +180,6 @@ __device__ __forceinline__ static void leaf_put_entry(unsigned long long *w, dou
     st_relaxed_u64(w + 2 * k + 1, tagged(tag, (unsigned)__double2hiint(v)));
 }
 
-/* A row's entries jj and right (x) into tagged words w, two a double (low word, high word). */
-__device__ __forceinline__ static void leaf_put_row(unsigned long long *w,
-                                                    const double (&x)[LEAF_W], int jj,
-                                                    unsigned tag)
-{
-#pragma unroll
-    for (int k = 0; k < LEAF_W; k++)
-        if (k >= jj)
-            leaf_put_entry(w, x[k], k, tag);
-}
-
 /* The row (x, entries jj = g + q and right) of the one lane of a warp for which me is true into
  * tagged words w, by the whole warp: through buf (shared memory, LEAF_W doubles, by logical
  * entry), then one entry a lane, so that the 64 stores are two instructions instead of 64 of

@@ -51,6 +51,18 @@ namespace cg = cooperative_groups;
 #define GR 64 /* a row's words: two a double */
 #define NG_MAX LEAF_WARPS
 
+// A row's entries jj and right (x) into tagged words w, two a double (low word, high word), by
+// one thread (the library's grid kernel now stores such a row by its warp: leaf_put_row_warp).
+__device__ __forceinline__ static void leaf_put_row(unsigned long long *w,
+                                                    const double (&x)[LEAF_W], int jj,
+                                                    unsigned tag)
+{
+#pragma unroll
+    for (int k = 0; k < LEAF_W; k++)
+        if (k >= jj)
+            leaf_put_entry(w, x[k], k, tag);
+}
+
 __device__ __forceinline__ static void st_cluster_u64(unsigned long long *p, unsigned long long v)
 {
     asm volatile("st.relaxed.cluster.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
