@@ -801,14 +801,7 @@ hyt_dgetrf_leaf_cluster_kernel(double *A, int m, int n, int nb, int j0, int w, i
         /* 5. the interchange, the multipliers, the update */
         const int p = piv_s;
         const double pv = su[jj];
-        if (threadIdx.x == 0) {
-            spiv[jj] = j0 + p;
-            if (c == 0) {
-                ipiv[j0 + jj] = j0 + p + 1;
-                if (pv == 0.0 && *info == 0)
-                    *info = j0 + jj + 1;
-            }
-        }
+        leaf_record(spiv, ipiv, info, j0 + jj, jj, j0 + p, pv);
         leaf_row_step(x, r, jj, p, pv, su, sd, mine);
     }
 
@@ -1016,14 +1009,7 @@ hyt_dgetrf_leaf_grid_kernel(double *A, int m, int n, int nb, int j0, int w, int 
             /* 4. the interchange as a relabelling, the multipliers, the update */
             const int p = piv_s;
             const double pv = un[jj];
-            if (threadIdx.x == 0) {
-                spiv[jj] = j0 + p;
-                if (c == 0) {
-                    ipiv[j0 + jj] = j0 + p + 1;
-                    if (pv == 0.0 && *info == 0)
-                        *info = j0 + jj + 1;
-                }
-            }
+            leaf_record(spiv, ipiv, info, j0 + jj, jj, j0 + p, pv);
             leaf_relabel(lr, mine, jj, p);
             if (mine && lr > jj) /* the multiplier and the next column's entry; the rest waits */
                 hyt_leaf_pass_row_next(x, qq, g, pv, un);
