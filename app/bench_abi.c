@@ -18,6 +18,7 @@
  *                    [--solve NRHS[,NRHS...]]
  */
 #include "bench_common.h"
+#include "cli_common.h"
 #include "drv_internal.h"
 #include "hytile_cli.h"
 
@@ -169,7 +170,10 @@ int hyt_bench_abi(int argc, char **argv)
             nn = hyt_parse_sizes(v, ns, 16);
             i++;
         } else if (!strcmp(a, "--reps") && v) {
-            reps = atoi(v);
+            long x;
+            if (hyt_cli_int("hytile bench-gpu --abi", a, v, 1, 1000000, &x))
+                return 2;
+            reps = (int)x;
             i++;
         } else if (!strcmp(a, "--solve") && v) {
             nsolve = hyt_parse_sizes(v, nrhs, 16);

@@ -335,6 +335,14 @@ static int usage(void)
     return 2;
 }
 
+/* An option's value that parse_ints, parse_rows or the option's own rule refused: which one,
+ * then the usage. */
+static int bad_value(const char *opt, const char *value)
+{
+    fprintf(stderr, "hytile bench-gpu --chol: %s: '%s' is not a valid value\n", opt, value);
+    return usage();
+}
+
 /* "1,2,3" or "1" into v (values 0..max); the count, or -1. */
 static int parse_ints(const char *t, int *v, int room, long max)
 {
@@ -761,8 +769,11 @@ int hyt_bench_chol_gpu(int argc, char **argv)
         if (!strcmp(a, "--chol")) {
             while (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9') {
                 int k = parse_ints(argv[++i], ns + nn, 32 - nn, 1 << 20);
+                for (int j = 0; j < k; j++)
+                    if (ns[nn + j] < 1)
+                        k = -1;
                 if (k < 1)
-                    return usage();
+                    return bad_value(a, argv[i]);
                 nn += k;
             }
         } else if (!strcmp(a, "--no-peer")) {
@@ -786,59 +797,59 @@ int hyt_bench_chol_gpu(int argc, char **argv)
                 if (u && nuplo < 2 && (nuplo == 0 || uplos[0] != u))
                     uplos[nuplo++] = u;
                 else if (*t != ',')
-                    return usage();
+                    return bad_value(a, v);
             }
             if (!nuplo)
-                return usage();
+                return bad_value(a, v);
             i++;
         } else if (!strcmp(a, "--nb")) {
             if ((nnb = parse_ints(v, nbs, 16, 4096)) < 1)
-                return usage();
+                return bad_value(a, v);
             i++;
         } else if (!strcmp(a, "--lookahead")) {
             if ((nla = parse_ints(v, las, 16, 64)) < 1)
-                return usage();
+                return bad_value(a, v);
             i++;
         } else if (!strcmp(a, "--leaf")) {
             if ((nleaf = parse_ints(v, leafs, 16, 1 << 20)) < 1)
-                return usage();
+                return bad_value(a, v);
             i++;
         } else if (!strcmp(a, "--mg-block")) {
             if ((nmg = parse_ints(v, mgs, 8, 1 << 20)) < 1)
-                return usage();
+                return bad_value(a, v);
             for (int m = 0; m < nmg; m++)
                 if (mgs[m] < 1)
-                    return usage();
+                    return bad_value(a, v);
             i++;
         } else if (!strcmp(a, "--inv-rows")) {
             if ((ninv = parse_rows(v, invs, 16, 0, 1)) < 1)
-                return usage();
+                return bad_value(a, v);
             inv_given = 1;
             i++;
         } else if (!strcmp(a, "--tail")) {
             if ((ntail = parse_rows(v, tails, 16, -1, 0)) < 1)
-                return usage();
+                return bad_value(a, v);
             tail_given = 1;
             i++;
         } else if (!strcmp(a, "--gemm-lt")) {
             if ((nlt = parse_rows(v, lts, 16, -1, 0)) < 1)
-                return usage();
+                return bad_value(a, v);
             for (int j = 0; j < nlt; j++)
                 if (lts[j] > 1)
-                    return usage();
+                    return bad_value(a, v);
             lt_given = 1;
             i++;
         } else if (!strcmp(a, "--group")) {
             if ((ngroup = parse_rows(v, groups, 16, 0, 1)) < 1)
-                return usage();
+                return bad_value(a, v);
             for (int j = 0; j < ngroup; j++)
                 if (groups[j] > HYT_CHOL_MAX_GROUP)
-                    return usage();
+                    return bad_value(a, v);
             group_given = 1;
             i++;
         } else if (!strcmp(a, "--reps")) {
             if (parse_ints(v, &reps, 1, 1000) != 1 || reps < 1)
-                return usage();
+                return bad_value(a, v);
             i++;
         } else if (!strcmp(a, "--devices")) {
             devices = v;
@@ -853,7 +864,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
     if (nn == 0 || ns[0] < 1 || (dmat && (nuplo != 1 || uplos[0] != 'L')))
         return usage();
     if (trace && hyt_cli_check_writable(trace)) {
-        fprintf(stderr, "hytile bench-gpu --chol: --trace %s: %s\n", trace, hyt_last_error());
+        fprintf(stderr, "hytile bench-gpu --chol: --trace: %s\n", hyt_last_error());
         return 2;
     }
     hyt_config_t *cfg;

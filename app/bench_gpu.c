@@ -87,24 +87,6 @@ static void panel_steps(hyt_context_t *ctx, int n, const hyt_lu_params_t *q, cha
                  kt - 1);
 }
 
-/* "0,1,2" -> values >= 0; returns the count or -1. */
-static int parse_list(const char *text, int *v, int max)
-{
-    int n = 0;
-    char *end;
-    const char *p = text;
-    while (*p && n < max) {
-        long x = strtol(p, &end, 10);
-        if (end == p || x < 0 || x > 4000000)
-            return -1;
-        v[n++] = (int)x;
-        p = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',')
-            return -1;
-    }
-    return n ? n : -1;
-}
-
 static int usage(void)
 {
     fprintf(stderr,
@@ -138,7 +120,7 @@ static int usage(void)
 
 int hyt_cmd_bench_gpu(int argc, char **argv)
 {
-    int ns[32], nn = 0, nb = -1, las[16] = {-1}, pcs[16] = {-1}, nla = 1, npc = 1, reps = 1;
+    int ns[32], nn = 0, nb = -1, las[16] = {-1}, pcs[16] = {-1}, nla = 1, npc = 1, reps = -1;
     int mgs[8] = {256, 512}, nmg = 2, peer = 1, panel = 0, panel_sms = 0, gemm_all = 0, cold = 0;
     const char *devices = "cuda", *trace = NULL, *trace_dev = NULL;
     for (int i = 1; i < argc; i++) /* the Cholesky: its own benchmark (bench_chol_gpu.c) */
@@ -146,8 +128,11 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
             return hyt_bench_chol_gpu(argc, argv);
         else if (!strcmp(argv[i], "--abi"))
             return hyt_bench_abi(argc, argv);
+    static const char me[] = "hytile bench-gpu";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long x = 0;
+        int k = 0;
         if (!strcmp(a, "--no-peer")) {
             peer = 0;
             continue;
@@ -166,44 +151,59 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
         }
         if (!v)
             return usage();
+        /* each number checked whole, with a message naming the option (cli_common.h) */
         if (!strcmp(a, "-n")) {
-            int k = parse_list(v, ns + nn, 32 - nn);
-            if (k < 0)
-                return usage();
+            if (nn == 32) {
+                fprintf(stderr, "%s: -n: more than 32 sizes\n", me);
+                return 2;
+            }
+            if ((k = hyt_cli_int_list(me, a, v, 1, 4000000, ns + nn, 32 - nn)) < 0)
+                return 2;
             nn += k;
-        }
-        else if (!strcmp(a, "--devices"))
+        } else if (!strcmp(a, "--devices"))
             devices = v;
-        else if (!strcmp(a, "--nb"))
-            nb = atoi(v);
-        else if (!strcmp(a, "--lookahead")) {
-            if ((nla = parse_list(v, las, 16)) < 0)
-                return usage();
+        else if (!strcmp(a, "--nb")) {
+            if (hyt_cli_int(me, a, v, 1, 4096, &x))
+                return 2;
+            nb = (int)x;
+        } else if (!strcmp(a, "--lookahead")) {
+            if ((nla = hyt_cli_int_list(me, a, v, 0, 64, las, 16)) < 0)
+                return 2;
         } else if (!strcmp(a, "--panel-cores")) {
-            if ((npc = parse_list(v, pcs, 16)) < 0)
-                return usage();
-        }
-        else if (!strcmp(a, "--reps"))
-            reps = atoi(v);
-        else if (!strcmp(a, "--mg-block")) {
-            if ((nmg = parse_list(v, mgs, 8)) < 0)
-                return usage();
-        }
-        else if (!strcmp(a, "--trace"))
+            if ((npc = hyt_cli_int_list(me, a, v, 1, 4096, pcs, 16)) < 0)
+                return 2;
+        } else if (!strcmp(a, "--reps")) {
+            if (hyt_cli_int(me, a, v, 1, 1000000, &x))
+                return 2;
+            reps = (int)x;
+        } else if (!strcmp(a, "--mg-block")) {
+            if ((nmg = hyt_cli_int_list(me, a, v, 1, 1 << 20, mgs, 8)) < 0)
+                return 2;
+        } else if (!strcmp(a, "--trace"))
             trace = v;
         else if (!strcmp(a, "--trace-dev"))
             trace_dev = v;
-        else if (!strcmp(a, "--panel-sms") && (panel_sms = atoi(v)) > 0)
-            ;
-        else
+        else if (!strcmp(a, "--panel-sms")) {
+            if (hyt_cli_int(me, a, v, 1, 1024, &x))
+                return 2;
+            panel_sms = (int)x;
+        } else
             return usage();
         i++;
     }
-    for (int t = 0; t < nn; t++)
-        if (ns[t] < 1)
-            return usage();
     if ((panel_sms && !panel) || (gemm_all && !panel_sms))
         return usage();
+    if (panel && (trace || trace_dev)) {
+        fprintf(stderr, "%s: --trace and --trace-dev trace the LU, not --panel\n", me);
+        return 2;
+    }
+    /* an output path that cannot be written is refused before anything runs (as hytile hpl) */
+    const char *outs[2] = {trace, trace_dev};
+    for (int o = 0; o < 2; o++)
+        if (outs[o] && hyt_cli_check_writable(outs[o])) {
+            fprintf(stderr, "%s: %s: %s\n", me, o ? "--trace-dev" : "--trace", hyt_last_error());
+            return 2;
+        }
 
     hyt_config_t *cfg;
     hyt_context_t *ctx;
@@ -222,7 +222,7 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
         int one_nb = nb;
         long ctas = hyt_config_get_int(hyt_context_config(ctx), "gpu.panel_ctas");
         int prc = hyt_bench_panel(ctx, nn ? ns : pm, nn ? nn : 6, nb > 0 ? &one_nb : pnb,
-                                  nb > 0 ? 1 : 3, reps > 1 ? reps : 5, (int)ctas, panel_sms,
+                                  nb > 0 ? 1 : 3, reps > 0 ? reps : 5, (int)ctas, panel_sms,
                                   gemm_all);
         hyt_context_destroy(ctx);
         return prc;
@@ -230,6 +230,8 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
     int ndev = hyt_context_num_devices(ctx);
     if (!nn)
         ns[nn++] = 16384;
+    if (reps < 0)
+        reps = 1;
     if (nb > 0 && hyt_cli_set_int(ctx, "lu.nb", nb, "hytile bench-gpu")) {
         hyt_context_destroy(ctx);
         return 2;
