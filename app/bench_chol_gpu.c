@@ -863,10 +863,8 @@ int hyt_bench_chol_gpu(int argc, char **argv)
     }
     if (nn == 0 || ns[0] < 1 || (dmat && (nuplo != 1 || uplos[0] != 'L')))
         return usage();
-    if (trace && hyt_cli_check_writable(trace)) {
-        fprintf(stderr, "hytile bench-gpu --chol: --trace: %s\n", hyt_last_error());
+    if (trace && hyt_cli_check_trace("hytile bench-gpu --chol", "--trace", trace))
         return 2;
-    }
     hyt_config_t *cfg;
     hyt_context_t *ctx;
     if (hyt_config_create(&cfg) || hyt_config_load_env(cfg) ||

@@ -256,10 +256,8 @@ int hyt_cmd_bench_cpu(int argc, char **argv)
     }
     if (!nn && !panel_m && !chol_n)
         ns[nn++] = 4000;
-    if (trace && hyt_cli_check_writable(trace)) { /* refused before anything runs */
-        fprintf(stderr, "hytile bench-cpu: --trace: %s\n", hyt_last_error());
-        return 2;
-    }
+    if (trace && hyt_cli_check_trace("hytile bench-cpu", "--trace", trace))
+        return 2; /* before anything runs */
     dgetrf_fn ob = openblas_dgetrf();
     if (!ob) {
         fprintf(stderr, "hytile bench-cpu: OpenBLAS's dgetrf_ not found\n");

@@ -198,12 +198,9 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
         return 2;
     }
     /* an output path that cannot be written is refused before anything runs (as hytile hpl) */
-    const char *outs[2] = {trace, trace_dev};
-    for (int o = 0; o < 2; o++)
-        if (outs[o] && hyt_cli_check_writable(outs[o])) {
-            fprintf(stderr, "%s: %s: %s\n", me, o ? "--trace-dev" : "--trace", hyt_last_error());
-            return 2;
-        }
+    if ((trace && hyt_cli_check_trace(me, "--trace", trace)) ||
+        (trace_dev && hyt_cli_check_trace(me, "--trace-dev", trace_dev)))
+        return 2;
 
     hyt_config_t *cfg;
     hyt_context_t *ctx;

@@ -657,6 +657,20 @@ int hyt_cli_check_writable(const char *path)
     return rc;
 }
 
+int hyt_cli_check_trace(const char *cmd, const char *opt, const char *path)
+{
+    if (strcmp(path, "-") == 0) {
+        fprintf(stderr, "%s: %s -: a trace is written to a file, not standard output; give a "
+                "file name\n", cmd, opt);
+        return -1;
+    }
+    if (hyt_cli_check_writable(path)) {
+        fprintf(stderr, "%s: %s: %s\n", cmd, opt, hyt_last_error());
+        return -1;
+    }
+    return 0;
+}
+
 int hyt_cli_stdout_divert(void)
 {
     fflush(stdout);

@@ -137,6 +137,10 @@ void hyt_cli_file_discard(hyt_cli_file_t *o);
  * regular file, write permission on a device node), so that a long run does not end with an
  * output that cannot be written. */
 int hyt_cli_check_writable(const char *path);
+/* A benchmark's trace file (--trace FILE): a file name, not "-" (the trace is not written to
+ * standard output), that hyt_cli_check_writable accepts; 0, or -1 after printing
+ * "CMD: OPT: ..." (call it before anything runs). */
+int hyt_cli_check_trace(const char *cmd, const char *opt, const char *path);
 /* Whether writing path again replaces what was written (a regular or new file), unlike
  * standard output, a FIFO or a device, where a second write would follow the first. */
 int hyt_cli_file_rewritable(const char *path);

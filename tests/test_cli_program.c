@@ -27,6 +27,9 @@ static void test_program(void)
                                          {"bench-cpu --layout foo", "usage"},
                                          {"bench-cpu -n 100 --trace /nonexistent-dir/t.json",
                                           "--trace: cannot write"},
+                                         {"bench-cpu -n 100 --trace -", "--trace -: a trace"},
+                                         {"bench-gpu --chol 100 --trace - --devices host:1",
+                                          "--trace -: a trace"},
                                          {"bench-gpu --chol 100 --reps 0 --devices host:1",
                                           "--reps: '0' is not a valid value"},
                                          {"bench-gpu --chol 100x --devices host:1",
@@ -60,6 +63,7 @@ static void test_program(void)
         {"bench-gpu -n 300 --devices host:1 --trace-dev /nonexistent-dir/t.json",
          "--trace-dev: cannot write"},
         {"bench-gpu --panel -n 512 --trace t.json", "not --panel"},
+        {"bench-gpu -n 300 --devices host:1 --trace -", "--trace -: a trace is written to a file"},
         {"bench-gpu --abi --reps 5x", "--reps: '5x' is not a number"}};
     for (size_t i = 0; i < sizeof bad_gpu / sizeof bad_gpu[0]; i++) {
         status = run_program(bad_gpu[i][0], &out);
