@@ -158,6 +158,7 @@ int hyt_bench_abi(int argc, char **argv)
     int ns[16] = {10000, 20000, 30000}, nn = 3, reps = 3, peer = 1, chol = 0;
     int nrhs[16], nsolve = 0;
     char lib[4096] = "";
+    static const char me[] = "hytile bench-gpu --abi";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--abi"))
@@ -167,18 +168,18 @@ int hyt_bench_abi(int argc, char **argv)
         } else if (!strcmp(a, "--chol")) {
             chol = 1;
         } else if (!strcmp(a, "-n") && v) {
-            nn = hyt_parse_sizes(v, ns, 16);
+            if ((nn = hyt_cli_int_list(me, a, v, 1, 1000000, ns, 16)) < 0)
+                return 2;
             i++;
         } else if (!strcmp(a, "--reps") && v) {
             long x;
-            if (hyt_cli_int("hytile bench-gpu --abi", a, v, 1, 1000000, &x))
+            if (hyt_cli_int(me, a, v, 1, 1000000, &x))
                 return 2;
             reps = (int)x;
             i++;
         } else if (!strcmp(a, "--solve") && v) {
-            nsolve = hyt_parse_sizes(v, nrhs, 16);
-            if (nsolve < 1)
-                nsolve = -1;
+            if ((nsolve = hyt_cli_int_list(me, a, v, 1, 1000000, nrhs, 16)) < 0)
+                return 2;
             i++;
         } else if (!strcmp(a, "--lib") && v) {
             snprintf(lib, sizeof lib, "%s", v);
@@ -188,10 +189,6 @@ int hyt_bench_abi(int argc, char **argv)
                     "[--lib libhytile.so] [--no-peer] [--solve NRHS[,NRHS...]]\n");
             return 2;
         }
-    }
-    if (nn < 1 || reps < 1 || nsolve < 0) {
-        fprintf(stderr, "hytile bench-gpu --abi: bad -n, --reps or --solve\n");
-        return 2;
     }
     if (!lib[0]) { /* beside this executable (the build directory) */
         char exe[4000];

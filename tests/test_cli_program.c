@@ -64,7 +64,9 @@ static void test_program(void)
          "--trace-dev: cannot write"},
         {"bench-gpu --panel -n 512 --trace t.json", "not --panel"},
         {"bench-gpu -n 300 --devices host:1 --trace -", "--trace -: a trace is written to a file"},
-        {"bench-gpu --abi --reps 5x", "--reps: '5x' is not a number"}};
+        {"bench-gpu --abi --reps 5x", "--reps: '5x' is not a number"},
+        {"bench-gpu --abi -n 100,x", "-n: 'x' is not a number"},
+        {"bench-gpu --abi --solve 0", "--solve: 0 is out of range"}};
     for (size_t i = 0; i < sizeof bad_gpu / sizeof bad_gpu[0]; i++) {
         status = run_program(bad_gpu[i][0], &out);
         CHECK(status == 2 && strstr(out, bad_gpu[i][1]) && !strstr(out, "hyt ms") &&
