@@ -153,12 +153,21 @@ static int bench_solve(void *h, int chol, hyt_context_t *cpu, int peer, int n,
     return bad;
 }
 
+static int usage(FILE *f)
+{
+    fprintf(f, "usage: hytile bench-gpu --abi [--chol] [-n N[,N...]] [--reps R] "
+               "[--lib libhytile.so] [--no-peer] [--solve NRHS[,NRHS...]]\n");
+    return f == stdout ? 0 : 2;
+}
+
 int hyt_bench_abi(int argc, char **argv)
 {
     int ns[16] = {10000, 20000, 30000}, nn = 3, reps = 3, peer = 1, chol = 0;
     int nrhs[16], nsolve = 0;
     char lib[4096] = "";
     static const char me[] = "hytile bench-gpu --abi";
+    if (hyt_cli_wants_help(argc, argv))
+        return usage(stdout);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--abi"))
@@ -185,9 +194,7 @@ int hyt_bench_abi(int argc, char **argv)
             snprintf(lib, sizeof lib, "%s", v);
             i++;
         } else {
-            fprintf(stderr, "usage: hytile bench-gpu --abi [--chol] [-n N[,N...]] [--reps R] "
-                    "[--lib libhytile.so] [--no-peer] [--solve NRHS[,NRHS...]]\n");
-            return 2;
+            return usage(stderr);
         }
     }
     if (!lib[0]) { /* beside this executable (the build directory) */

@@ -301,9 +301,9 @@ static double residual(hyt_context_t *ctx, probe_t *q, const double *dF, double 
 
 /* ---- the command --------------------------------------------------------------------------- */
 
-static int usage(void)
+static int usage(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: hytile bench-gpu --chol N [N...] [--uplo L|U|L,U] [--nb NB[,NB...]]\n"
             "                        [--lookahead L[,L...]] [--leaf W[,W...]] [--reps R]\n"
             "                        [--gemm] [--devices cuda:0|host:1] [--no-peer] [--dmat]\n"
@@ -332,7 +332,7 @@ static int usage(void)
             "  peer host to host (its cudaMemcpy of the matrix in and out around\n"
             "  cusolverDnDpotrf).  --trace FILE: a Chrome trace of hytile's last run (the last\n"
             "  repetition of the last setting), for tools/trace_summary.py.\n");
-    return 2;
+    return f == stdout ? 0 : 2;
 }
 
 /* An option's value that parse_ints, parse_rows or the option's own rule refused: which one,
@@ -340,7 +340,7 @@ static int usage(void)
 static int bad_value(const char *opt, const char *value)
 {
     fprintf(stderr, "hytile bench-gpu --chol: %s: '%s' is not a valid value\n", opt, value);
-    return usage();
+    return usage(stderr);
 }
 
 /* "1,2,3" or "1" into v (values 0..max); the count, or -1. */
@@ -764,6 +764,8 @@ int hyt_bench_chol_gpu(int argc, char **argv)
     char uplos[2] = {'L'};
     int nuplo = 1;
     const char *devices = "cuda:0", *trace = NULL;
+    if (hyt_cli_wants_help(argc, argv))
+        return usage(stdout);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--chol")) {
@@ -789,7 +791,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
         } else if (!strcmp(a, "--h2h")) {
             hybrid = h2h = 1;
         } else if (!v) {
-            return usage();
+            return usage(stderr);
         } else if (!strcmp(a, "--uplo")) {
             nuplo = 0;
             for (const char *t = v; *t; t++) {
@@ -858,11 +860,11 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             trace = v;
             i++;
         } else {
-            return usage();
+            return usage(stderr);
         }
     }
     if (nn == 0 || ns[0] < 1 || (dmat && (nuplo != 1 || uplos[0] != 'L')))
-        return usage();
+        return usage(stderr);
     if (trace && hyt_cli_check_trace("hytile bench-gpu --chol", "--trace", trace))
         return 2;
     hyt_config_t *cfg;

@@ -193,9 +193,9 @@ static int bench_chol(hyt_context_t *ctx, int n, char uplo, int nb, int la, int 
     return !ok;
 }
 
-static int usage(void)
+static int usage(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: hytile bench-cpu [-n N ...] [--panel M] [--nb NB] [--lookahead L]\n"
             "                        [--panel-cores P] [--layout lapack|tile] [--reps R]\n"
             "                        [--trace FILE]\n"
@@ -204,7 +204,7 @@ static int usage(void)
             "  --layout      factor the LAPACK array in place (default) or a CCRB tile copy\n"
             "  --trace FILE  Chrome trace of the last hytile LU run\n"
             "  --chol N      Cholesky of N x N (--uplo L or U) against OpenBLAS dpotrf\n");
-    return 2;
+    return f == stdout ? 0 : 2;
 }
 
 /* The value of a numeric option, checked (a message and -1 when it is not in [lo, hi]). */
@@ -222,11 +222,13 @@ int hyt_cmd_bench_cpu(int argc, char **argv)
     int ns[32], nn = 0, panel_m = 0, nb = -1, la = -1, pc = -1, reps = 3, tile = 0, chol_n = 0;
     char uplo = 'L';
     const char *trace = NULL;
+    if (hyt_cli_wants_help(argc, argv))
+        return usage(stdout);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0;
         if (!v) {
-            return usage();
+            return usage(stderr);
         } else if (!strcmp(a, "-n") && nn < 32) {
             bad = opt_int(a, v, 1, 1000000, &ns[nn++]);
         } else if (!strcmp(a, "--panel")) {
@@ -248,7 +250,7 @@ int hyt_cmd_bench_cpu(int argc, char **argv)
         } else if (!strcmp(a, "--uplo") && (!strcmp(v, "L") || !strcmp(v, "U"))) {
             uplo = v[0];
         } else {
-            return usage();
+            return usage(stderr);
         }
         if (bad)
             return 2;

@@ -87,9 +87,9 @@ static void panel_steps(hyt_context_t *ctx, int n, const hyt_lu_params_t *q, cha
                  kt - 1);
 }
 
-static int usage(void)
+static int usage(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: hytile bench-gpu [-n N[,N...] ...] [--devices cuda:0,1,...] [--nb NB]\n"
             "                        [--lookahead L[,L...]] [--panel-cores P[,P...]] [--reps R]\n"
             "                        [--mg-block B[,B...]] [--no-peer] [--trace FILE]\n"
@@ -114,8 +114,11 @@ static int usage(void)
             "  it: the DGEMMs on every SM, the panels' too (the LU with gpu.panel_sms = S).\n"
             "       hytile bench-gpu --chol N [N...] [--nb NB] [--lookahead L] [--reps R]\n"
             "  the GPU-only Cholesky against cusolverDnDpotrf (device-resident; details:\n"
-            "  hytile bench-gpu --chol with no N)\n");
-    return 2;
+            "  hytile bench-gpu --chol --help)\n"
+            "       hytile bench-gpu --abi [--chol] [-n N[,N...]] [--reps R] [--solve NRHS,...]\n"
+            "  the LAPACK ABI's dgesv_ (dposv_) as a program calls it, against OpenBLAS's\n"
+            "  (details: hytile bench-gpu --abi --help)\n");
+    return f == stdout ? 0 : 2;
 }
 
 int hyt_cmd_bench_gpu(int argc, char **argv)
@@ -129,6 +132,8 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
         else if (!strcmp(argv[i], "--abi"))
             return hyt_bench_abi(argc, argv);
     static const char me[] = "hytile bench-gpu";
+    if (hyt_cli_wants_help(argc, argv))
+        return usage(stdout);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         long x = 0;
@@ -150,7 +155,7 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
             continue;
         }
         if (!v)
-            return usage();
+            return usage(stderr);
         /* each number checked whole, with a message naming the option (cli_common.h) */
         if (!strcmp(a, "-n")) {
             if (nn == 32) {
@@ -188,11 +193,11 @@ int hyt_cmd_bench_gpu(int argc, char **argv)
                 return 2;
             panel_sms = (int)x;
         } else
-            return usage();
+            return usage(stderr);
         i++;
     }
     if ((panel_sms && !panel) || (gemm_all && !panel_sms))
-        return usage();
+        return usage(stderr);
     if (panel && (trace || trace_dev)) {
         fprintf(stderr, "%s: --trace and --trace-dev trace the LU, not --panel\n", me);
         return 2;

@@ -110,11 +110,20 @@ static long lu_dag(hyt_sequence_t *seq, char *tiles, int nt, int panel_threads)
     return n;
 }
 
+static int usage(FILE *f)
+{
+    fprintf(f, "usage: hytile bench-runtime [--nt TILES] [--tasks N] [--reps R]\n"
+               "  (cores, workers and window come from the configuration: HYT_*)\n");
+    return f == stdout ? 0 : 2;
+}
+
 int hyt_cmd_bench_runtime(int argc, char **argv)
 {
     /* bounded so that a run ends in minutes: nt^3/3 tasks in the LU DAG, 10^8 independent */
     long nt = 60, reps = 5, nind = 1000000;
     const char *cmd = "hytile bench-runtime";
+    if (hyt_cli_wants_help(argc, argv))
+        return usage(stdout);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--nt") && i + 1 < argc) {
             if (hyt_cli_int(cmd, "--nt", argv[++i], 1, 300, &nt))
@@ -126,9 +135,7 @@ int hyt_cmd_bench_runtime(int argc, char **argv)
             if (hyt_cli_int(cmd, "--reps", argv[++i], 1, 1000, &reps))
                 return 2;
         } else {
-            fprintf(stderr, "usage: hytile bench-runtime [--nt TILES] [--tasks N] [--reps R]\n"
-                            "  (cores, workers and window come from the configuration: HYT_*)\n");
-            return 2;
+            return usage(stderr);
         }
     }
     hyt_context_t *ctx;

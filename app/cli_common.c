@@ -119,6 +119,14 @@ int hyt_cli_int_list(const char *cmd, const char *opt, const char *text, long mi
     }
 }
 
+int hyt_cli_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return 1;
+    return 0;
+}
+
 int hyt_cli_set_int(hyt_context_t *ctx, const char *key, long v, const char *cmd)
 {
     char buf[24];

@@ -48,6 +48,10 @@ int hyt_cli_int(const char *cmd, const char *opt, const char *text, long min, lo
 int hyt_cli_int_list(const char *cmd, const char *opt, const char *text, long min, long max,
                      int *out, int maxn);
 
+/* Whether the arguments after the command name include --help or -h: the benchmarks then print
+ * their usage to standard output and exit 0, as hpl and tune do. */
+int hyt_cli_wants_help(int argc, char **argv);
+
 /* Sets an integer configuration key of a running context (lu.nb, ...): 0, or the library's
  * error code with hyt_last_error() saying why, also printed as "CMD: ..." when cmd is not
  * NULL. */

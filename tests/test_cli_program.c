@@ -1,7 +1,7 @@
 /*
  * The built hytile program itself ($HYTILE_EXE): an hpl run, bad options of hpl and of the
  * benchmarks (bench-cpu, bench-gpu, bench-runtime: exit status 2 before measuring anything),
- * a bench-gpu run on a host device, help.
+ * a bench-gpu run on a host device, every command's --help, help.
  */
 #include "cli_test.h"
 
@@ -83,6 +83,16 @@ static void test_program(void)
     CHECK(status == 2 && strstr(out, "--tasks: 999999999999 is out of range"),
           "bench-runtime --tasks 999999999999: %d\n%s", status, out);
     free(out);
+    /* every command's --help: its usage, exit 0 */
+    static const char *helps[] = {"bench-cpu --help", "bench-gpu --help", "bench-gpu --chol -h",
+                                  "bench-gpu --abi --help", "bench-runtime --help", "hpl --help",
+                                  "tune --help"};
+    for (size_t i = 0; i < sizeof helps / sizeof helps[0]; i++) {
+        status = run_program(helps[i], &out);
+        CHECK(status == 0 && strstr(out, "usage: hytile "), "hytile %s: %d\n%s",
+              helps[i], status, out);
+        free(out);
+    }
     status = run_program("help", &out);
     CHECK(status == 0 && strstr(out, "hpl") && strstr(out, "tune"), "hytile help:\n%s", out);
     free(out);
