@@ -229,7 +229,11 @@ int hyt_cmd_bench_cpu(int argc, char **argv)
         int bad = 0;
         if (!v) {
             return usage(stderr);
-        } else if (!strcmp(a, "-n") && nn < 32) {
+        } else if (!strcmp(a, "-n")) {
+            if (nn == 32) {
+                fprintf(stderr, "hytile bench-cpu: -n: more than 32 sizes\n");
+                return 2;
+            }
             bad = opt_int(a, v, 1, 1000000, &ns[nn++]);
         } else if (!strcmp(a, "--panel")) {
             bad = opt_int(a, v, 1, 100000000, &panel_m);

@@ -25,6 +25,11 @@ static void test_program(void)
                                          {"bench-cpu -n 100 --nb 99999", "lu.nb"},
                                          {"bench-cpu -n 100 --panel-cores 99999", "lu.panel_cores"},
                                          {"bench-cpu --layout foo", "usage"},
+                                         {"bench-cpu -n 9 -n 9 -n 9 -n 9 -n 9 -n 9 -n 9 -n 9 "
+                                          "-n 9 -n 9 -n 9 -n 9 -n 9 -n 9 -n 9 -n 9 -n 9 -n 9 "
+                                          "-n 9 -n 9 -n 9 -n 9 -n 9 -n 9 -n 9 -n 9 -n 9 -n 9 "
+                                          "-n 9 -n 9 -n 9 -n 9 -n 9",
+                                          "-n: more than 32 sizes"},
                                          {"bench-cpu -n 100 --trace /nonexistent-dir/t.json",
                                           "--trace: cannot write"},
                                          {"bench-cpu -n 100 --trace -", "--trace -: a trace"},
