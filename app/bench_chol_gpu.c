@@ -863,7 +863,7 @@ int hyt_bench_chol_gpu(int argc, char **argv)
             return usage(stderr);
         }
     }
-    if (nn == 0 || ns[0] < 1 || (dmat && (nuplo != 1 || uplos[0] != 'L')))
+    if (nn == 0 || (dmat && (nuplo != 1 || uplos[0] != 'L')))
         return usage(stderr);
     if (trace && hyt_cli_check_trace("hytile bench-gpu --chol", "--trace", trace))
         return 2;
